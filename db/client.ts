@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { peekSingleton, setSingleton, dropSingleton } from '../server/registry';
+import { acquireDataDirLock } from './lock';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** The raw clients, for the few places that need them (rate-limit store, job queue). */
+  pglite?: PGlite;
+  sql?: postgres.Sql;
+  url?: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  max?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const sql = postgres(opts.databaseUrl, {
+      max: opts.max ?? 10,
+      onnotice: () => {},
+      connection: { application_name: 'agent-service' },
+    });
+    const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+    return { kind: 'postgres', db, sql, url: opts.databaseUrl, close: () => sql.end({ timeout: 5 }) };
+  }
+  const release = acquireDataDirLock(opts.dataDir);
+  try {
+    const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'));
+    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+    return {
+      kind: 'pglite',
+      db,
+      pglite,
+      close: async () => {
+        try {
+          await pglite.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+const KEY = 'database';
+
+/** Opens the process-wide database once; every copy of this module gets the same one. */
+export function initDatabase(opts: DatabaseOptions): Promise<Database> {
+  let p = peekSingleton<Promise<Database>>(KEY);
+  if (!p) {
+    p = openDatabase(opts);
+    setSingleton(KEY, p);
+    p.catch(() => dropSingleton(KEY));
+  }
+  return p;
+}
+
+/** The process-wide database; the server, worker or CLI opened it at start-up. */
+export function getDatabase(): Promise<Database> {
+  const p = peekSingleton<Promise<Database>>(KEY);
+  if (!p) throw new Error('The database is not open: call initDatabase() at start-up');
+  return p;
+}
+
+export async function closeDatabase(): Promise<void> {
+  const p = peekSingleton<Promise<Database>>(KEY);
+  if (!p) return;
+  dropSingleton(KEY);
+  await (await p).close();
+}

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+// PGlite has no cross-process locking: two processes on one data dir silently lose writes.
+// Exactly one process may own DATA_DIR; it holds `DATA_DIR/owner.lock` (its pid) while open.
+
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `The data directory ${dataDir} is in use by another process (pid ${pid}). ` +
+        'Stop that process first (embedded mode allows one owner), or set DATABASE_URL to use PostgreSQL.',
+    );
+    this.name = 'DataDirLockedError';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the lock or throws DataDirLockedError; returns the release function. */
+export function acquireDataDirLock(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, 'owner.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => {
+        try {
+          if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(fs.readFileSync(file, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new DataDirLockedError(path.resolve(dataDir), pid);
+      }
+      fs.unlinkSync(file); // stale lock from a process that died
+    }
+  }
+  throw new Error(`Could not take the lock on ${dataDir}`);
+}

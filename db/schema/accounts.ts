@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export const PLANS = ['starter', 'professional', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name'),
+    // argon2id PHC string; null for users who only sign in with GitHub.
+    passwordHash: text('password_hash'),
+    githubId: text('github_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(sql`lower(${t.email})`),
+    uniqueIndex('users_github_id_key').on(t.githubId),
+  ],
+);
+
+export const workspaces = pgTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    plan: text('plan', { enum: PLANS }).notNull().default('starter'),
+    // Requests per minute for the enterprise plan (custom); ignored on the other plans.
+    customRpm: integer('custom_rpm'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check('workspaces_plan_check', sql`${t.plan} in ('starter','professional','enterprise')`),
+    check('workspaces_custom_rpm_check', sql`${t.customRpm} is null or ${t.customRpm} > 0`),
+  ],
+);
+
+export const workspaceMembers = pgTable(
+  'workspace_members',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['owner', 'member'] }).notNull().default('owner'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index('workspace_members_user_idx').on(t.userId)],
+);

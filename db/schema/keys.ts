@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import { check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { workspaces } from './accounts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export const ENVIRONMENTS = ['live', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    name: text('name').notNull(),
+    // First 16 characters of the key, for humans to recognise it. Never enough to use it.
+    prefix: text('prefix').notNull(),
+    // Hex SHA-256 of the whole key: the only form of the secret we keep.
+    hash: text('hash').notNull().unique('api_keys_hash_key'),
+    scopes: text('scopes').array().notNull(),
+    expiresAt: ts('expires_at'),
+    lastUsedAt: ts('last_used_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    revokedAt: ts('revoked_at'),
+    // Who made it: a user in the dashboard or CLI, or another key over the API.
+    createdByUserId: text('created_by_user_id'),
+    createdByKeyId: text('created_by_key_id'),
+  },
+  (t) => [
+    check('api_keys_environment_check', sql`${t.environment} in ('live','test')`),
+    // Keyset pagination of the active keys of one workspace and environment, newest first.
+    index('api_keys_list_idx')
+      .on(t.workspaceId, t.environment, t.id)
+      .where(sql`${t.revokedAt} is null`),
+  ],
+);

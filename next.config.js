@@ -1,0 +1,24 @@
+// @ts-check
+// Validates the environment when the config loads (build and start fail fast on bad values).
+import './server/env.js';
+
+/** @type {import('next').NextConfig} */
+const config = {
+  // Packages that hold process-wide state or native code stay outside the bundles, so each
+  // exists once per process (FINDINGS.md, module identity).
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    'postgres',
+    'pg-boss',
+    '@node-rs/argon2',
+    'pino',
+    'ioredis',
+    'rate-limiter-flexible',
+    'trpc-to-openapi',
+  ],
+  poweredByHeader: false,
+  reactStrictMode: true,
+  typescript: { ignoreBuildErrors: false },
+};
+
+export default config;

@@ -1,0 +1,43 @@
+// @ts-check
+// Environment, validated once at start-up (the custom server, the worker, the CLI and
+// next.config.js all import this file, so a bad value fails fast with a clear message).
+import { createEnv } from '@t3-oss/env-nextjs';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const env = createEnv({
+  server: {
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    DATABASE_URL: z.url().optional(),
+    REDIS_URL: z.url().optional(),
+    AUTH_SECRET: z.string().min(32).optional(),
+    AUTH_GITHUB_ID: z.string().min(1).optional(),
+    AUTH_GITHUB_SECRET: z.string().min(1).optional(),
+    RUN_WORKERS: bool.default(true),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: bool.default(false),
+    RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    ANTHROPIC_API_KEY: z.string().min(1).optional(),
+    OPENAI_COMPATIBLE_BASE_URL: z.url().optional(),
+    OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
+    TEST_MODE_REAL_MODELS: bool.default(false),
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
+      .default('5,300,1800,7200,18000,36000,36000'),
+  },
+  client: {},
+  experimental__runtimeEnv: {},
+  // Empty strings in .env files mean "not set".
+  emptyStringAsUndefined: true,
+  // `next build` evaluates this too; the build needs no runtime configuration.
+  skipValidation: process.env.SKIP_ENV_VALIDATION === '1',
+});

@@ -1,0 +1,20 @@
+import { monotonicFactory } from 'ulid';
+
+// Prefixed, time-sortable, URL-safe identifiers: `key_01JD…` (ULID, Crockford base32).
+// Monotonic within a process, so ids made in the same millisecond still sort by creation.
+export const ID_PREFIXES = ['usr', 'ws', 'key', 'agt', 'exe', 'conv', 'whk', 'evt', 'msg', 'req'] as const;
+export type IdPrefix = (typeof ID_PREFIXES)[number];
+
+const next = monotonicFactory();
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${next()}`;
+}
+
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+const patterns = new Map<IdPrefix, RegExp>(ID_PREFIXES.map((p) => [p, new RegExp(`^${p}_${ULID}$`)]));
+
+/** True when `value` is a well-formed id of the given kind. */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return patterns.get(prefix)!.test(value);
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+// The scope names, once. The zod enum, the defaults, the dashboard checkboxes and the docs
+// are all derived from this table (reference.md 5.3).
+export const SCOPE_TABLE = [
+  { scope: 'agents:read', isDefault: true, description: 'List and retrieve agents' },
+  { scope: 'agents:write', isDefault: true, description: 'Create, update and delete agents' },
+  { scope: 'agents:execute', isDefault: true, description: 'Execute agents and manage conversations' },
+  { scope: 'keys:manage', isDefault: false, description: 'Create and revoke API keys' },
+  { scope: 'webhooks:manage', isDefault: false, description: 'Create and manage webhook endpoints' },
+  { scope: 'analytics:read', isDefault: true, description: 'Access usage analytics and metrics' },
+] as const;
+
+export type Scope = (typeof SCOPE_TABLE)[number]['scope'];
+export const SCOPES = SCOPE_TABLE.map((s) => s.scope) as [Scope, ...Scope[]];
+export const DEFAULT_SCOPES: Scope[] = SCOPE_TABLE.filter((s) => s.isDefault).map((s) => s.scope);
+export const scopeSchema = z.enum(SCOPES);
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as string[]).includes(value);
+}
+
+/** The requested scopes the holder does not have (empty: no escalation). */
+export function missingScopes(held: readonly string[], requested: readonly string[]): string[] {
+  return requested.filter((s) => !held.includes(s));
+}
+
+/** Sorted in table order without duplicates, so equal sets read the same everywhere. */
+export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
+  return SCOPES.filter((s) => scopes.includes(s));
+}

@@ -1,0 +1,100 @@
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ZodError } from 'zod';
+import type { Db } from '../../db/client';
+import type { Actor } from '../auth/actor';
+import { ApiError } from '../errors';
+import type { Scope } from '../keys/scopes';
+import { inputError } from './input-errors';
+
+export interface Context {
+  requestId: string;
+  db: Db;
+  /** The verified key (REST) or the signed-in user (dashboard); null when neither. */
+  actor: Actor | null;
+}
+
+export type Meta = OpenApiMeta<{
+  /** The scope a key needs for this procedure (the dashboard user holds every scope). */
+  scope?: Scope;
+  /** HTTP status of success on the REST face (201 for creations). */
+  successStatus?: number;
+}>;
+
+const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+};
+
+export function toTRPCError(err: ApiError): TRPCError {
+  return new TRPCError({ code: TRPC_CODE[err.status] ?? 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const api = error.cause instanceof ApiError ? error.cause : null;
+      return {
+        ...shape,
+        // Never leak internals to the browser either.
+        message: api ? api.message : error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal error' : shape.message,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          apiError: api ? { type: api.type, code: api.code, param: api.param ?? null } : null,
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * Every procedure reports failures as an ApiError, whichever face it is called through:
+ * validation failures become `missing_required_field` / `unknown_parameter` /
+ * `invalid_parameter` with the field's path, and a service's ApiError keeps its status.
+ */
+const apiErrors = t.middleware(async ({ next, getRawInput }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof ApiError) throw toTRPCError(cause);
+  // Input validation fails as BAD_REQUEST; an output that fails its schema is our bug (500).
+  if (cause instanceof ZodError && result.error.code === 'BAD_REQUEST') {
+    throw toTRPCError(inputError(cause.issues, await getRawInput().catch(() => undefined)));
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(apiErrors);
+
+/** Needs a caller (key or user) holding the scope named in the procedure's meta. */
+export const apiProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+  const actor = ctx.actor;
+  if (!actor) throw toTRPCError(new ApiError(401, 'missing_api_key', 'Authentication required'));
+  if (meta?.scope && !actor.scopes.includes(meta.scope)) {
+    throw toTRPCError(
+      new ApiError(403, 'insufficient_scope', `This API key lacks the '${meta.scope}' scope required for this request`),
+    );
+  }
+  return next({ ctx: { ...ctx, actor } });
+});
+
+/** Dashboard only: a signed-in user. */
+export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+  const actor = ctx.actor;
+  if (!actor || actor.kind !== 'user') {
+    throw toTRPCError(new ApiError(401, 'unauthenticated', 'Sign in to continue'));
+  }
+  return next({ ctx: { ...ctx, actor } });
+});

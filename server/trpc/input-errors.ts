@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import { ApiError } from '../errors';
+
+type Issue = z.core.$ZodIssue;
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
+
+/**
+ * The first problem of a failed validation, as the API reports it: a missing field is
+ * `missing_required_field`, a field we do not know is `unknown_parameter`, anything else
+ * `invalid_parameter`; `param` is the dotted path of the field.
+ */
+export function inputError(issues: readonly Issue[], rawInput: unknown): ApiError {
+  const issue = issues[0];
+  if (!issue) return new ApiError(400, 'invalid_parameter', 'Invalid request');
+  if (issue.code === 'unrecognized_keys') {
+    const param = dotted([...issue.path, issue.keys[0] ?? '']);
+    return new ApiError(400, 'unknown_parameter', `Unknown parameter: '${param}'`, { param });
+  }
+  const param = dotted(issue.path);
+  if (issue.code === 'invalid_type' && valueAt(rawInput, issue.path) === undefined && param !== '') {
+    return new ApiError(400, 'missing_required_field', `Missing required field: '${param}'`, { param });
+  }
+  if (param === '') return new ApiError(400, 'invalid_parameter', `Invalid request: ${issue.message}`);
+  return new ApiError(400, 'invalid_parameter', `Invalid '${param}': ${issue.message}`, { param });
+}
