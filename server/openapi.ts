@@ -60,7 +60,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
     baseUrl: '/',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_sk_… or svc_test_sk_…' } },
   });
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, Error: errorSchema } };
+  // Drop the library's own error schemas (`error.BAD_REQUEST`…): no response ever has that shape.
+  const schemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.'));
+  doc.components = { ...doc.components, schemas: { ...Object.fromEntries(schemas), Error: errorSchema } };
   const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
   for (const route of buildRouteTable(appRouter)) {

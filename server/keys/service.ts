@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { apiKeys, workspaces, type Environment, type Plan } from '../../db/schema';
 import type { Actor } from '../auth/actor';
@@ -135,7 +135,8 @@ export async function verifyKey(db: Db, presented: string, now = new Date()): Pr
       .where(
         and(
           eq(apiKeys.id, row.id),
-          sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} <= ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`,
+          // Through the column (not a raw sql param): postgres.js cannot bind a bare Date.
+          or(isNull(apiKeys.lastUsedAt), lte(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
         ),
       );
   }

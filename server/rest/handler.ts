@@ -139,7 +139,14 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
         new ApiError(403, 'insufficient_scope', `This API key lacks the '${route.scope}' scope required for this request`),
       );
     }
-    req.body = route.method === 'GET' || route.method === 'DELETE' ? {} : await readJsonBody(req);
+    if (route.method === 'GET' || route.method === 'DELETE') {
+      req.body = {};
+    } else {
+      req.body = await readJsonBody(req);
+      // Checked and parsed above (any case, any parameters, or no body at all); the library
+      // itself would insist on a literal `application/json` header.
+      req.headers['content-type'] = 'application/json';
+    }
     req.restContext = { requestId, db, actor: key };
 
     // trpc-to-openapi writes its own error shape; swap in our envelope before it goes out.

@@ -26,7 +26,10 @@ export function inputError(issues: readonly Issue[], rawInput: unknown): ApiErro
     const param = dotted([...issue.path, issue.keys[0] ?? '']);
     return new ApiError(400, 'unknown_parameter', `Unknown parameter: '${param}'`, { param });
   }
-  const param = dotted(issue.path);
+  // A bad element of a list of values names the list (`scopes`, not `scopes.0`).
+  let end = issue.path.length;
+  while (end > 0 && typeof issue.path[end - 1] === 'number') end--;
+  const param = dotted(issue.path.slice(0, end));
   if (issue.code === 'invalid_type' && valueAt(rawInput, issue.path) === undefined && param !== '') {
     return new ApiError(400, 'missing_required_field', `Missing required field: '${param}'`, { param });
   }
