@@ -1,0 +1,107 @@
+import { execSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+// `npm test`: unit tests and API integration tests on PGlite, then the integration tests again
+// on PostgreSQL (plus the two-process test), with Node's own test runner. Starts PostgreSQL and
+// Redis when they are not running. Ends with one line: `tests: N passed, N failed`.
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'test-results', 'playwright-report']);
+const MULTIPROCESS = path.join('test', 'multiprocess.int.test.ts');
+
+function findTests(dir: string, out: string[] = []): string[] {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name)) findTests(path.join(dir, entry.name), out);
+    } else if (entry.name.endsWith('.test.ts')) {
+      out.push(path.relative(ROOT, path.join(dir, entry.name)));
+    }
+  }
+  return out.sort();
+}
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function ensureService(name: string, port: number, start: string): Promise<void> {
+  if (await reachable(port)) return;
+  console.log(`${name} is not running on 127.0.0.1:${port}; starting it: ${start}`);
+  execSync(start, { stdio: 'inherit', shell: '/bin/bash' });
+  for (let i = 0; i < 100 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!(await reachable(port))) throw new Error(`${name} did not come up on port ${port}`);
+}
+
+interface Totals {
+  passed: number;
+  failed: number;
+  exitCode: number;
+}
+
+/** Runs files under node's test runner; reads the counts from a TAP copy of the report. */
+function run(label: string, files: string[], env: Record<string, string>): Promise<Totals> {
+  const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-')), 'report.tap');
+  console.log(`\n── ${label}: ${files.length} files ──`);
+  const args = [
+    '--import', 'tsx', '--test', '--test-concurrency=2',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    ...files,
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code, signal) => {
+      const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+      fs.rmSync(path.dirname(tap), { recursive: true, force: true });
+      const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      resolve({
+        passed: count('pass'),
+        failed: count('fail') + count('cancelled'),
+        exitCode: code ?? (signal ? 1 : 0),
+      });
+    });
+  });
+}
+
+async function main() {
+  const started = Date.now();
+  const all = findTests(ROOT);
+  const integration = all.filter((f) => f.endsWith('.int.test.ts'));
+  const unit = all.filter((f) => !f.endsWith('.int.test.ts'));
+  const everywhere = integration.filter((f) => f !== MULTIPROCESS);
+
+  await ensureService('PostgreSQL', 5432, 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
+  await ensureService('Redis', 6379, 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no');
+
+  const runs = [
+    await run('unit + integration on PGlite', [...unit, ...everywhere], { TEST_DB: 'pglite' }),
+    await run('integration on PostgreSQL', integration, { TEST_DB: 'postgres' }),
+  ];
+  const passed = runs.reduce((n, r) => n + r.passed, 0);
+  const failed = runs.reduce((n, r) => n + r.failed, 0);
+  const crashed = runs.some((r) => r.exitCode !== 0);
+  console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+  if (failed > 0 || crashed || passed === 0) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  console.log('tests: 0 passed, 1 failed');
+  process.exitCode = 1;
+});

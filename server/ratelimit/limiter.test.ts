@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { consume, type Window } from './limiter';
+
+const UNCAPPED = 2 ** 31 - 1;
+let n = 0;
+const counter = (duration: number) => new RateLimiterMemory({ keyPrefix: `t${++n}`, points: UNCAPPED, duration });
+const minute = (limit: number, c = counter(60)): Window => ({ name: 'minute', limit, counter: c });
+const day = (limit: number, c = counter(86_400)): Window => ({ name: 'day', limit, counter: c });
+
+describe('rate limit windows', () => {
+  it('allow exactly the limit, then refuse with Retry-After in whole seconds', async () => {
+    const w = [minute(3)];
+    const now = Date.now();
+    for (const remaining of [2, 1, 0]) {
+      const d = await consume('k', w, now);
+      assert.equal(d.allowed, true);
+      assert.equal(d.headers['X-RateLimit-Limit'], '3');
+      assert.equal(d.headers['X-RateLimit-Remaining'], String(remaining));
+      assert.equal(d.headers['Retry-After'], undefined);
+    }
+    const refused = await consume('k', w, now);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.headers['X-RateLimit-Remaining'], '0');
+    const retry = refused.headers['Retry-After']!;
+    assert.match(retry, /^\d+$/);
+    assert.ok(Number(retry) >= 1 && Number(retry) <= 60, retry);
+  });
+
+  it('report Reset as Unix seconds at the end of the window', async () => {
+    const now = Date.now();
+    const d = await consume('k', [minute(10)], now);
+    const reset = Number(d.headers['X-RateLimit-Reset']);
+    assert.ok(Number.isInteger(reset));
+    assert.ok(reset >= Math.floor(now / 1000) + 59 && reset <= Math.ceil(now / 1000) + 60, `${reset} vs ${now}`);
+  });
+
+  it('count each key on its own', async () => {
+    const w = [minute(1)];
+    assert.equal((await consume('a', w)).allowed, true);
+    assert.equal((await consume('a', w)).allowed, false);
+    assert.equal((await consume('b', w)).allowed, true);
+  });
+
+  it('describe the window with the fewest requests left', async () => {
+    const w = [minute(10), day(3)];
+    const d = await consume('k', w);
+    assert.equal(d.headers['X-RateLimit-Limit'], '3');
+    assert.equal(d.headers['X-RateLimit-Remaining'], '2');
+    const loose = await consume('k2', [minute(2), day(100)]);
+    assert.equal(loose.headers['X-RateLimit-Limit'], '2');
+  });
+
+  it('do not charge the day when the minute refuses', async () => {
+    const days = counter(86_400);
+    const w = [minute(2), day(100, days)];
+    for (let i = 0; i < 5; i++) await consume('k', w);
+    assert.equal((await days.get('k'))?.consumedPoints, 2);
+  });
+
+  it('give the minute its point back when the day refuses', async () => {
+    const minutes = counter(60);
+    const w = [minute(10, minutes), day(2)];
+    assert.equal((await consume('k', w)).allowed, true);
+    assert.equal((await consume('k', w)).allowed, true);
+    const refused = await consume('k', w);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.headers['X-RateLimit-Limit'], '2');
+    assert.equal((await minutes.get('k'))?.consumedPoints, 2);
+  });
+
+  it('allow requests again once the window has passed', async () => {
+    const w = [{ name: 'minute' as const, limit: 1, counter: counter(1) }];
+    assert.equal((await consume('k', w)).allowed, true);
+    const refused = await consume('k', w);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.headers['Retry-After'], '1');
+    await new Promise((resolve) => setTimeout(resolve, 1050));
+    assert.equal((await consume('k', w)).allowed, true);
+  });
+});

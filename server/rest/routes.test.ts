@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { appRouter } from '../trpc/router';
+import { buildRouteTable, matchRoute } from './routes';
+
+const routes = buildRouteTable(appRouter, [
+  { method: 'GET', template: '/v1/openapi.json', procedurePath: '', successStatus: 200, public: true },
+]);
+
+describe('REST route table', () => {
+  it('holds exactly the routes with OpenAPI meta (no dashboard-only procedures)', () => {
+    assert.deepEqual(routes.map((r) => `${r.method} ${r.template}`).sort(), [
+      'DELETE /v1/keys/{id}',
+      'GET /v1/keys',
+      'GET /v1/openapi.json',
+      'POST /v1/keys',
+    ]);
+  });
+
+  it('carries each route’s scope, success status and publicity', () => {
+    const by = (m: string, t: string) => routes.find((r) => r.method === m && r.template === t)!;
+    assert.equal(by('POST', '/v1/keys').successStatus, 201);
+    assert.equal(by('GET', '/v1/keys').successStatus, 200);
+    assert.equal(by('DELETE', '/v1/keys/{id}').successStatus, 200);
+    for (const r of routes.filter((r) => r.template.startsWith('/v1/keys'))) {
+      assert.equal(r.scope, 'keys:manage');
+      assert.equal(r.public, false);
+    }
+    assert.equal(by('GET', '/v1/openapi.json').public, true);
+  });
+
+  it('finds a route by method and path, with or without a trailing slash', () => {
+    const found = matchRoute(routes, 'DELETE', '/v1/keys/key_01JD8X3ZQ2N6W5V4T3S2R1P0MK');
+    assert.equal(found.kind, 'found');
+    assert.equal(found.kind === 'found' && found.route.procedurePath, 'keys.revoke');
+    assert.equal(matchRoute(routes, 'GET', '/v1/keys/').kind, 'found');
+  });
+
+  it('answers method_not_allowed with the methods the path allows', () => {
+    assert.deepEqual(matchRoute(routes, 'PUT', '/v1/keys'), { kind: 'method_not_allowed', allow: ['POST', 'GET'] });
+    assert.deepEqual(matchRoute(routes, 'GET', '/v1/keys/key_x'), { kind: 'method_not_allowed', allow: ['DELETE'] });
+    assert.deepEqual(matchRoute(routes, 'POST', '/v1/openapi.json'), { kind: 'method_not_allowed', allow: ['GET'] });
+  });
+
+  it('does not find unknown paths', () => {
+    for (const path of ['/v1/nope', '/v1', '/v1/keys/a/b', '/v1/keysx', '/v2/keys', '/v1/openapi_json']) {
+      assert.deepEqual(matchRoute(routes, 'GET', path), { kind: 'not_found' }, path);
+    }
+  });
+});

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject, ResponseObject, SecuritySchemeObject } from 'openapi3-ts/oas31';
+import { expectError, expectStatus } from '../expect';
+import { startServer, type ApiResponse, type SeededKey, type TestServer } from '../harness';
+import { checkSchema, type Schema } from '../schema';
+import type { CreatedKey } from './types';
+
+// GET /v1/openapi.json: a valid OpenAPI 3.1 document of exactly what is built, matching what the
+// API really answers.
+
+type Doc = OpenAPIObject;
+type Operation = OperationObject;
+
+let api: TestServer;
+let admin: SeededKey;
+let doc: Doc;
+let rawDoc: string;
+before(async () => {
+  api = await startServer();
+  admin = await api.seed.key({ name: 'admin' });
+  const res = await api.request<Doc>('GET', '/v1/openapi.json');
+  expectStatus(res, 200);
+  doc = res.body;
+  rawDoc = res.text;
+});
+after(() => api?.close());
+
+function operation(method: string, path: string): Operation {
+  const op = (doc.paths?.[path] as Record<string, Operation> | undefined)?.[method];
+  assert.ok(op, `${method.toUpperCase()} ${path} is not documented`);
+  return op;
+}
+
+function responseSchema(method: string, path: string, status: number): Schema {
+  const r = operation(method, path).responses?.[String(status)] as ResponseObject | undefined;
+  assert.ok(r, `${method.toUpperCase()} ${path} documents no ${status}`);
+  const schema = r.content?.['application/json']?.schema;
+  assert.ok(schema, `${method.toUpperCase()} ${path} ${status} has no JSON schema`);
+  return schema as Schema;
+}
+
+/** The real response matches the schema documented for its method, path and status. */
+function expectDocumented(method: string, path: string, res: ApiResponse<unknown>) {
+  const problems = checkSchema(responseSchema(method, path, res.status), res.body, doc);
+  assert.deepEqual(problems, [], `${method.toUpperCase()} ${path} ${res.status}: ${res.text}`);
+  const documented = (operation(method, path).responses?.[String(res.status)] as ResponseObject).headers ?? {};
+  for (const name of Object.keys(documented)) assert.ok(res.headers.has(name), `documented header ${name} missing`);
+}
+
+describe('GET /v1/openapi.json', () => {
+  it('needs no key and validates as OpenAPI 3.1', async () => {
+    assert.match(doc.openapi, /^3\.1\./);
+    const result = await validate(JSON.parse(rawDoc) as Parameters<typeof validate>[0]);
+    assert.ok(result.valid, result.valid ? '' : compileErrors(result));
+  });
+
+  it('lists exactly the three key endpoints (nothing unbuilt)', () => {
+    const ops = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item ?? {})
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(ops.sort(), ['DELETE /v1/keys/{id}', 'GET /v1/keys', 'POST /v1/keys']);
+  });
+
+  it('documents bearer auth on every operation', () => {
+    const scheme = doc.components?.securitySchemes?.bearerAuth as SecuritySchemeObject | undefined;
+    assert.equal(scheme?.type, 'http');
+    assert.equal(scheme?.scheme, 'bearer');
+    for (const [m, p] of [['post', '/v1/keys'], ['get', '/v1/keys'], ['delete', '/v1/keys/{id}']] as const) {
+      assert.deepEqual(operation(m, p).security, [{ bearerAuth: [] }]);
+    }
+  });
+
+  it('documents POST /v1/keys as 201 (not 200) and every error as the Error envelope', () => {
+    const responses = operation('post', '/v1/keys').responses ?? {};
+    assert.ok('201' in responses);
+    assert.ok(!('200' in responses));
+    for (const status of ['400', '401', '403', '404', '405', '413', '415', '429', '500']) {
+      assert.deepEqual(responseSchema('post', '/v1/keys', Number(status)), { $ref: '#/components/schemas/Error' }, status);
+    }
+    const error = doc.components?.schemas?.Error as Schema;
+    const inner = error.properties?.error;
+    assert.deepEqual([...(inner?.required ?? [])].sort(), ['code', 'message', 'requestId', 'type']);
+    assert.ok(inner?.properties?.param, 'param is not documented');
+    const leftovers = Object.keys(doc.components?.schemas ?? {}).filter((n) => n.startsWith('error.'));
+    assert.deepEqual(leftovers, [], 'schemas of an error shape the API never sends');
+  });
+
+  it('documents the request body and list parameters', () => {
+    const body = (operation('post', '/v1/keys').requestBody as RequestBodyObject).content['application/json']!
+      .schema as Schema;
+    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['environment', 'expiresAt', 'name', 'scopes']);
+    assert.deepEqual(body.required, ['name']);
+    assert.equal(body.additionalProperties, false);
+    const params = (operation('get', '/v1/keys').parameters ?? []) as ParameterObject[];
+    assert.deepEqual(params.map((p) => `${p.in}:${p.name}`).sort(), ['query:after', 'query:before', 'query:limit']);
+    const limit = params.find((p) => p.name === 'limit')?.schema as Schema;
+    assert.deepEqual([limit.minimum, limit.maximum], [1, 100]);
+  });
+});
+
+describe('real responses match the document', () => {
+  it('create, list and revoke', async () => {
+    const created = await api.request<CreatedKey>('POST', '/v1/keys', {
+      key: admin.key,
+      body: { name: 'documented', expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expectStatus(created, 201);
+    expectDocumented('post', '/v1/keys', created);
+    const required = responseSchema('post', '/v1/keys', 201);
+    assert.equal(required.$ref, '#/components/schemas/CreatedApiKey');
+    assert.deepEqual(
+      [...((doc.components?.schemas?.CreatedApiKey as Schema).required ?? [])].sort(),
+      Object.keys(created.body).sort(),
+      'the documented required fields are not what the API returns',
+    );
+
+    const listed = await api.request('GET', '/v1/keys?limit=1', { key: admin.key });
+    expectStatus(listed, 200);
+    expectDocumented('get', '/v1/keys', listed);
+
+    const revoked = await api.request('DELETE', `/v1/keys/${created.body.id}`, { key: admin.key });
+    expectStatus(revoked, 200);
+    expectDocumented('delete', '/v1/keys/{id}', revoked);
+  });
+
+  it('errors', async () => {
+    const cases: [string, string, ApiResponse<unknown>][] = [
+      ['post', '/v1/keys', await api.request('POST', '/v1/keys', { key: admin.key, body: { name: 'x', id: 'y' } })],
+      ['get', '/v1/keys', await api.request('GET', '/v1/keys')],
+      ['delete', '/v1/keys/{id}', await api.request('DELETE', '/v1/keys/key_01JD8X3ZQ2N6W5V4T3S2R1P0MK', { key: admin.key })],
+      ['post', '/v1/keys', await api.request('POST', '/v1/keys', { key: admin.key, rawBody: 'x', headers: { 'content-type': 'text/plain' } })],
+    ];
+    assert.deepEqual(cases.map(([, , r]) => r.status), [400, 401, 404, 415]);
+    for (const [m, p, res] of cases) expectDocumented(m, p, res);
+    expectError(cases[0]![2], 400, 'unknown_parameter', 'id');
+  });
+});

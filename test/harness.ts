@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { SQL } from 'drizzle-orm';
+import postgres from 'postgres';
+import type { Db } from '../db/client';
+import type { Environment, Plan } from '../db/schema';
+import type { Scope } from '../server/keys/scopes';
+
+// One real server per test file: real HTTP on a random port, a real database (a fresh PGlite
+// data dir or a freshly created PostgreSQL database), the real rate limiter. server/env.js
+// snapshots process.env when first imported, so the env is set before any server module loads,
+// and a process (= a test file) gets one server and one database kind.
+
+export type DbKind = 'pglite' | 'postgres';
+
+/** Which database this run uses: `TEST_DB=postgres`, or PGlite by default. */
+export const DB_KIND: DbKind = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+
+export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export const TEST_AUTH_SECRET = 'test-secret-0123456789-abcdefghijklmnop';
+
+/** Creates an empty PostgreSQL database; `drop()` removes it (closing its connections first). */
+export async function createTestDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const sql = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+      try {
+        await sql.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+export interface ErrorBody {
+  error: { type: string; code: string; message: string; param?: string; requestId: string };
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body (or the raw text when it is not JSON). */
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is (no Content-Type added unless given in `headers`). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Workspace {
+  id: string;
+  userId: string;
+  email: string;
+}
+
+export interface SeededKey {
+  id: string;
+  key: string;
+  workspace: Workspace;
+  environment: Environment;
+  scopes: Scope[];
+  expiresAt: string | null;
+}
+
+export interface SeedKeyOptions {
+  workspace?: Workspace;
+  environment?: Environment;
+  /** Default: every scope. */
+  scopes?: Scope[];
+  name?: string;
+  expiresAt?: string;
+  /** Plan of the new workspace when `workspace` is not given. */
+  plan?: Plan;
+  customRpm?: number;
+}
+
+export interface TestServer {
+  kind: DbKind;
+  url: string;
+  db: Db;
+  /** Rows of a raw SQL query, on either database. */
+  query<T>(query: SQL): Promise<T[]>;
+  request<T = ErrorBody>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  seed: {
+    workspace(opts?: { plan?: Plan; customRpm?: number }): Promise<Workspace>;
+    setPlan(workspace: Workspace, plan: Plan, customRpm?: number | null): Promise<void>;
+    /** A key made as the dashboard or admin CLI makes it (a user actor): how the first key exists. */
+    key(opts?: SeedKeyOptions): Promise<SeededKey>;
+  };
+  close(): Promise<void>;
+}
+
+let started = false;
+
+export async function startServer(
+  opts: { db?: DbKind; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  if (started) throw new Error('startServer: one server per test file (server/env.js reads the environment once)');
+  started = true;
+  const kind = opts.db ?? DB_KIND;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-test-'));
+  const pg = kind === 'postgres' ? await createTestDatabase() : undefined;
+
+  delete process.env.DATABASE_URL;
+  delete process.env.REDIS_URL;
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    DATA_DIR: tmp,
+    LOG_LEVEL: 'silent',
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    RATE_LIMIT_ANON_PER_MINUTE: '100000',
+    ...(pg ? { DATABASE_URL: pg.url } : {}),
+    ...opts.env,
+  });
+
+  const { openRuntime, closeRuntime } = await import('../server/boot');
+  const { createAppServer } = await import('../server/http');
+  const { createUser, setWorkspacePlan } = await import('../server/auth/users');
+  const { createKey } = await import('../server/keys/service');
+  const { SCOPES } = await import('../server/keys/scopes');
+
+  const runtime = await openRuntime().catch(async (err: unknown) => {
+    await pg?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  });
+  const server = createAppServer(runtime);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const db = runtime.database.db;
+
+  async function request<T>(method: string, p: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + p, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  async function query<T>(q: SQL): Promise<T[]> {
+    const result = (await db.execute(q)) as unknown;
+    return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+  }
+
+  let users = 0;
+  async function workspace(o: { plan?: Plan; customRpm?: number } = {}): Promise<Workspace> {
+    const email = `user${++users}-${randomBytes(3).toString('hex')}@example.test`;
+    const m = await createUser(db, { email });
+    if (o.plan && (o.plan !== 'starter' || o.customRpm)) await setWorkspacePlan(db, m.workspaceId, o.plan, o.customRpm ?? null);
+    return { id: m.workspaceId, userId: m.userId, email };
+  }
+
+  async function key(o: SeedKeyOptions = {}): Promise<SeededKey> {
+    const ws = o.workspace ?? (await workspace({ plan: o.plan, customRpm: o.customRpm }));
+    const environment = o.environment ?? 'test';
+    const created = await createKey(
+      db,
+      { kind: 'user', userId: ws.userId, workspaceId: ws.id, environment, scopes: [...SCOPES] },
+      { name: o.name ?? 'seed', environment, scopes: o.scopes ?? [...SCOPES], expiresAt: o.expiresAt },
+    );
+    return {
+      id: created.id,
+      key: created.key,
+      workspace: ws,
+      environment,
+      scopes: created.scopes,
+      expiresAt: created.expiresAt,
+    };
+  }
+
+  return {
+    kind,
+    url,
+    db,
+    query,
+    request,
+    seed: {
+      workspace,
+      key,
+      setPlan: (ws, plan, customRpm = null) => setWorkspacePlan(db, ws.id, plan, customRpm),
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeRuntime(runtime);
+      await pg?.drop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the given ISO time has passed (for expiry tests; no longer than needed). */
+export async function waitUntil(iso: string, marginMs = 50): Promise<void> {
+  const ms = new Date(iso).getTime() - Date.now() + marginMs;
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { openDatabase, type Database } from '../db/client';
+import { createUser } from '../server/auth/users';
+import { SCOPES } from '../server/keys/scopes';
+import { createKey } from '../server/keys/service';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
+
+// Two real server processes on one PostgreSQL database and one Redis: revocation is seen at
+// once by the other process, and a key's rate limit is exact across both (DESIGN.md 2, 4, 8).
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+async function startProcess(databaseUrl: string): Promise<Proc> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DASHBOARD: 'false',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    LOG_LEVEL: 'warn',
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    RATE_LIMIT_ANON_PER_MINUTE: '100000',
+  };
+  delete env.NODE_TEST_CONTEXT;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '' };
+  child.stdout?.on('data', (c: Buffer) => (proc.output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (proc.output += c.toString()));
+  return proc;
+}
+
+async function waitReady(proc: Proc, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`server exited (${proc.child.exitCode}):\n${proc.output}`);
+    const ok = await fetch(`${proc.url}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server not ready within ${timeoutMs} ms:\n${proc.output}`);
+}
+
+async function stop(proc: Proc | undefined): Promise<void> {
+  if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => proc.child.once('exit', resolve));
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+describe('two server processes on PostgreSQL', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)' }, () => {
+  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: Database;
+  let a: Proc;
+  let b: Proc;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-mp-'));
+  const keyIds: string[] = [];
+
+  before(async () => {
+    pg = await createTestDatabase();
+    a = await startProcess(pg.url);
+    b = await startProcess(pg.url);
+    await Promise.all([waitReady(a), waitReady(b)]);
+    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
+  });
+
+  after(async () => {
+    await Promise.all([stop(a), stop(b)]);
+    // Leave no counters behind in the shared Redis (the day windows would live 24 h).
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
+    await redis.connect();
+    if (keyIds.length > 0) await redis.del(...keyIds.flatMap((id) => [`rl:key:min:${id}`, `rl:key:day:${id}`]));
+    await redis.quit();
+    await database?.close();
+    await pg?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  async function seedKey(scopes = [...SCOPES]) {
+    const m = await createUser(database.db, { email: `mp-${Date.now()}-${Math.random()}@example.test` });
+    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+    const key = await createKey(database.db, actor, { name: 'mp', scopes });
+    keyIds.push(key.id);
+    return { actor, key };
+  }
+
+  const get = (proc: Proc, key: string) => fetch(`${proc.url}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('a key revoked through one process is refused by the other on the very next request', async () => {
+    const { actor, key: admin } = await seedKey();
+    const victim = await createKey(database.db, actor, { name: 'victim', scopes: ['keys:manage'] });
+    keyIds.push(victim.id);
+    assert.equal((await get(b, victim.key)).status, 200);
+    assert.equal((await get(a, victim.key)).status, 200);
+
+    const revoked = await fetch(`${a.url}/v1/keys/${victim.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin.key}` } });
+    assert.equal(revoked.status, 200);
+
+    for (const proc of [b, a]) {
+      const res = await get(proc, victim.key);
+      assert.equal(res.status, 401);
+      const body = (await res.json()) as { error: { code: string } };
+      assert.equal(body.error.code, 'api_key_revoked');
+    }
+  });
+
+  it('a starter key gets exactly 60 of 100 concurrent requests split across both processes', async () => {
+    const { key } = await seedKey(['keys:manage']);
+    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => get(i % 2 === 0 ? a : b, key.key)));
+    const statuses = responses.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 60, `statuses: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 40);
+    for (const r of responses.filter((r) => r.status === 429)) assert.match(r.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    const served = new Set(responses.filter((r) => r.status === 200).map((r) => r.url.split('/v1')[0]));
+    assert.equal(served.size, 2, 'both processes served requests');
+    await Promise.all(responses.map((r) => r.body?.cancel()));
+  });
+});
