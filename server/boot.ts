@@ -6,26 +6,34 @@ import { createRateLimits, type RateLimits } from './ratelimit';
 import { peekSingleton, setSingleton } from './registry';
 import { resolveAuthSecret } from './secrets';
 
-// Start-up shared by the server and the admin CLI: secrets, database, migrations, limiter.
+// Start-up shared by the server, the tests and the admin CLI: secrets, database, migrations, limiter.
 
 export interface Runtime {
   database: Database;
   limits: RateLimits;
 }
 
-export async function openRuntime(): Promise<Runtime> {
+/** The next-auth secret for this process (next-auth, inside Next's bundle, reads process.env). */
+export function provideAuthSecret(): void {
   const secret = resolveAuthSecret({
     authSecret: env.AUTH_SECRET,
     dataDir: env.DATA_DIR,
     embedded: !env.DATABASE_URL,
     production: env.NODE_ENV === 'production',
   });
-  // next-auth (inside Next's bundle, same process) reads these.
   process.env.NEXTAUTH_SECRET = secret;
   process.env.AUTH_SECRET = secret;
+}
 
+/** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
+export async function openMigratedDatabase(): Promise<Database> {
   const database = await initDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
   await migrateDatabase(database);
+  return database;
+}
+
+export async function openRuntime(): Promise<Runtime> {
+  const database = await openMigratedDatabase();
   let limits = peekSingleton<RateLimits>('ratelimits');
   if (!limits) {
     limits = createRateLimits({ database, redisUrl: env.REDIS_URL, anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE });

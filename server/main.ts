@@ -1,6 +1,6 @@
 import next from 'next';
 import type { Server } from 'node:http';
-import { closeRuntime, describeStartupError, openRuntime } from './boot';
+import { closeRuntime, describeStartupError, openRuntime, provideAuthSecret } from './boot';
 import { env } from './env.js';
 import { createAppServer } from './http';
 import { log } from './log';
@@ -9,6 +9,7 @@ import { log } from './log';
 // /healthz and /readyz. DASHBOARD=false serves the API alone (API-only nodes, tests, bench).
 async function main() {
   const runtime = await openRuntime();
+  provideAuthSecret();
   let nextHandler;
   if (process.env.DASHBOARD !== 'false') {
     const app = next({ dev: env.NODE_ENV === 'development', dir: process.cwd() });

@@ -1,0 +1,131 @@
+// Headless set-up (DESIGN.md 10):
+//   npm run admin -- create-user --email E --password P
+//   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N]
+//   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
+// Applies pending migrations first. In embedded mode it needs the data dir to itself: while
+// the server holds it, it says so and exits 1 without writing anything.
+import { parseArgs } from 'node:util';
+import { closeDatabase } from '../db/client';
+import { DataDirLockedError } from '../db/lock';
+import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';
+import { openMigratedDatabase } from '../server/boot';
+import { createUser, findMembershipByEmail, setWorkspacePlan } from '../server/auth/users';
+import { ApiError } from '../server/errors';
+import { createKey } from '../server/keys/service';
+import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/keys/scopes';
+
+const USAGE = `Usage:
+  npm run admin -- create-user --email E --password P
+  npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N]
+  npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]`;
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of: ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function parseScopes(value: string | undefined): Scope[] {
+  if (value === undefined) return DEFAULT_SCOPES;
+  if (value === 'all') return [...SCOPES];
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = list.filter((s) => !isScope(s));
+  if (unknown.length > 0 || list.length === 0) {
+    throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none)'}; known: ${SCOPES.join(', ')}, or all`);
+  }
+  return list as Scope[];
+}
+
+async function run(argv: string[]): Promise<string> {
+  const [command, ...rest] = argv;
+  if (!command || !['create-user', 'set-plan', 'create-key'].includes(command)) {
+    throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      plan: { type: 'string' },
+      rpm: { type: 'string' },
+      env: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+    },
+    strict: true,
+  });
+  // Validate everything before touching the database.
+  const email = need(values.email, 'email');
+  let action: (db: Awaited<ReturnType<typeof openMigratedDatabase>>['db']) => Promise<string>;
+  if (command === 'create-user') {
+    const password = need(values.password, 'password');
+    if (password.length < 8) throw new UsageError('--password must have at least 8 characters');
+    action = async (db) => {
+      const m = await createUser(db, { email, password });
+      return `created user ${m.userId} with workspace ${m.workspaceId} (starter plan)`;
+    };
+  } else if (command === 'set-plan') {
+    const plan = oneOf<Plan>(need(values.plan, 'plan'), PLANS, 'plan');
+    let rpm: number | null = null;
+    if (values.rpm !== undefined) {
+      if (plan !== 'enterprise') throw new UsageError('--rpm applies to the enterprise plan only');
+      rpm = Number(values.rpm);
+      if (!Number.isInteger(rpm) || rpm < 1) throw new UsageError('--rpm must be a positive whole number');
+    }
+    action = async (db) => {
+      const m = await member(db, email);
+      await setWorkspacePlan(db, m.workspaceId, plan, rpm);
+      return `workspace ${m.workspaceId} is now on the ${plan} plan${rpm ? ` (${rpm} requests/minute)` : ''}`;
+    };
+  } else {
+    const environment = oneOf<Environment>(need(values.env, 'env'), ENVIRONMENTS, 'env');
+    const scopes = parseScopes(values.scopes);
+    const name = values.name ?? 'Admin CLI key';
+    if (name.length < 1 || name.length > 100) throw new UsageError('--name must have 1 to 100 characters');
+    action = async (db) => {
+      const m = await member(db, email);
+      const created = await createKey(
+        db,
+        { kind: 'user', userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES] },
+        { name, environment, scopes },
+      );
+      return created.key; // the secret alone on stdout, for scripts
+    };
+  }
+
+  const database = await openMigratedDatabase();
+  try {
+    return await action(database.db);
+  } finally {
+    await closeDatabase();
+  }
+}
+
+async function member(db: Parameters<typeof findMembershipByEmail>[0], email: string) {
+  const m = await findMembershipByEmail(db, email);
+  if (!m) throw new Error(`no user with email ${email}`);
+  return m;
+}
+
+run(process.argv.slice(2))
+  .then((out) => {
+    process.stdout.write(`${out}\n`);
+  })
+  .catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof DataDirLockedError || err instanceof ApiError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  });
