@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
 import './globals.css';
 
-export const metadata: Metadata = { title: 'Agent Automation Service', description: 'Create, run and observe AI agents' };
+export const metadata: Metadata = {
+  title: { default: 'Agent Automation Service', template: '%s · Agent Automation Service' },
+  description: 'Create, run and observe AI agents over a REST API',
+};
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (

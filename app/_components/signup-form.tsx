@@ -1,0 +1,72 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { signIn } from 'next-auth/react';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { useTRPC } from './providers';
+import { Alert, Button, Spinner, TextField } from './ui';
+
+const MIN_PASSWORD = 8;
+
+export function SignUpForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const signUp = useMutation(trpc.account.signUp.mutationOptions());
+  const [error, setError] = useState<{ message: string; param: string | null } | null>(null);
+  const [signingIn, setSigningIn] = useState(false);
+  const pending = signUp.isPending || signingIn;
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const name = String(form.get('name') ?? '').trim();
+    const email = String(form.get('email') ?? '').trim();
+    const password = String(form.get('password') ?? '');
+    if (!email) return setError({ message: 'Enter your email address.', param: 'email' });
+    if (password.length < MIN_PASSWORD) {
+      return setError({ message: `Use at least ${MIN_PASSWORD} characters for your password.`, param: 'password' });
+    }
+    setError(null);
+    try {
+      await signUp.mutateAsync({ email, password, ...(name ? { name } : {}) });
+    } catch (err) {
+      return setError({ message: errorMessage(err), param: apiErrorOf(err)?.param ?? null });
+    }
+    setSigningIn(true);
+    const result = await signIn('credentials', { email, password, redirect: false }).catch(() => undefined);
+    if (result?.ok && !result.error) {
+      router.replace('/dashboard/keys');
+      router.refresh();
+      return;
+    }
+    setSigningIn(false);
+    setError({ message: 'Your account was created, but signing in failed. Please sign in.', param: null });
+  }
+
+  const fieldError = (param: string) => (error?.param === param ? error.message : null);
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-4" noValidate>
+      {error && !error.param && <Alert data-testid="signup-error">{error.message}</Alert>}
+      <TextField id="signup-name" name="name" label="Name (optional)" autoComplete="name" maxLength={100} error={fieldError('name')} />
+      <TextField id="signup-email" name="email" type="email" label="Email" autoComplete="email" required error={fieldError('email')} />
+      <TextField
+        id="signup-password"
+        name="password"
+        type="password"
+        label="Password"
+        autoComplete="new-password"
+        required
+        minLength={MIN_PASSWORD}
+        hint={`At least ${MIN_PASSWORD} characters.`}
+        error={fieldError('password')}
+      />
+      <Button type="submit" className="w-full" disabled={pending} data-testid="signup-submit">
+        {pending && <Spinner />}
+        {signingIn ? 'Signing in…' : signUp.isPending ? 'Creating account…' : 'Create account'}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,32 @@
+import { TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '@/server/trpc/router';
+
+// What the UI shows for a failed call: the server's own message (it is written for humans),
+// or a plain sentence when the server could not be reached.
+
+export interface ApiErrorInfo {
+  type: string;
+  code: string;
+  param: string | null;
+}
+
+function isClientError(err: unknown): err is TRPCClientError<AppRouter> {
+  return err instanceof TRPCClientError;
+}
+
+export function apiErrorOf(err: unknown): ApiErrorInfo | null {
+  return isClientError(err) ? (err.data?.apiError ?? null) : null;
+}
+
+export function errorMessage(err: unknown): string {
+  if (isClientError(err)) {
+    if (!err.data) return 'Could not reach the server. Check your connection and try again.';
+    return err.message || 'Something went wrong. Please try again.';
+  }
+  return 'Something went wrong. Please try again.';
+}
+
+export function isClientFailure(err: unknown): boolean {
+  const status = isClientError(err) ? err.data?.httpStatus : undefined;
+  return status !== undefined && status >= 400 && status < 500;
+}

@@ -1,0 +1,9 @@
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/trpc/router';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+
+export type KeyItem = Outputs['keys']['list']['data'][number];
+export type CreatedKey = Outputs['keys']['create'];
+export type Account = Outputs['account']['me'];
+export type ScopeInfo = Account['scopes'][number];

@@ -1,0 +1,32 @@
+import { cookies } from 'next/headers';
+import { redirect } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { DashboardHeader } from '@/app/_components/dashboard-header';
+import { Providers } from '@/app/_components/providers';
+import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
+import { getDatabase } from '@/db/client';
+import { getWorkspace } from '@/server/auth/users';
+import { currentSession, parseEnvironment } from '@/server/auth/session';
+
+// Every dashboard page: signed-in users only, with the workspace header and the environment
+// chosen last time (a cookie, so the first render is already right).
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const session = await currentSession();
+  if (!session) redirect('/signin');
+  const [{ db }, jar] = await Promise.all([getDatabase(), cookies()]);
+  const workspace = await getWorkspace(db, session.workspaceId);
+  if (!workspace) redirect('/signin');
+  const environment = parseEnvironment(jar.get(ENVIRONMENT_COOKIE)?.value);
+
+  return (
+    <Providers initialEnvironment={environment}>
+      <div className="flex min-h-screen flex-col">
+        <DashboardHeader
+          workspace={{ name: workspace.name, plan: workspace.plan }}
+          user={{ email: session.user?.email ?? null, name: session.user?.name ?? null }}
+        />
+        <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-8 sm:px-6">{children}</main>
+      </div>
+    </Providers>
+  );
+}

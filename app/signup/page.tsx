@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { redirect } from 'next/navigation';
+import { AuthShell } from '@/app/_components/auth-shell';
+import { Providers } from '@/app/_components/providers';
+import { SignUpForm } from '@/app/_components/signup-form';
+import { currentSession } from '@/server/auth/session';
+
+export const metadata: Metadata = { title: 'Create an account' };
+
+export default async function SignUpPage() {
+  if (await currentSession()) redirect('/dashboard/keys');
+  return (
+    <AuthShell
+      title="Create your account"
+      subtitle="You get your own workspace on the Starter plan."
+      footer={
+        <>
+          Already have an account?{' '}
+          <Link href="/signin" className="font-semibold text-indigo-600 hover:text-indigo-500">
+            Sign in
+          </Link>
+        </>
+      }
+    >
+      <Providers initialEnvironment="live">
+        <SignUpForm />
+      </Providers>
+    </AuthShell>
+  );
+}

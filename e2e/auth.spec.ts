@@ -1,0 +1,25 @@
+import { expect, test } from '@playwright/test';
+import { signUp } from './helpers';
+
+test('signed-out visitors are sent to sign in', async ({ page }) => {
+  await page.goto('/dashboard/keys');
+  await expect(page).toHaveURL(/\/signin$/);
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+});
+
+test('a wrong password shows a clear error; the right one signs in', async ({ page }) => {
+  const { email, password } = await signUp(page, 'signin');
+  await page.getByTestId('sign-out').click();
+  await expect(page).toHaveURL(/\/signin$/);
+
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+  await page.getByTestId('signin-submit').click();
+  await expect(page.getByTestId('signin-error')).toHaveText('Incorrect email or password.');
+  await expect(page).toHaveURL(/\/signin$/);
+
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByTestId('signin-submit').click();
+  await expect(page).toHaveURL(/\/dashboard\/keys$/);
+  await expect(page.getByTestId('keys-empty')).toBeVisible();
+});

@@ -1,0 +1,41 @@
+import { expect, type Page } from '@playwright/test';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export function uniqueEmail(label: string): string {
+  return `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+}
+
+/** Signs up through the form; the app signs the new user in and opens the keys page. */
+export async function signUp(page: Page, label = 'e2e'): Promise<{ email: string; password: string }> {
+  const email = uniqueEmail(label);
+  await page.goto('/signup');
+  await page.getByLabel('Name (optional)').fill('E2E Tester');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/dashboard\/keys$/);
+  await expect(page.getByTestId('workspace-name')).toHaveText("E2E Tester's workspace");
+  return { email, password: PASSWORD };
+}
+
+/** Creates a key in the dialog and returns the secret shown in the one-time modal (left open). */
+export async function createKey(page: Page, name: string, extraScopes: string[] = []): Promise<string> {
+  await page.getByTestId('create-key').first().click();
+  const dialog = page.getByTestId('create-key-dialog');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Name').fill(name);
+  for (const scope of extraScopes) await dialog.getByTestId(`scope-${scope}`).check();
+  await dialog.getByTestId('create-key-submit').click();
+  const modal = page.getByTestId('secret-modal');
+  await expect(modal).toBeVisible();
+  await expect(dialog).toBeHidden();
+  return modal.getByTestId('secret-value').inputValue();
+}
+
+/** Every place a secret could still be: the markup and the values of form fields. */
+export async function pageText(page: Page): Promise<string> {
+  const html = await page.content();
+  const values = await page.locator('input, textarea').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  return [html, ...values].join('\n');
+}
