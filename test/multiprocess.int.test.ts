@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,75 +9,15 @@ import { createUser } from '../server/auth/users';
 import { SCOPES } from '../server/keys/scopes';
 import { createKey } from '../server/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
+import { startProcess, stop, waitReady, type Proc } from './processes';
 
 // Two real server processes on one PostgreSQL database and one Redis: revocation is seen at
 // once by the other process, and a key's rate limit is exact across both (DESIGN.md 2, 4, 8).
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  output: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const children: ChildProcess[] = [];
-process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-
-async function startProcess(databaseUrl: string): Promise<Proc> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    DASHBOARD: 'false',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    LOG_LEVEL: 'warn',
-    AUTH_SECRET: TEST_AUTH_SECRET,
-    RATE_LIMIT_ANON_PER_MINUTE: '100000',
-  };
-  delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '' };
-  child.stdout?.on('data', (c: Buffer) => (proc.output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (proc.output += c.toString()));
-  return proc;
-}
-
-async function waitReady(proc: Proc, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`server exited (${proc.child.exitCode}):\n${proc.output}`);
-    const ok = await fetch(`${proc.url}/readyz`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`server not ready within ${timeoutMs} ms:\n${proc.output}`);
-}
-
-async function stop(proc: Proc | undefined): Promise<void> {
-  if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => proc.child.once('exit', resolve));
-  proc.child.kill('SIGTERM');
-  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
+const startPgProcess = (databaseUrl: string) =>
+  startProcess({ DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'warn', AUTH_SECRET: TEST_AUTH_SECRET });
 
 describe('two server processes on PostgreSQL', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)' }, () => {
   let pg: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -91,8 +29,8 @@ describe('two server processes on PostgreSQL', { skip: DB_KIND !== 'postgres' &&
 
   before(async () => {
     pg = await createTestDatabase();
-    a = await startProcess(pg.url);
-    b = await startProcess(pg.url);
+    a = await startPgProcess(pg.url);
+    b = await startPgProcess(pg.url);
     await Promise.all([waitReady(a), waitReady(b)]);
     database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
   });

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DB_KIND } from './harness';
+import { runCli, startProcess, stop, waitReady, type Proc } from './processes';
+
+// The embedded set-up as an operator meets it (DESIGN.md 10): the admin CLI on a fresh data
+// dir, one owner at a time, JSON logs with request ids and no secrets, and a graceful
+// shutdown that lets an in-flight request finish and closes PGlite cleanly.
+
+const KEY_LINE = /^svc_test_sk_[0-9A-Za-z]{38}\n$/;
+
+describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'pglite' && 'embedded (PGlite) only' }, () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-life-'));
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  const email = 'ops@example.test';
+  let server: Proc | undefined;
+  let secret = '';
+
+  const getKeys = (proc: Proc, key: string) => fetch(`${proc.url}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+
+  before(async () => {
+    assert.equal((await runCli(['create-user', '--email', email, '--password', 'correct-horse'], env)).code, 0);
+    assert.equal((await runCli(['set-plan', '--email', email, '--plan', 'professional'], env)).code, 0);
+    const created = await runCli(['create-key', '--email', email, '--env', 'test', '--scopes', 'all', '--name', 'ops'], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, KEY_LINE, 'the secret alone on stdout');
+    secret = created.stdout.trim();
+  });
+
+  after(async () => {
+    await stop(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses bad CLI input with usage and exit code 2, writing nothing', async () => {
+    const bad = await runCli(['set-plan', '--email', email, '--plan', 'gold'], env);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /--plan must be one of: starter, professional, enterprise/);
+    const rpm = await runCli(['set-plan', '--email', email, '--plan', 'starter', '--rpm', '10'], env);
+    assert.equal(rpm.code, 2);
+    const unknown = await runCli(['create-key', '--email', 'nobody@example.test', '--env', 'test'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no user with email/);
+  });
+
+  it('serves the CLI-made key with its plan, and the CLI refuses while the server owns the data dir', async () => {
+    server = await startProcess(env);
+    await waitReady(server);
+    const res = await getKeys(server, secret);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-ratelimit-limit'), '300');
+
+    const locked = await runCli(['create-key', '--email', email, '--env', 'test'], env);
+    assert.notEqual(locked.code, 0);
+    assert.equal(locked.stdout, '');
+    assert.match(locked.stderr, /in use by another process/);
+    const list = (await (await getKeys(server, secret)).json()) as { data: unknown[] };
+    assert.equal(list.data.length, 1, 'nothing was written');
+  });
+
+  it('logs JSON lines with the request id and never a secret', async () => {
+    const proc = server!;
+    const created = await fetch(`${proc.url}/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'logged' }),
+    });
+    assert.equal(created.status, 201);
+    const newSecret = ((await created.json()) as { key: string }).key;
+    const bogus = `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`;
+    const refused = await getKeys(proc, bogus);
+    assert.equal(refused.status, 401);
+    await new Promise((r) => setTimeout(r, 200));
+
+    const lines = proc.output.split('\n').filter((l) => l.startsWith('{'));
+    const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number });
+    const requestId = created.headers.get('x-request-id');
+    assert.ok(entries.some((e) => e.requestId === requestId && e.status === 201), 'the request is logged with its id');
+    for (const s of [secret, newSecret, bogus]) assert.ok(!proc.output.includes(s), 'no key material in the logs');
+  });
+
+  it('lets an in-flight request finish on SIGTERM, then exits 0 and releases the data dir', async () => {
+    const proc = server!;
+    const body = JSON.stringify({ name: 'in flight' });
+    const response = new Promise<number>((resolve, reject) => {
+      const req = http.request(`${proc.url}/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        proc.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 300);
+      }, 200);
+    });
+    const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+    assert.equal(await response, 201);
+    assert.equal(await exited, 0);
+    assert.ok(!fs.existsSync(path.join(dataDir, 'owner.lock')), 'lock released');
+    server = undefined;
+
+    // The data survived the restart; the CLI owns the dir again.
+    const again = await runCli(['create-key', '--email', email, '--env', 'test'], env);
+    assert.equal(again.code, 0, again.stderr);
+    server = await startProcess(env);
+    await waitReady(server);
+    const list = (await (await getKeys(server, secret)).json()) as { data: { name: string }[] };
+    assert.deepEqual(
+      list.data.map((k) => k.name),
+      ['Admin CLI key', 'in flight', 'logged', 'ops'],
+    );
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+// Real server processes (`node --import tsx server/main.ts`) and CLI runs for the tests that
+// need more than one process, signals, or the logs on stdout.
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: string;
+}
+
+const children: ChildProcess[] = [];
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...env };
+  delete merged.NODE_TEST_CONTEXT;
+  return merged;
+}
+
+/** Starts `server/main.ts` (API only) on a free port with the given environment. */
+export async function startProcess(env: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env: childEnv({ DASHBOARD: 'false', HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_ANON_PER_MINUTE: '100000', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '' };
+  child.stdout?.on('data', (c: Buffer) => (proc.output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (proc.output += c.toString()));
+  return proc;
+}
+
+export async function waitReady(proc: Proc, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`server exited (${proc.child.exitCode}):\n${proc.output}`);
+    const ok = await fetch(`${proc.url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server not ready within ${timeoutMs} ms:\n${proc.output}`);
+}
+
+/** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed). */
+export async function stop(proc: Proc | undefined): Promise<number | null> {
+  if (!proc) return null;
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return proc.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 5_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Runs the admin CLI; resolves with its exit code and output. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
