@@ -7,9 +7,15 @@ import { isId, type IdPrefix } from './ids';
 // newest first. Cursors are ids, so a cursor may name an item deleted since.
 
 export const pageQuerySchema = {
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  after: z.string().optional(),
-  before: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Items per page, 1–100 (default 20).' }),
+  after: z
+    .string()
+    .optional()
+    .meta({ description: 'Cursor: return the items older than this id (pass the previous page’s nextCursor).' }),
+  before: z
+    .string()
+    .optional()
+    .meta({ description: 'Cursor: return the items just newer than this id (pass prevCursor). Not with after.' }),
 };
 
 export interface PageParams {
@@ -36,9 +42,9 @@ export interface Page<T> {
 export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.object({
     data: z.array(item),
-    hasMore: z.boolean(),
-    nextCursor: z.string().optional(),
-    prevCursor: z.string().optional(),
+    hasMore: z.boolean().meta({ description: 'Older items exist.' }),
+    nextCursor: z.string().optional().meta({ description: 'The last item’s id, when older items exist: pass it as after.' }),
+    prevCursor: z.string().optional().meta({ description: 'The first item’s id, when newer items exist: pass it as before.' }),
   });
 }
 

@@ -8,14 +8,7 @@ const environment = z.enum(ENVIRONMENTS);
 
 export const createKeyInput = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      // PostgreSQL text cannot hold NUL: refuse it here rather than fail the insert (500).
-      .regex(/^[^\0]*$/, 'must not contain NUL characters')
-      .meta({ description: 'Descriptive name, 1–100 characters.' }),
+    name: z.string().trim().min(1).max(100).meta({ description: 'Descriptive name, 1–100 characters.' }),
     environment: environment.optional().meta({ description: "`live` or `test`. Default: the caller's environment." }),
     scopes: z
       .array(scopeSchema)

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client';
 import type { Actor } from '../auth/actor';
 import { ApiError } from '../errors';
 import type { Scope } from '../keys/scopes';
-import { inputError } from './input-errors';
+import { findNul, inputError } from './input-errors';
 
 export interface Context {
   requestId: string;
@@ -76,10 +76,23 @@ const apiErrors = t.middleware(async ({ next, getRawInput }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(apiErrors);
+/** No field may hold a NUL character: refused as bad input on every procedure, never a 500. */
+const noNul = t.middleware(async ({ next, getRawInput }) => {
+  const param = findNul(await getRawInput().catch(() => undefined));
+  if (param !== null) {
+    throw toTRPCError(
+      new ApiError(400, 'invalid_parameter', `'${param || 'input'}' must not contain NUL characters`, param ? { param } : {}),
+    );
+  }
+  return next();
+});
+
+const base = t.procedure.use(apiErrors);
+
+export const publicProcedure = base.use(noNul);
 
 /** Needs a caller (key or user) holding the scope named in the procedure's meta. */
-export const apiProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+export const apiProcedure = base.use(({ ctx, meta, next }) => {
   const actor = ctx.actor;
   if (!actor) throw toTRPCError(new ApiError(401, 'missing_api_key', 'Authentication required'));
   if (meta?.scope && !actor.scopes.includes(meta.scope)) {
@@ -88,13 +101,13 @@ export const apiProcedure = publicProcedure.use(({ ctx, meta, next }) => {
     );
   }
   return next({ ctx: { ...ctx, actor } });
-});
+}).use(noNul);
 
 /** Dashboard only: a signed-in user. */
-export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+export const userProcedure = base.use(({ ctx, next }) => {
   const actor = ctx.actor;
   if (!actor || actor.kind !== 'user') {
     throw toTRPCError(new ApiError(401, 'unauthenticated', 'Sign in to continue'));
   }
   return next({ ctx: { ...ctx, actor } });
-});
+}).use(noNul);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { createKeyInput } from '../keys/schemas';
-import { inputError } from './input-errors';
+import { findNul, inputError } from './input-errors';
 
 /** Validates like a procedure would and maps the failure the way the API reports it. */
 function errorFor(schema: z.ZodType, input: unknown) {
@@ -69,5 +69,14 @@ describe('input errors', () => {
     const err = inputError(z.strictObject({ a: z.string() }).safeParse('text').error!.issues, 'text');
     assert.equal(err.code, 'invalid_parameter');
     assert.equal(err.param, undefined);
+  });
+});
+
+describe('findNul', () => {
+  it('names the dotted path of the first string with a NUL, or null', () => {
+    assert.equal(findNul({ name: 'ok', meta: { a: 'x\u0000y' } }), 'meta.a');
+    assert.equal(findNul({ list: ['a', 'b\u0000'] }), 'list.1');
+    assert.equal(findNul('\u0000'), '');
+    assert.equal(findNul({ name: 'fine', n: 3, b: true, z: null }), null);
   });
 });

@@ -36,3 +36,14 @@ export function inputError(issues: readonly Issue[], rawInput: unknown): ApiErro
   if (param === '') return new ApiError(400, 'invalid_parameter', `Invalid request: ${issue.message}`);
   return new ApiError(400, 'invalid_parameter', `Invalid '${param}': ${issue.message}`, { param });
 }
+
+/** The dotted path of the first string holding a NUL character (PostgreSQL text cannot store one). */
+export function findNul(value: unknown, path: PropertyKey[] = []): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? dotted(path) : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    const found = findNul(v, [...path, k]);
+    if (found !== null) return found;
+  }
+  return null;
+}

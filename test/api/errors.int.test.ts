@@ -37,6 +37,7 @@ describe('400 on bad input (nothing written)', () => {
     expectError(await post({ name: '' }), 400, 'invalid_parameter', 'name');
     expectError(await post({ name: 42 }), 400, 'invalid_parameter', 'name');
     expectError(await post({ name: 'nul\u0000byte' }), 400, 'invalid_parameter', 'name');
+    expectError(await get('?after=key_%00'), 400, 'invalid_parameter', 'after');
     expectError(await post({ name: 'a', scopes: ['agents:read', 'root'] }), 400, 'invalid_parameter', 'scopes');
     expectError(await post({ name: 'a', scopes: 'agents:read' }), 400, 'invalid_parameter', 'scopes');
     expectError(await post({ name: 'a', environment: 'prod' }), 400, 'invalid_parameter', 'environment');
