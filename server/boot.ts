@@ -39,6 +39,7 @@ export async function openRuntime(): Promise<Runtime> {
     limits = createRateLimits({ database, redisUrl: env.REDIS_URL, anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE });
     setSingleton('ratelimits', limits);
   }
+  await limits.ready();
   return { database, limits };
 }
 

@@ -9,6 +9,7 @@ import type { Database } from '../../db/client';
 import { rateLimits } from '../../db/schema';
 import type { VerifiedKey } from '../keys/service';
 import { consume, type Decision } from './limiter';
+import { log } from '../log';
 import { limitsFor } from './plans';
 
 // Where the counters live (DESIGN.md 2): in memory when one process owns everything
@@ -21,6 +22,8 @@ export interface RateLimits {
   forKey(key: VerifiedKey): Promise<Decision>;
   /** One request that identified no valid key, against the per-address guard. */
   forAddress(address: string): Promise<Decision>;
+  /** Resolves once the shared store is connected (or after `timeoutMs`, counting in memory meanwhile). */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,19 +38,46 @@ export function createRateLimits(opts: {
   let store: StoreKind;
   let redis: Redis | undefined;
   let counter: (keyPrefix: string, duration: number) => RateLimiterAbstract;
+  const memory = (keyPrefix: string, duration: number) =>
+    new RateLimiterMemory({ keyPrefix, points: UNCAPPED, duration });
+  // If the shared store fails (Redis or PostgreSQL unreachable), each process counts in memory
+  // until it is back: limits become per process for that time instead of every request failing.
   if (opts.redisUrl) {
     store = 'redis';
-    redis = new Redis(opts.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2 });
+    // No offline queue: while Redis is down, calls fail at once and the insurance counts.
+    redis = new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    let down = false;
+    redis.on('error', (err: Error) => {
+      if (!down) log.warn({ err: err.message }, 'redis unavailable: rate limits count per process until it is back');
+      down = true;
+    });
+    redis.on('ready', () => {
+      if (down) log.info('redis is back: rate limits are shared again');
+      down = false;
+    });
     const client = redis;
     counter = (keyPrefix, duration) =>
-      new RateLimiterRedis({ storeClient: client, keyPrefix, points: UNCAPPED, duration });
+      new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix,
+        points: UNCAPPED,
+        duration,
+        insuranceLimiter: memory(keyPrefix, duration),
+      });
   } else if (opts.database.kind === 'postgres') {
     store = 'postgres';
     counter = (keyPrefix, duration) =>
-      new RateLimiterDrizzle({ storeClient: opts.database.db, schema: rateLimits, keyPrefix, points: UNCAPPED, duration });
+      new RateLimiterDrizzle({
+        storeClient: opts.database.db,
+        schema: rateLimits,
+        keyPrefix,
+        points: UNCAPPED,
+        duration,
+        insuranceLimiter: memory(keyPrefix, duration),
+      });
   } else {
     store = 'memory';
-    counter = (keyPrefix, duration) => new RateLimiterMemory({ keyPrefix, points: UNCAPPED, duration });
+    counter = memory;
   }
   const minute = counter('rl:key:min', 60);
   const day = counter('rl:key:day', 86_400);
@@ -65,8 +95,20 @@ export function createRateLimits(opts: {
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);
     },
+    async ready(timeoutMs = 5_000) {
+      if (!redis || redis.status === 'ready') return;
+      const client = redis;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        client.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
     async close() {
-      await redis?.quit().catch(() => {});
+      if (redis?.status === 'ready') await redis.quit().catch(() => {});
+      else redis?.disconnect();
     },
   };
 }
