@@ -78,9 +78,11 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     await new Promise((r) => setTimeout(r, 200));
 
     const lines = proc.output.split('\n').filter((l) => l.startsWith('{'));
-    const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number });
+    const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number; keyId?: string });
     const requestId = created.headers.get('x-request-id');
-    assert.ok(entries.some((e) => e.requestId === requestId && e.status === 201), 'the request is logged with its id');
+    const entry = entries.find((e) => e.requestId === requestId);
+    assert.equal(entry?.status, 201, 'the request is logged with its id');
+    assert.match(entry?.keyId ?? '', /^key_/, 'and the id (never the secret) of the key that made it');
     for (const s of [secret, newSecret, bogus]) assert.ok(!proc.output.includes(s), 'no key material in the logs');
   });
 

@@ -127,6 +127,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     }
     const key = await authenticate(req, res, requestId);
     if (!key) return;
+    req.restContext = { requestId, db, actor: key };
     const decision = await limits.forKey(key);
     for (const [k, v] of Object.entries(decision.headers)) res.setHeader(k, v);
     if (!decision.allowed) {
@@ -171,8 +172,16 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     res.setHeader('X-Request-Id', requestId);
     const path = (req.url ?? '/').split('?')[0]!;
     res.once('finish', () => {
+      const actor = (req as RestRequest).restContext?.actor;
       log.info(
-        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) },
+        {
+          requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          keyId: actor?.kind === 'key' ? actor.keyId : undefined,
+        },
         'request',
       );
     });
