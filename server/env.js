@@ -40,4 +40,12 @@ export const env = createEnv({
   emptyStringAsUndefined: true,
   // `next build` evaluates this too; the build needs no runtime configuration.
   skipValidation: process.env.SKIP_ENV_VALIDATION === '1',
+  // One plain line per bad variable, then stop: no stack trace for a configuration mistake.
+  onValidationError: (issues) => {
+    for (const issue of issues) {
+      const name = (issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.');
+      console.error(`Invalid environment variable ${name}: ${issue.message}`);
+    }
+    process.exit(1);
+  },
 });

@@ -36,6 +36,14 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('refuses to start on an invalid environment, naming the variable', async () => {
+    const proc = await startProcess({ ...env, RATE_LIMIT_ANON_PER_MINUTE: 'lots' });
+    const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(proc.output, /Invalid environment variable RATE_LIMIT_ANON_PER_MINUTE/);
+    assert.doesNotMatch(proc.output, /\n\s+at /, 'no stack trace');
+  });
+
   it('refuses bad CLI input with usage and exit code 2, writing nothing', async () => {
     const bad = await runCli(['set-plan', '--email', email, '--plan', 'gold'], env);
     assert.equal(bad.code, 2);
