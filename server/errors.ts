@@ -79,5 +79,8 @@ export const invalidParameter = (param: string, message: string) =>
 export const notFound = (kind: string, id: string) =>
   new ApiError(404, 'resource_not_found', `No such ${kind}: '${id}'`, { param: 'id' });
 
+export const insufficientScope = (scope: string) =>
+  new ApiError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);
+
 export const internalError = () =>
   new ApiError(500, 'internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');

@@ -3,11 +3,10 @@ import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { Db } from '../../db/client';
 import { env } from '../env.js';
-import { ApiError, internalError } from '../errors';
+import { ApiError, insufficientScope, internalError } from '../errors';
 import { newId } from '../ids';
 import { verifyKey, type VerifiedKey } from '../keys/service';
 import { log } from '../log';
-import type { Decision } from '../ratelimit/limiter';
 import type { RateLimits } from '../ratelimit';
 import type { Context } from '../trpc/init';
 import { appRouter } from '../trpc/router';
@@ -84,12 +83,12 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     send(res, err.status, err.toBody(requestId), { ...headers, ...err.headers });
 
   /** Requests that identify no valid key are counted per client address (a brute-force guard). */
-  async function anonymous(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<Decision | null> {
+  async function anonymous(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
     const decision = await limits.forAddress(clientAddress(req));
     for (const [k, v] of Object.entries(decision.headers)) res.setHeader(k, v);
-    if (decision.allowed) return decision;
+    if (decision.allowed) return true;
     fail(res, requestId, new ApiError(429, 'rate_limit_exceeded', 'Too many requests from this address; retry later'));
-    return null;
+    return false;
   }
 
   async function authenticate(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<VerifiedKey | null> {
@@ -134,11 +133,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
       return fail(res, requestId, new ApiError(429, 'rate_limit_exceeded', 'Rate limit exceeded for this API key; retry later'));
     }
     if (route.scope && !key.scopes.includes(route.scope)) {
-      return fail(
-        res,
-        requestId,
-        new ApiError(403, 'insufficient_scope', `This API key lacks the '${route.scope}' scope required for this request`),
-      );
+      return fail(res, requestId, insufficientScope(route.scope));
     }
     if (route.method === 'GET' || route.method === 'DELETE') {
       req.body = {};

@@ -3,7 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Db } from '../../db/client';
 import type { Actor } from '../auth/actor';
-import { ApiError } from '../errors';
+import { ApiError, insufficientScope } from '../errors';
 import type { Scope } from '../keys/scopes';
 import { findNul, inputError } from './input-errors';
 
@@ -96,9 +96,7 @@ export const apiProcedure = base.use(({ ctx, meta, next }) => {
   const actor = ctx.actor;
   if (!actor) throw toTRPCError(new ApiError(401, 'missing_api_key', 'Authentication required'));
   if (meta?.scope && !actor.scopes.includes(meta.scope)) {
-    throw toTRPCError(
-      new ApiError(403, 'insufficient_scope', `This API key lacks the '${meta.scope}' scope required for this request`),
-    );
+    throw toTRPCError(insufficientScope(meta.scope));
   }
   return next({ ctx: { ...ctx, actor } });
 }).use(noNul);
