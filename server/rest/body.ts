@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_DEPTH = 32;
 
 const tooLarge = () => new ApiError(413, 'request_too_large', 'The request body is larger than 1 MiB');
 
@@ -55,5 +56,21 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ApiError(400, 'invalid_json', 'The request body must be a JSON object');
   }
+  if (depthOf(parsed) > MAX_BODY_DEPTH) {
+    throw new ApiError(400, 'invalid_json', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  }
   return parsed as Record<string, unknown>;
+}
+
+/** How deeply objects and arrays nest in a parsed JSON value (iteratively: any depth is safe). */
+export function depthOf(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    max = Math.max(max, depth + 1);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
 }

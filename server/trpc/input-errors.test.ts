@@ -79,4 +79,10 @@ describe('findNul', () => {
     assert.equal(findNul('\u0000'), '');
     assert.equal(findNul({ name: 'fine', n: 3, b: true, z: null }), null);
   });
+
+  it('walks any depth without overflowing the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    assert.equal(findNul({ deep })?.split('.').length, 100_001);
+  });
 });

@@ -37,13 +37,29 @@ export function inputError(issues: readonly Issue[], rawInput: unknown): ApiErro
   return new ApiError(400, 'invalid_parameter', `Invalid '${param}': ${issue.message}`, { param });
 }
 
-/** The dotted path of the first string holding a NUL character (PostgreSQL text cannot store one). */
-export function findNul(value: unknown, path: PropertyKey[] = []): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? dotted(path) : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    const found = findNul(v, [...path, k]);
-    if (found !== null) return found;
+/**
+ * The dotted path of a string holding a NUL character (PostgreSQL text cannot store one), or
+ * null. Iterative, so no input is nested deeply enough to overflow the stack.
+ */
+export function findNul(value: unknown): string | null {
+  interface Node {
+    value: unknown;
+    key: PropertyKey | null;
+    parent: Node | null;
+  }
+  const stack: Node[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const v = node.value;
+    if (typeof v === 'string') {
+      if (!v.includes('\0')) continue;
+      const path: PropertyKey[] = [];
+      for (let n: Node | null = node; n && n.key !== null; n = n.parent) path.push(n.key);
+      return dotted(path.reverse());
+    }
+    if (v === null || typeof v !== 'object') continue;
+    const entries = Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
   }
   return null;
 }

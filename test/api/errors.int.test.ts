@@ -56,8 +56,9 @@ describe('400 on bad input (nothing written)', () => {
     expectError(await get('?key=1'), 400, 'unknown_parameter', 'key');
   });
 
-  it('invalid_json for a malformed body', async () => {
-    for (const raw of ['{"name":', '{name: "a"}', "{'name':'a'}", 'nul']) {
+  it('invalid_json for a malformed or absurdly nested body', async () => {
+    const deep = `{"name":"a","scopes":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    for (const raw of ['{"name":', '{name: "a"}', "{'name':'a'}", 'nul', deep]) {
       const res = await api.request('POST', '/v1/keys', { key: admin.key, rawBody: raw, headers: { 'content-type': 'application/json' } });
       expectError(res, 400, 'invalid_json');
     }
