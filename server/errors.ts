@@ -77,7 +77,9 @@ export const invalidParameter = (param: string, message: string) =>
   new ApiError(400, 'invalid_parameter', message, { param });
 
 export const notFound = (kind: string, id: string) =>
-  new ApiError(404, 'resource_not_found', `No such ${kind}: '${id}'`, { param: 'id' });
+  new ApiError(404, 'resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, {
+    param: 'id',
+  });
 
 export const insufficientScope = (scope: string) =>
   new ApiError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);

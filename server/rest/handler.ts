@@ -138,12 +138,18 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     if (route.method === 'GET' || route.method === 'DELETE') {
       req.body = {};
     } else {
+      // Parameters of POST and PATCH travel in the body; a query string there would never be read.
+      const [param] = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').keys();
+      if (param !== undefined) {
+        throw new ApiError(400, 'unknown_parameter', `Unknown query parameter '${param}': send parameters in the JSON body`, {
+          param,
+        });
+      }
       req.body = await readJsonBody(req);
       // Checked and parsed above (any case, any parameters, or no body at all); the library
       // itself would insist on a literal `application/json` header.
       req.headers['content-type'] = 'application/json';
     }
-    req.restContext = { requestId, db, actor: key };
 
     // trpc-to-openapi writes its own error shape; swap in our envelope before it goes out.
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;

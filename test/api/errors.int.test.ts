@@ -54,6 +54,7 @@ describe('400 on bad input (nothing written)', () => {
   it('unknown_parameter for an unknown query parameter', async () => {
     expectError(await get('?foo=1'), 400, 'unknown_parameter', 'foo');
     expectError(await get('?key=1'), 400, 'unknown_parameter', 'key');
+    expectError(await api.request('POST', '/v1/keys?name=x', { key: admin.key, body: { name: 'a' } }), 400, 'unknown_parameter', 'name');
   });
 
   it('invalid_json for a malformed or absurdly nested body', async () => {
