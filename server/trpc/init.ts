@@ -94,7 +94,8 @@ export const publicProcedure = base.use(noNul);
 /** Needs a caller (key or user) holding the scope named in the procedure's meta. */
 export const apiProcedure = base.use(({ ctx, meta, next }) => {
   const actor = ctx.actor;
-  if (!actor) throw toTRPCError(new ApiError(401, 'missing_api_key', 'Authentication required'));
+  // REST requests always arrive with a verified key; this is a signed-out dashboard call.
+  if (!actor) throw toTRPCError(new ApiError(401, 'unauthenticated', 'Sign in to continue'));
   if (meta?.scope && !actor.scopes.includes(meta.scope)) {
     throw toTRPCError(insufficientScope(meta.scope));
   }
