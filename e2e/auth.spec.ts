@@ -23,3 +23,20 @@ test('a wrong password shows a clear error; the right one signs in', async ({ pa
   await expect(page).toHaveURL(/\/dashboard\/keys$/);
   await expect(page.getByTestId('keys-empty')).toBeVisible();
 });
+
+test('ten wrong passwords lock the email for a while, even against the right one', async ({ page }) => {
+  const { email, password } = await signUp(page, 'locked');
+  await page.getByTestId('sign-out').click();
+  await expect(page).toHaveURL(/\/signin$/);
+
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  for (let i = 0; i < 10; i++) {
+    await page.getByLabel('Password', { exact: true }).fill(`wrong-${i}-password`);
+    await page.getByTestId('signin-submit').click();
+    await expect(page.getByTestId('signin-error')).toHaveText('Incorrect email or password.');
+  }
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByTestId('signin-submit').click();
+  await expect(page.getByTestId('signin-error')).toHaveText(/Too many failed attempts for this email/);
+  await expect(page).toHaveURL(/\/signin$/);
+});

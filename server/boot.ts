@@ -2,8 +2,8 @@ import { closeDatabase, initDatabase, type Database } from '../db/client';
 import { DataDirLockedError } from '../db/lock';
 import { migrateDatabase } from '../db/migrate';
 import { env } from './env.js';
-import { createRateLimits, type RateLimits } from './ratelimit';
-import { peekSingleton, setSingleton } from './registry';
+import { createRateLimits, getRateLimits, RATE_LIMITS, type RateLimits } from './ratelimit';
+import { setSingleton } from './registry';
 import { resolveAuthSecret } from './secrets';
 
 // Start-up shared by the server, the tests and the admin CLI: secrets, database, migrations, limiter.
@@ -34,10 +34,10 @@ export async function openMigratedDatabase(): Promise<Database> {
 
 export async function openRuntime(): Promise<Runtime> {
   const database = await openMigratedDatabase();
-  let limits = peekSingleton<RateLimits>('ratelimits');
+  let limits = getRateLimits();
   if (!limits) {
     limits = createRateLimits({ database, redisUrl: env.REDIS_URL, anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE });
-    setSingleton('ratelimits', limits);
+    setSingleton(RATE_LIMITS, limits);
   }
   await limits.ready();
   return { database, limits };

@@ -3,6 +3,7 @@
 import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
+import { TOO_MANY_SIGN_IN_ATTEMPTS } from '@/server/auth/signin-errors';
 import { Alert, Button, Spinner, TextField } from './ui';
 
 export function SignInForm({ github, callbackPath, initialError }: { github: boolean; callbackPath: string; initialError: string | null }) {
@@ -27,9 +28,11 @@ export function SignInForm({ github, callbackPath, initialError }: { github: boo
     }
     setPending(false);
     setError(
-      result?.error === 'CredentialsSignin' || result?.status === 401
-        ? 'Incorrect email or password.'
-        : 'Could not sign in right now. Please try again.',
+      result?.error === TOO_MANY_SIGN_IN_ATTEMPTS
+        ? 'Too many failed attempts for this email. Wait 15 minutes, then try again.'
+        : result?.error === 'CredentialsSignin' || result?.status === 401
+          ? 'Incorrect email or password.'
+          : 'Could not sign in right now. Please try again.',
     );
   }
 

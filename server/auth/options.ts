@@ -3,6 +3,8 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import GitHubProvider from 'next-auth/providers/github';
 import { getDatabase } from '../../db/client';
 import { env } from '../env.js';
+import { getRateLimits } from '../ratelimit';
+import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
 import { upsertGithubUser, verifyCredentials } from './users';
 
 // Dashboard sign-in (next-auth v4, JWT sessions). The session carries the user's id and
@@ -43,9 +45,15 @@ const credentials = CredentialsProvider({
     const email = input?.email?.trim();
     const password = input?.password;
     if (!email || !password) return null;
+    const guard = getRateLimits()?.signIn;
+    if (guard && (await guard.blockedFor(email)) > 0) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
     const { db } = await getDatabase();
     const member = await verifyCredentials(db, email, password);
-    if (!member) return null;
+    if (!member) {
+      await guard?.failed(email);
+      return null;
+    }
+    await guard?.succeeded(email);
     return { id: member.userId, email: member.email, name: member.name, workspaceId: member.workspaceId };
   },
 });

@@ -10,6 +10,7 @@ import { rateLimits } from '../../db/schema';
 import type { VerifiedKey } from '../keys/service';
 import { consume, type Decision } from './limiter';
 import { log } from '../log';
+import { peekSingleton } from '../registry';
 import { limitsFor } from './plans';
 
 // Where the counters live (DESIGN.md 2): in memory when one process owns everything
@@ -22,10 +23,28 @@ export interface RateLimits {
   forKey(key: VerifiedKey): Promise<Decision>;
   /** One request that identified no valid key, against the per-address guard. */
   forAddress(address: string): Promise<Decision>;
+  /** Failed dashboard sign-ins per email: a password brute-force guard. */
+  signIn: SignInGuard;
   /** Resolves once the shared store is connected (or after `timeoutMs`, counting in memory meanwhile). */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
+
+export interface SignInGuard {
+  /** Seconds until `email` may try again (0: it may try now). */
+  blockedFor(email: string): Promise<number>;
+  failed(email: string): Promise<void>;
+  succeeded(email: string): Promise<void>;
+}
+
+// 10 wrong passwords for one email within 15 minutes lock it for the rest of that window.
+export const SIGN_IN_FAILURES = 10;
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+
+export const RATE_LIMITS = 'ratelimits';
+
+/** The process-wide limiter the server opened at start-up (undefined before that). */
+export const getRateLimits = () => peekSingleton<RateLimits>(RATE_LIMITS);
 
 // The store only counts; limits are compared in limiter.ts, so the store's own cap is never hit.
 const UNCAPPED = 2 ** 31 - 1;
@@ -82,6 +101,8 @@ export function createRateLimits(opts: {
   const minute = counter('rl:key:min', 60);
   const day = counter('rl:key:day', 86_400);
   const address = counter('rl:addr:min', 60);
+  const signInFailures = counter('rl:signin', SIGN_IN_WINDOW_SECONDS);
+  const emailKey = (email: string) => email.trim().toLowerCase();
 
   return {
     store,
@@ -94,6 +115,18 @@ export function createRateLimits(opts: {
     },
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);
+    },
+    signIn: {
+      async blockedFor(email) {
+        const res = await signInFailures.get(emailKey(email));
+        return res && res.consumedPoints >= SIGN_IN_FAILURES ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
+      },
+      async failed(email) {
+        await signInFailures.consume(emailKey(email), 1);
+      },
+      async succeeded(email) {
+        await signInFailures.delete(emailKey(email));
+      },
     },
     async ready(timeoutMs = 5_000) {
       if (!redis || redis.status === 'ready') return;
