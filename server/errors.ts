@@ -73,9 +73,6 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidParameter = (param: string, message: string) =>
-  new ApiError(400, 'invalid_parameter', message, { param });
-
 export const notFound = (kind: string, id: string) =>
   new ApiError(404, 'resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, {
     param: 'id',

@@ -95,6 +95,9 @@ export interface SeedKeyOptions {
   customRpm?: number;
 }
 
+/** A plan no test file exhausts: for files whose subject is not the rate limit. */
+export const UNLIMITED = { plan: 'enterprise', customRpm: 100_000 } as const satisfies SeedKeyOptions;
+
 export interface TestServer {
   kind: DbKind;
   url: string;

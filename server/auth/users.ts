@@ -90,10 +90,6 @@ export async function upsertGithubUser(
   return createUser(db, { email: profile.email, name: profile.name, githubId: profile.githubId });
 }
 
-export async function getMembership(db: Db, userId: string) {
-  return membershipOf(db, userId);
-}
-
 export async function findMembershipByEmail(db: Db, email: string): Promise<Membership | null> {
   const user = await findByEmail(db, email);
   return user ? membershipOf(db, user.id) : null;

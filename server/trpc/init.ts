@@ -57,7 +57,6 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /**
  * Every procedure reports failures as an ApiError, whichever face it is called through:

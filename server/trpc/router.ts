@@ -1,4 +1,4 @@
-import { createCallerFactory, router } from './init';
+import { router } from './init';
 import { accountRouter } from './routers/account';
 import { keysRouter } from './routers/keys';
 
@@ -10,4 +10,3 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
-export const createCaller = createCallerFactory(appRouter);

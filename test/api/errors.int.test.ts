@@ -4,7 +4,7 @@ import { count } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { generateKey } from '../../server/keys/format';
 import { expectError, expectStatus } from '../expect';
-import { startServer, waitUntil, type SeededKey, type TestServer } from '../harness';
+import { startServer, UNLIMITED, waitUntil, type SeededKey, type TestServer } from '../harness';
 
 // Input and authentication errors on /v1: codes, params, the envelope, and that a refused
 // request writes nothing.
@@ -13,7 +13,7 @@ let api: TestServer;
 let admin: SeededKey;
 before(async () => {
   api = await startServer();
-  admin = await api.seed.key({ name: 'admin', plan: 'enterprise', customRpm: 100_000 });
+  admin = await api.seed.key({ name: 'admin', ...UNLIMITED });
 });
 after(() => api?.close());
 

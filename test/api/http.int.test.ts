@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { count } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { expectError, expectRequestId, expectStatus } from '../expect';
-import { startServer, type SeededKey, type TestServer } from '../harness';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
 // HTTP-level conventions of /v1: request ids, unknown routes, wrong methods, body size and type.
 
@@ -12,7 +12,7 @@ let api: TestServer;
 let admin: SeededKey;
 before(async () => {
   api = await startServer();
-  admin = await api.seed.key({ name: 'admin', plan: 'enterprise', customRpm: 100_000 });
+  admin = await api.seed.key({ name: 'admin', ...UNLIMITED });
 });
 after(() => api?.close());
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
-import { startServer, type SeededKey, type TestServer } from '../harness';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import type { CreatedKey, KeyList } from './types';
 
 // Keyset pagination of GET /v1/keys over real HTTP (DESIGN.md 3.2).
@@ -12,7 +12,7 @@ let all: string[]; // every active key of the workspace, newest first
 
 before(async () => {
   api = await startServer();
-  admin = await api.seed.key({ name: 'admin', plan: 'enterprise', customRpm: 100_000 });
+  admin = await api.seed.key({ name: 'admin', ...UNLIMITED });
   for (let i = 0; i < 25; i++) {
     const res = await api.request<CreatedKey>('POST', '/v1/keys', { key: admin.key, body: { name: `k${i}` } });
     expectStatus(res, 201);
