@@ -6,6 +6,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { Database } from '../../db/client';
+import { createAuthGuards, type AuthGuards } from '../auth/guards';
 import { rateLimits } from '../../db/schema';
 import type { VerifiedKey } from '../keys/service';
 import { consume, type Decision } from './limiter';
@@ -23,23 +24,12 @@ export interface RateLimits {
   forKey(key: VerifiedKey): Promise<Decision>;
   /** One request that identified no valid key, against the per-address guard. */
   forAddress(address: string): Promise<Decision>;
-  /** Failed dashboard sign-ins per email: a password brute-force guard. */
-  signIn: SignInGuard;
+  /** The dashboard's sign-in and sign-up brute-force guards. */
+  auth: AuthGuards;
   /** Resolves once the shared store is connected (or after `timeoutMs`, counting in memory meanwhile). */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
-
-export interface SignInGuard {
-  /** Seconds until `email` may try again (0: it may try now). */
-  blockedFor(email: string): Promise<number>;
-  failed(email: string): Promise<void>;
-  succeeded(email: string): Promise<void>;
-}
-
-// 10 wrong passwords for one email within 15 minutes lock it for the rest of that window.
-export const SIGN_IN_FAILURES = 10;
-const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 export const RATE_LIMITS = 'ratelimits';
 
@@ -101,8 +91,6 @@ export function createRateLimits(opts: {
   const minute = counter('rl:key:min', 60);
   const day = counter('rl:key:day', 86_400);
   const address = counter('rl:addr:min', 60);
-  const signInFailures = counter('rl:signin', SIGN_IN_WINDOW_SECONDS);
-  const emailKey = (email: string) => email.trim().toLowerCase();
 
   return {
     store,
@@ -116,18 +104,7 @@ export function createRateLimits(opts: {
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);
     },
-    signIn: {
-      async blockedFor(email) {
-        const res = await signInFailures.get(emailKey(email));
-        return res && res.consumedPoints >= SIGN_IN_FAILURES ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
-      },
-      async failed(email) {
-        await signInFailures.consume(emailKey(email), 1);
-      },
-      async succeeded(email) {
-        await signInFailures.delete(emailKey(email));
-      },
-    },
+    auth: createAuthGuards(counter),
     async ready(timeoutMs = 5_000) {
       if (!redis || redis.status === 'ready') return;
       const client = redis;

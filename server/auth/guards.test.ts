@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import {
+  canonicalEmail,
+  createAuthGuards,
+  SIGN_IN_FAILURES_PER_ACCOUNT,
+  SIGN_IN_FAILURES_PER_ADDRESS,
+  SIGN_UPS_PER_ADDRESS,
+} from './guards';
+
+// The dashboard's brute-force guards on the memory store (embedded mode).
+const guards = () => createAuthGuards((keyPrefix, duration) => new RateLimiterMemory({ keyPrefix, points: 2 ** 31 - 1, duration }));
+
+describe('sign-in guard', () => {
+  it('allows 10 attempts per account in the window, then blocks for about 15 minutes', async () => {
+    const g = guards();
+    for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) assert.equal(await g.signIn.attempt('usr_victim', `10.0.0.${i}`), 0);
+    const wait = await g.signIn.attempt('usr_victim', '10.0.1.1');
+    assert.ok(wait > 14 * 60 && wait <= 15 * 60, `blocked for about 15 minutes, got ${wait}s`);
+    assert.equal(await g.signIn.attempt('usr_other', '10.0.1.1'), 0);
+  });
+
+  it('spends attempts atomically: 200 concurrent tries get exactly 10 checks', async () => {
+    const g = guards();
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => g.signIn.attempt('usr_race', `10.1.${i >> 8}.${i & 255}`)));
+    assert.equal(results.filter((w) => w === 0).length, SIGN_IN_FAILURES_PER_ACCOUNT);
+  });
+
+  it('limits failures per address across accounts, so one address cannot lock out everyone', async () => {
+    const g = guards();
+    for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal(await g.signIn.attempt(`usr_${i}`, '192.0.2.7'), 0);
+    assert.ok((await g.signIn.attempt('usr_next', '192.0.2.7')) > 0);
+    assert.equal(await g.signIn.attempt('usr_next', '192.0.2.8'), 0);
+  });
+
+  it('forgets an account’s failures after a correct password', async () => {
+    const g = guards();
+    for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) await g.signIn.attempt('usr_forget', '198.51.100.1');
+    await g.signIn.succeeded('usr_forget', '198.51.100.1');
+    assert.equal(await g.signIn.attempt('usr_forget', '198.51.100.1'), 0);
+  });
+});
+
+describe('sign-up guard', () => {
+  it('allows 5 sign-ups per address per hour', async () => {
+    const g = guards();
+    for (let i = 0; i < SIGN_UPS_PER_ADDRESS; i++) assert.equal(await g.signUp.attempt('203.0.113.9'), 0);
+    const wait = await g.signUp.attempt('203.0.113.9');
+    assert.ok(wait > 59 * 60 && wait <= 3600, `${wait}`);
+    assert.equal(await g.signUp.attempt('203.0.113.10'), 0);
+  });
+});
+
+describe('canonicalEmail', () => {
+  it('folds width, case and surrounding space to one form', () => {
+    assert.equal(canonicalEmail('  Victim@Example.TEST '), 'victim@example.test');
+    assert.equal(canonicalEmail('ｖｉｃｔｉｍ@example.test'), 'victim@example.test');
+    // U+0130 folds to i + U+0307 in JavaScript: a different address, never "victim".
+    assert.notEqual(canonicalEmail('vİctim@example.test'), 'victim@example.test');
+  });
+});
