@@ -26,9 +26,28 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * DATA_DIR holds the database (every password hash, the WAL) and the generated auth secret:
+ * only its owner may enter it. It is created 0700, and tightened at every start (the directory
+ * 0700; below it, directories 0700 and files 0600), since PGlite creates its files 0666 less
+ * the umask and older versions of this service created the directory 0755.
+ */
+export function secureDataDir(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const walk = (dir: string) => {
+    fs.chmodSync(dir, 0o700);
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile()) fs.chmodSync(p, 0o600);
+    }
+  };
+  walk(dataDir);
+}
+
 /** Takes the lock or throws DataDirLockedError; returns the release function. */
 export function acquireDataDirLock(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  secureDataDir(dataDir);
   const file = path.join(dataDir, 'owner.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -36,7 +36,12 @@ export async function openRuntime(): Promise<Runtime> {
   const database = await openMigratedDatabase();
   let limits = getRateLimits();
   if (!limits) {
-    limits = createRateLimits({ database, redisUrl: env.REDIS_URL, anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE });
+    limits = createRateLimits({
+      database,
+      redisUrl: env.REDIS_URL,
+      anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE,
+      signUpsPerHour: env.RATE_LIMIT_SIGNUPS_PER_HOUR,
+    });
     setSingleton(RATE_LIMITS, limits);
   }
   await limits.ready();

@@ -21,8 +21,14 @@ export const env = createEnv({
     AUTH_GITHUB_SECRET: z.string().min(1).optional(),
     RUN_WORKERS: bool.default(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    TRUST_PROXY: bool.default(false),
+    // How many reverse proxies in front of us append to X-Forwarded-For (true = 1, false = 0).
+    TRUST_PROXY: z
+      .string()
+      .regex(/^(true|false|\d{1,2})$/, 'true, false or a number of trusted proxies')
+      .default('false')
+      .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
     RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    RATE_LIMIT_SIGNUPS_PER_HOUR: z.coerce.number().int().min(1).default(10),
     OPENAI_API_KEY: z.string().min(1).optional(),
     ANTHROPIC_API_KEY: z.string().min(1).optional(),
     OPENAI_COMPATIBLE_BASE_URL: z.url().optional(),

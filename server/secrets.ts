@@ -21,7 +21,7 @@ export function resolveAuthSecret(opts: {
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
-    fs.mkdirSync(opts.dataDir, { recursive: true });
+    fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(32).toString('base64url');
     fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
     return secret;

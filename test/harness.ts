@@ -138,7 +138,7 @@ export async function startServer(
   });
 
   const { openRuntime, closeRuntime } = await import('../server/boot');
-  const { createAppServer } = await import('../server/http');
+  const { createAppServer } = await import('../server/http/server');
   const { createUser, setWorkspacePlan } = await import('../server/auth/users');
   const { createKey } = await import('../server/keys/service');
   const { SCOPES } = await import('../server/keys/scopes');

@@ -16,6 +16,8 @@ export type Actor =
       // A signed-in human in the dashboard: every scope, in the environment chosen in the header.
       kind: 'user';
       userId: string;
+      /** The dashboard session making the call (sessions.ts); none for the admin CLI. */
+      sessionId?: string;
       workspaceId: string;
       environment: Environment;
       scopes: Scope[];

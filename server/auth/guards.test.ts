@@ -43,7 +43,7 @@ describe('sign-in guard', () => {
 });
 
 describe('sign-up guard', () => {
-  it('allows 5 sign-ups per address per hour', async () => {
+  it('allows 10 sign-ups per address per hour by default', async () => {
     const g = guards();
     for (let i = 0; i < SIGN_UPS_PER_ADDRESS; i++) assert.equal(await g.signUp.attempt('203.0.113.9'), 0);
     const wait = await g.signUp.attempt('203.0.113.9');

@@ -14,8 +14,8 @@ export const SIGN_IN_FAILURES_PER_ACCOUNT = 10;
 /** One client address may fail this often in 15 minutes, whichever accounts it tries (so it cannot lock out everyone). */
 export const SIGN_IN_FAILURES_PER_ADDRESS = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-/** New accounts per client address per hour. */
-export const SIGN_UPS_PER_ADDRESS = 5;
+/** New accounts per client address per hour, unless configured (RATE_LIMIT_SIGNUPS_PER_HOUR). */
+export const SIGN_UPS_PER_ADDRESS = 10;
 const SIGN_UP_WINDOW_SECONDS = 60 * 60;
 
 export interface AuthGuards {
@@ -37,7 +37,8 @@ export interface AuthGuards {
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export function createAuthGuards(counter: CounterFactory): AuthGuards {
+export function createAuthGuards(counter: CounterFactory, opts: { signUpsPerHour?: number } = {}): AuthGuards {
+  const signUpLimit = opts.signUpsPerHour ?? SIGN_UPS_PER_ADDRESS;
   const perAccount = counter('rl:signin', SIGN_IN_WINDOW_SECONDS);
   const perAddress = counter('rl:signin:addr', SIGN_IN_WINDOW_SECONDS);
   const signUps = counter('rl:signup:addr', SIGN_UP_WINDOW_SECONDS);
@@ -58,7 +59,7 @@ export function createAuthGuards(counter: CounterFactory): AuthGuards {
     signUp: {
       async attempt(address) {
         const res = await signUps.consume(address, 1);
-        return res.consumedPoints > SIGN_UPS_PER_ADDRESS ? seconds(res.msBeforeNext) : 0;
+        return res.consumedPoints > signUpLimit ? seconds(res.msBeforeNext) : 0;
       },
     },
   };

@@ -1,11 +1,15 @@
+import { eq } from 'drizzle-orm';
 import type { NextAuthOptions } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
-import GitHubProvider from 'next-auth/providers/github';
+import credentialsModule from 'next-auth/providers/credentials';
+import githubModule from 'next-auth/providers/github';
 import { getDatabase } from '../../db/client';
+import { users } from '../../db/schema';
 import { env } from '../env.js';
+import { stampedClientAddress } from '../http/client-address-header';
 import { getRateLimits } from '../ratelimit';
+import { endSession, isSessionActive, SESSION_MAX_AGE_SECONDS, startSession } from './sessions';
 import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
-import { upsertGithubUser, verifyCredentials } from './users';
+import { findByEmail, upsertGithubUser, verifyCredentials } from './users';
 
 // Dashboard sign-in (next-auth v4, JWT sessions). The session carries the user's id and
 // workspace; everything else is read from the database when needed.
@@ -17,6 +21,7 @@ declare module 'next-auth' {
   interface Session {
     userId: string;
     workspaceId: string;
+    sessionId: string;
   }
 }
 
@@ -24,8 +29,16 @@ declare module 'next-auth/jwt' {
   interface JWT {
     userId?: string;
     workspaceId?: string;
+    /** The user_sessions row this token stands for (sessions.ts). */
+    sid?: string;
   }
 }
+
+// next-auth's providers are CommonJS: Next's bundler hands us the function, plain Node (the
+// tests, the CLI) the module object with the function as `default`.
+const interop = <T>(m: T): T => (m as { default?: T }).default ?? m;
+const CredentialsProvider = interop(credentialsModule);
+const GitHubProvider = interop(githubModule);
 
 // next-auth v4 takes its origin (redirects, callback URLs) from NEXTAUTH_URL, or from the
 // request's Host / X-Forwarded-Host when AUTH_TRUST_HOST is set. Without either it assumes
@@ -41,20 +54,21 @@ const credentials = CredentialsProvider({
     email: { label: 'Email', type: 'email' },
     password: { label: 'Password', type: 'password' },
   },
-  async authorize(input) {
+  async authorize(input, req) {
     const email = input?.email?.trim();
     const password = input?.password;
-    if (!email || !password) return null;
-    const guard = getRateLimits()?.signIn;
-    if (guard && (await guard.blockedFor(email)) > 0) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
+    if (!email || !password || email.length > 254 || password.length > 200) return null;
+    const guard = getRateLimits()?.auth.signIn;
+    const address = stampedClientAddress(req?.headers ?? {});
     const { db } = await getDatabase();
-    const member = await verifyCredentials(db, email, password);
-    if (!member) {
-      await guard?.failed(email);
-      return null;
+    // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
+    const check = await verifyCredentials(db, email, password, (account) => guard?.attempt(account, address) ?? Promise.resolve(0));
+    if (check.ok) {
+      await guard?.succeeded(check.account, address);
+      return { id: check.member.userId, email: check.member.email, name: check.member.name, workspaceId: check.member.workspaceId };
     }
-    await guard?.succeeded(email);
-    return { id: member.userId, email: member.email, name: member.name, workspaceId: member.workspaceId };
+    if (check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
+    return null;
   },
 });
 
@@ -85,17 +99,32 @@ const github = () =>
   });
 
 export const authOptions: NextAuthOptions = {
-  session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },
+  session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: '/signin', error: '/signin' },
   providers: githubEnabled ? [credentials, github()] : [credentials],
   callbacks: {
     // GitHub accounts without a verified email cannot be matched to (or create) a user.
-    signIn({ account, user }) {
-      if (account?.provider === 'github' && !user.email) return '/signin?error=GithubEmail';
+    async signIn({ account, user }) {
+      if (account?.provider !== 'github') return true;
+      if (!user.email) return '/signin?error=GithubEmail';
+      // Never onto an account someone registered with this address (users.ts upsertGithubUser).
+      const { db } = await getDatabase();
+      const [byGithub, byEmail] = await Promise.all([
+        db.select({ id: users.id }).from(users).where(eq(users.githubId, account.providerAccountId)).then((r) => r[0]),
+        findByEmail(db, user.email),
+      ]);
+      if (!byGithub && byEmail) return '/signin?error=OAuthAccountNotLinked';
       return true;
     },
     async jwt({ token, user, account }) {
-      if (account?.provider === 'github' && user?.email) {
+      const { db } = await getDatabase();
+      if (!user) {
+        // Every read of the session: its row must still be active (sign-out, sign-out everywhere
+        // and password changes end it in every process at once).
+        if (token.sid && token.userId && (await isSessionActive(db, token.sid, token.userId))) return token;
+        return {};
+      }
+      if (account?.provider === 'github' && user.email) {
         const { db } = await getDatabase();
         const member = await upsertGithubUser(db, {
           githubId: account.providerAccountId,
@@ -106,18 +135,25 @@ export const authOptions: NextAuthOptions = {
         token.workspaceId = member.workspaceId;
         token.email = member.email;
         token.name = member.name;
-      } else if (user?.workspaceId) {
+      } else if (user.workspaceId) {
         token.userId = user.id;
         token.workspaceId = user.workspaceId;
       }
+      if (token.userId) token.sid = await startSession(db, token.userId);
       return token;
     },
     session({ session, token }) {
-      if (token.userId && token.workspaceId) {
+      if (token.userId && token.workspaceId && token.sid) {
         session.userId = token.userId;
         session.workspaceId = token.workspaceId;
+        session.sessionId = token.sid;
       }
       return session;
+    },
+  },
+  events: {
+    async signOut({ token }) {
+      if (token?.sid) await endSession((await getDatabase()).db, token.sid);
     },
   },
 };

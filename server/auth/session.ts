@@ -14,7 +14,14 @@ export function parseEnvironment(value: string | null | undefined): Environment 
 /** A signed-in user acts with every scope, in the environment the dashboard has selected. */
 export function actorFromSession(session: Session | null, environment: Environment): Actor | null {
   if (!session?.userId || !session.workspaceId) return null;
-  return { kind: 'user', userId: session.userId, workspaceId: session.workspaceId, environment, scopes: [...SCOPES] };
+  return {
+    kind: 'user',
+    userId: session.userId,
+    sessionId: session.sessionId,
+    workspaceId: session.workspaceId,
+    environment,
+    scopes: [...SCOPES],
+  };
 }
 
 /** The current session in a server component, route handler or server action (null when signed out). */

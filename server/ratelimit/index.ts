@@ -43,6 +43,7 @@ export function createRateLimits(opts: {
   database: Database;
   redisUrl?: string;
   anonPerMinute: number;
+  signUpsPerHour?: number;
 }): RateLimits {
   let store: StoreKind;
   let redis: Redis | undefined;
@@ -104,7 +105,7 @@ export function createRateLimits(opts: {
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);
     },
-    auth: createAuthGuards(counter),
+    auth: createAuthGuards(counter, { signUpsPerHour: opts.signUpsPerHour }),
     async ready(timeoutMs = 5_000) {
       if (!redis || redis.status === 'ready') return;
       const client = redis;

@@ -1,31 +1,29 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
+import { jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH } from '../http/exchange';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_BODY_DEPTH = 32;
+const tooLarge = () => new ApiError('request_too_large', 'The request body is larger than 1 MiB');
 
-const tooLarge = () => new ApiError(413, 'request_too_large', 'The request body is larger than 1 MiB');
-
-/** Reads the raw body, refusing more than 1 MiB (declared or actually sent). */
+/**
+ * Reads the raw body, refusing more than 1 MiB (declared or actually sent). On refusal it stops
+ * reading: the caller answers 413 and closes the connection (closeAfterResponse).
+ */
 export function readRawBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    req.resume();
-    return Promise.reject(tooLarge());
-  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
+        req.off('data', onData);
+        req.pause();
         reject(tooLarge());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -34,7 +32,7 @@ export function readRawBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * The JSON object of a request that carries a body (POST, PATCH, PUT). No body at all is `{}`
  * (so `POST …/cancel` needs none); otherwise the type must be application/json (parameters
- * such as charset are fine) and the body a JSON object.
+ * such as charset are fine) and the body a JSON object nested at most 32 levels deep.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const raw = await readRawBody(req);
@@ -42,35 +40,43 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ApiError(
-      415,
       'unsupported_media_type',
       type ? `Unsupported content type '${type}': send application/json` : 'Missing Content-Type: send application/json',
     );
   }
+  const text = raw.toString('utf8');
+  if (jsonDepth(text) > MAX_BODY_DEPTH) {
+    throw new ApiError('invalid_json', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
+    throw new ApiError('invalid_json', 'The request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ApiError(400, 'invalid_json', 'The request body must be a JSON object');
-  }
-  if (depthOf(parsed) > MAX_BODY_DEPTH) {
-    throw new ApiError(400, 'invalid_json', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+    throw new ApiError('invalid_json', 'The request body must be a JSON object');
   }
   return parsed as Record<string, unknown>;
 }
 
-/** How deeply objects and arrays nest in a parsed JSON value (iteratively: any depth is safe). */
-export function depthOf(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    max = Math.max(max, depth + 1);
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+export type Query = Record<string, string | string[]>;
+
+/**
+ * The query string as a null-prototype object. A parameter named like a property every object
+ * inherits (`__proto__`, `constructor`, `toString`…) is refused as unknown: no schema has one,
+ * and passed on it would reach code that treats it as that property.
+ */
+export function parseQuery(url: string): Query {
+  const query: Query = Object.create(null) as Query;
+  const at = url.indexOf('?');
+  if (at < 0) return query;
+  for (const [key, value] of new URLSearchParams(url.slice(at + 1))) {
+    if (key in Object.prototype) {
+      throw new ApiError('unknown_parameter', `Unknown query parameter '${key.slice(0, 64)}'`, { param: key.slice(0, 64) });
+    }
+    const prev = query[key];
+    query[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
-  return max;
+  return query;
 }

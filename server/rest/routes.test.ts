@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { appRouter } from '../trpc/router';
+import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute } from './routes';
 
-const routes = buildRouteTable(appRouter, [
-  { method: 'GET', template: '/v1/openapi.json', procedurePath: '', successStatus: 200, public: true },
-]);
+const routes = buildRouteTable(appRouter, RAW_ROUTES);
 
 describe('REST route table', () => {
-  it('holds exactly the routes with OpenAPI meta (no dashboard-only procedures)', () => {
+  it('holds exactly the routes with OpenAPI meta and the raw routes (no dashboard-only procedures)', () => {
     assert.deepEqual(routes.map((r) => `${r.method} ${r.template}`).sort(), [
       'DELETE /v1/keys/{id}',
       'GET /v1/keys',
@@ -17,22 +16,25 @@ describe('REST route table', () => {
     ]);
   });
 
-  it('carries each route’s scope, success status and publicity', () => {
+  it('carries each route’s scope, success status, auth and target', () => {
     const by = (m: string, t: string) => routes.find((r) => r.method === m && r.template === t)!;
     assert.equal(by('POST', '/v1/keys').successStatus, 201);
     assert.equal(by('GET', '/v1/keys').successStatus, 200);
     assert.equal(by('DELETE', '/v1/keys/{id}').successStatus, 200);
     for (const r of routes.filter((r) => r.template.startsWith('/v1/keys'))) {
       assert.equal(r.scope, 'keys:manage');
-      assert.equal(r.public, false);
+      assert.equal(r.auth, true);
+      assert.equal(r.target.kind, 'procedure');
     }
-    assert.equal(by('GET', '/v1/openapi.json').public, true);
+    assert.equal(by('GET', '/v1/openapi.json').auth, false);
+    assert.equal(by('GET', '/v1/openapi.json').target.kind, 'raw');
   });
 
-  it('finds a route by method and path, with or without a trailing slash', () => {
+  it('finds a route by method and path, with or without a trailing slash, and names its parameters', () => {
     const found = matchRoute(routes, 'DELETE', '/v1/keys/key_01JD8X3ZQ2N6W5V4T3S2R1P0MK');
     assert.equal(found.kind, 'found');
-    assert.equal(found.kind === 'found' && found.route.procedurePath, 'keys.revoke');
+    assert.equal(found.kind === 'found' && found.route.target.kind === 'procedure' && found.route.target.path, 'keys.revoke');
+    assert.deepEqual(found.kind === 'found' && found.params, { id: 'key_01JD8X3ZQ2N6W5V4T3S2R1P0MK' });
     assert.equal(matchRoute(routes, 'GET', '/v1/keys/').kind, 'found');
   });
 

@@ -1,47 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
-import type { Meta } from '../trpc/init';
+import type { Db } from '../../db/client';
+import type { VerifiedKey } from '../keys/service';
 import type { Scope } from '../keys/scopes';
+import type { Meta } from '../trpc/init';
+import type { Query } from './body';
 
-// The REST route table, built once from the router's OpenAPI meta: which paths exist, which
-// methods each allows (405 with `Allow`), the scope each needs, and the success status.
+// The REST route table, built once: procedures with OpenAPI meta (served by trpc-to-openapi)
+// and raw routes (which write their own response: a stream, or 200/202 chosen by input). Both
+// pass the same checks first: route → auth → rate limit → scope; raw routes then read their
+// own input.
+
+export interface RawContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  db: Db;
+  /** The verified key; null only on routes with `auth: false`. */
+  key: VerifiedKey | null;
+  /** Path parameters by the names in the template (`{id}` → `params.id`). */
+  params: Record<string, string>;
+  query: Query;
+  /** The JSON body (POST, PATCH): `{}` when there is none. Errors are ApiErrors. */
+  body(): Promise<Record<string, unknown>>;
+}
+
+export interface RawRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  template: string;
+  /** The scope a key needs; routes with `auth: false` need no key (limited per address instead). */
+  scope?: Scope;
+  auth?: boolean;
+  handle(ctx: RawContext): Promise<void>;
+}
 
 export interface RestRoute {
   method: string;
   template: string;
   pattern: RegExp;
-  procedurePath: string;
+  paramNames: string[];
   scope?: Scope;
+  /** False: no key needed (the OpenAPI document). */
+  auth: boolean;
   successStatus: number;
-  /** Public routes need no key (the OpenAPI document). */
-  public: boolean;
+  target: { kind: 'procedure'; path: string } | { kind: 'raw'; handle: RawRoute['handle'] };
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: RestRoute }
+  | { kind: 'found'; route: RestRoute; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
-function patternOf(template: string): RegExp {
+function compile(template: string): { pattern: RegExp; paramNames: string[] } {
+  const paramNames: string[] = [];
   const source = template
     .split('/')
-    .map((seg) => (/^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((seg) => {
+      const param = /^\{(\w+)\}$/.exec(seg);
+      if (!param) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      paramNames.push(param[1]!);
+      return '([^/]+)';
+    })
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return { pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
-export function buildRouteTable(router: AnyRouter, extra: Omit<RestRoute, 'pattern'>[] = []): RestRoute[] {
-  const routes: RestRoute[] = extra.map((r) => ({ ...r, pattern: patternOf(r.template) }));
-  for (const [procedurePath, procedure] of Object.entries(router._def.procedures)) {
+export function buildRouteTable(router: AnyRouter, raw: RawRoute[] = []): RestRoute[] {
+  const routes: RestRoute[] = raw.map((r) => ({
+    method: r.method,
+    template: r.template,
+    ...compile(r.template),
+    scope: r.scope,
+    auth: r.auth !== false,
+    successStatus: 200,
+    target: { kind: 'raw', handle: r.handle },
+  }));
+  for (const [path, procedure] of Object.entries(router._def.procedures)) {
     const meta = (procedure as { _def: { meta?: Meta } })._def.meta;
     if (!meta?.openapi || meta.openapi.enabled === false) continue;
     routes.push({
       method: meta.openapi.method,
       template: meta.openapi.path,
-      pattern: patternOf(meta.openapi.path),
-      procedurePath,
+      ...compile(meta.openapi.path),
       scope: meta.scope,
+      auth: true,
       successStatus: meta.successStatus ?? 200,
-      public: meta.openapi.protect === false,
+      target: { kind: 'procedure', path },
     });
   }
   return routes;
@@ -50,9 +94,22 @@ export function buildRouteTable(router: AnyRouter, extra: Omit<RestRoute, 'patte
 export function matchRoute(routes: RestRoute[], method: string, path: string): RouteMatch {
   const allow: string[] = [];
   for (const route of routes) {
-    if (!route.pattern.test(path)) continue;
-    if (route.method === method) return { kind: 'found', route };
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    if (route.method === method) {
+      const params: Record<string, string> = {};
+      route.paramNames.forEach((name, i) => (params[name] = decodeURIComponentSafe(m[i + 1]!)));
+      return { kind: 'found', route, params };
+    }
     allow.push(route.method);
   }
   return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

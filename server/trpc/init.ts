@@ -12,6 +12,8 @@ export interface Context {
   db: Db;
   /** The verified key (REST) or the signed-in user (dashboard); null when neither. */
   actor: Actor | null;
+  /** The client's address (per-address limits of the dashboard's sign-up); absent on REST. */
+  clientAddress?: string;
 }
 
 export type Meta = OpenApiMeta<{

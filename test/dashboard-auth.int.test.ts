@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TRPCError } from '@trpc/server';
+import { eq, sql } from 'drizzle-orm';
+import type { JWT } from 'next-auth/jwt';
+import { users } from '../db/schema';
+import { startServer, type TestServer } from './harness';
+
+// The dashboard's sign-up, sign-in and sessions against the real database and the real
+// rate-limit store (memory on PGlite, the PostgreSQL store on PostgreSQL): the attacks that
+// the hardening issue reproduced, each as a test.
+
+let api: TestServer;
+let mod: {
+  authorize: (creds: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
+  callbacks: Required<import('next-auth').NextAuthOptions>['callbacks'];
+  events: Required<import('next-auth').NextAuthOptions>['events'];
+  caller: (ctx: { actor?: unknown; clientAddress?: string }) => ReturnType<typeof import('../server/trpc/router').appRouter.createCaller>;
+  TOO_MANY: string;
+};
+
+const PASSWORD = 'correct horse battery staple';
+let ip = 0;
+/** A fresh client address per test, so tests do not share per-address counters. */
+const nextAddress = () => `198.51.${100 + (++ip >> 8)}.${ip & 255}`;
+
+before(async () => {
+  api = await startServer();
+  const { authOptions } = await import('../server/auth/options');
+  const { appRouter } = await import('../server/trpc/router');
+  const { TOO_MANY_SIGN_IN_ATTEMPTS } = await import('../server/auth/signin-errors');
+  const provider = authOptions.providers[0] as unknown as { options: { authorize: typeof mod.authorize } };
+  mod = {
+    authorize: provider.options.authorize,
+    callbacks: authOptions.callbacks!,
+    events: authOptions.events!,
+    caller: (ctx) => appRouter.createCaller({ requestId: 'req_test', db: api.db, actor: null, ...ctx } as never),
+    TOO_MANY: TOO_MANY_SIGN_IN_ATTEMPTS,
+  };
+});
+after(() => api?.close());
+
+async function signUp(email: string, password = PASSWORD, clientAddress = nextAddress()) {
+  return mod.caller({ clientAddress }).account.signUp({ email, password });
+}
+
+/** One sign-in try: 'ok', 'wrong' (the password was checked and refused) or 'blocked'. */
+async function tryPassword(email: string, password: string, address: string): Promise<'ok' | 'wrong' | 'blocked'> {
+  try {
+    const user = await mod.authorize({ email, password }, { headers: { 'x-aas-client-address': address } });
+    return user ? 'ok' : 'wrong';
+  } catch (err) {
+    assert.equal((err as Error).message, mod.TOO_MANY);
+    return 'blocked';
+  }
+}
+
+const countBy = <T extends string>(list: T[]) => list.reduce<Record<string, number>>((m, v) => ((m[v] = (m[v] ?? 0) + 1), m), {});
+
+describe('sign-in guard', () => {
+  it('checks exactly 10 passwords of 200 concurrent wrong tries (the attempt is spent first)', async () => {
+    const email = `race-${Date.now()}@example.test`;
+    await signUp(email);
+    const results = await Promise.all(Array.from({ length: 200 }, () => tryPassword(email, 'wrong password!', nextAddress())));
+    assert.deepEqual(countBy(results), { wrong: 10, blocked: 190 });
+  });
+
+  it('checks at most 10 of 100 concurrent tries when one of them is right', async () => {
+    const email = `race2-${Date.now()}@example.test`;
+    await signUp(email);
+    const tries = Array.from({ length: 100 }, (_, i) => (i === 24 ? PASSWORD : `wrong ${i}`));
+    const results = await Promise.all(tries.map((p) => tryPassword(email, p, nextAddress())));
+    assert.equal(results.filter((r) => r !== 'blocked').length, 10);
+  });
+
+  it('locks every spelling of a locked address: case, width and U+0130 (İ) get no password check', async () => {
+    const email = `victim-${Date.now()}@example.test`;
+    await signUp(email);
+    for (let i = 0; i < 10; i++) assert.equal(await tryPassword(email, `wrong ${i}`, nextAddress()), 'wrong');
+    for (const spelling of [email, email.toUpperCase(), email.replace('victim', 'vİctim'), email.replace('v', 'ｖ')]) {
+      assert.notEqual(await tryPassword(spelling, PASSWORD, nextAddress()), 'ok', spelling);
+    }
+    assert.equal(await tryPassword(email, PASSWORD, nextAddress()), 'blocked');
+  });
+
+  it('stops one address after 30 failures, whichever accounts it tries, while others still sign in', async () => {
+    const attacker = nextAddress();
+    const owner = `owner-${Date.now()}@example.test`;
+    await signUp(owner);
+    for (let i = 0; i < 30; i++) assert.equal(await tryPassword(`nobody${i}-${Date.now()}@example.test`, 'x', attacker), 'wrong');
+    assert.equal(await tryPassword(owner, 'wrong', attacker), 'blocked');
+    assert.equal(await tryPassword(owner, PASSWORD, nextAddress()), 'ok');
+  });
+});
+
+describe('sign-up', () => {
+  it('answers the same for a registered address and leaves that account untouched', async () => {
+    const email = `taken-${Date.now()}@example.test`;
+    assert.deepEqual(await signUp(email), { ok: true });
+    assert.deepEqual(await signUp(email.toUpperCase(), 'attacker password 1'), { ok: true });
+    assert.equal(await tryPassword(email, 'attacker password 1', nextAddress()), 'wrong');
+    assert.equal(await tryPassword(email, PASSWORD, nextAddress()), 'ok');
+    const rows = await api.db.select().from(users).where(sql`lower(${users.email}) = ${email}`);
+    assert.equal(rows.length, 1);
+  });
+
+  it('allows 10 sign-ups per client address per hour', async () => {
+    const address = nextAddress();
+    const stamp = Date.now();
+    for (let i = 0; i < 10; i++) await signUp(`many${i}-${stamp}@example.test`, PASSWORD, address);
+    await assert.rejects(signUp(`many10-${stamp}@example.test`, PASSWORD, address), (err: unknown) => {
+      assert.ok(err instanceof TRPCError);
+      assert.equal((err.cause as { code?: string }).code, 'rate_limit_exceeded');
+      return true;
+    });
+    const [row] = await api.query<{ n: number }>(sql`select count(*)::int as n from users where email like ${`many10-${stamp}%`}`);
+    assert.equal(row!.n, 0);
+    await signUp(`other-${stamp}@example.test`, PASSWORD, nextAddress());
+  });
+});
+
+describe('sessions', () => {
+  async function signedIn(email: string) {
+    const user = (await mod.authorize({ email, password: PASSWORD }, { headers: { 'x-aas-client-address': nextAddress() } })) as {
+      id: string;
+      workspaceId: string;
+    };
+    const token = (await mod.callbacks.jwt!({ token: {} as JWT, user, account: { provider: 'credentials' } } as never)) as JWT;
+    assert.ok(token.sid && token.userId);
+    return { user, token };
+  }
+  const read = (token: JWT) => mod.callbacks.jwt!({ token } as never) as Promise<JWT>;
+
+  it('a signed-out token is dead at once; other sessions live on', async () => {
+    const email = `sess-${Date.now()}@example.test`;
+    await signUp(email);
+    const a = await signedIn(email);
+    const b = await signedIn(email);
+    assert.equal((await read(a.token)).userId, a.user.id);
+    await mod.events.signOut!({ token: a.token, session: undefined as never });
+    assert.deepEqual(await read(a.token), {});
+    assert.equal((await read(b.token)).userId, b.user.id);
+  });
+
+  it('sign-out everywhere ends every session; a password change ends all but its own', async () => {
+    const email = `sess2-${Date.now()}@example.test`;
+    await signUp(email);
+    const a = await signedIn(email);
+    const b = await signedIn(email);
+    const actor = (s: { user: { id: string; workspaceId: string }; token: JWT }) => ({
+      kind: 'user',
+      userId: s.user.id,
+      workspaceId: s.user.workspaceId,
+      sessionId: s.token.sid,
+      environment: 'live',
+      scopes: [],
+    });
+    const me = mod.caller({ actor: actor(a), clientAddress: nextAddress() });
+    await assert.rejects(me.account.changePassword({ currentPassword: 'not it', newPassword: 'another good one' }));
+    assert.deepEqual(await me.account.changePassword({ currentPassword: PASSWORD, newPassword: 'another good one' }), { ok: true });
+    assert.equal((await read(a.token)).userId, a.user.id);
+    assert.deepEqual(await read(b.token), {});
+    assert.equal(await tryPassword(email, PASSWORD, nextAddress()), 'wrong');
+
+    await me.account.signOutEverywhere();
+    assert.deepEqual(await read(a.token), {});
+  });
+});
+
+describe('GitHub sign-in', () => {
+  it('never links onto an account registered with the same address', async () => {
+    const email = `prereg-${Date.now()}@example.test`;
+    await signUp(email);
+    const verdict = await mod.callbacks.signIn!({
+      user: { id: 'gh', email: email.toUpperCase() },
+      account: { provider: 'github', providerAccountId: `gh-${Date.now()}`, type: 'oauth' },
+    } as never);
+    assert.equal(verdict, '/signin?error=OAuthAccountNotLinked');
+    const { upsertGithubUser, AccountNotLinkedError } = await import('../server/auth/users');
+    await assert.rejects(upsertGithubUser(api.db, { githubId: 'gh-x', email, name: null }), AccountNotLinkedError);
+    const [row] = await api.db.select().from(users).where(eq(users.email, email));
+    assert.equal(row!.githubId, null);
+    assert.ok(row!.passwordHash);
+  });
+});
