@@ -4,7 +4,6 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { peekSingleton, setSingleton, dropSingleton } from '../server/registry';
 import { acquireDataDirLock } from './lock';
 import * as schema from './schema';
 
@@ -58,31 +57,4 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     release();
     throw err;
   }
-}
-
-const KEY = 'database';
-
-/** Opens the process-wide database once; every copy of this module gets the same one. */
-export function initDatabase(opts: DatabaseOptions): Promise<Database> {
-  let p = peekSingleton<Promise<Database>>(KEY);
-  if (!p) {
-    p = openDatabase(opts);
-    setSingleton(KEY, p);
-    p.catch(() => dropSingleton(KEY));
-  }
-  return p;
-}
-
-/** The process-wide database; the server, worker or CLI opened it at start-up. */
-export function getDatabase(): Promise<Database> {
-  const p = peekSingleton<Promise<Database>>(KEY);
-  if (!p) throw new Error('The database is not open: call initDatabase() at start-up');
-  return p;
-}
-
-export async function closeDatabase(): Promise<void> {
-  const p = peekSingleton<Promise<Database>>(KEY);
-  if (!p) return;
-  dropSingleton(KEY);
-  await (await p).close();
 }

@@ -1,11 +1,10 @@
 // `npm run db:migrate`: applies pending migrations (PGlite in DATA_DIR, or DATABASE_URL) and exits.
-import { closeDatabase } from '../db/client';
 import { describeStartupError, openMigratedDatabase } from '../server/boot';
 
 openMigratedDatabase()
   .then(async (database) => {
     console.log(`migrations applied (${database.kind})`);
-    await closeDatabase();
+    await database.close();
   })
   .catch((err: unknown) => {
     console.error(`error: ${describeStartupError(err)}`);

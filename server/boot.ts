@@ -1,17 +1,15 @@
-import { closeDatabase, initDatabase, type Database } from '../db/client';
+import { openDatabase, type Database } from '../db/client';
 import { DataDirLockedError } from '../db/lock';
 import { migrateDatabase } from '../db/migrate';
 import { env } from './env.js';
-import { createRateLimits, getRateLimits, RATE_LIMITS, type RateLimits } from './ratelimit';
-import { setSingleton } from './registry';
+import { openJobs } from './jobs';
+import { declareQueues, startWorkers } from './jobs/workers';
+import { createRateLimits } from './ratelimit';
+import { peekRuntime, setRuntime, type ProcessRuntime } from './runtime';
 import { resolveAuthSecret } from './secrets';
 
-// Start-up shared by the server, the tests and the admin CLI: secrets, database, migrations, limiter.
-
-export interface Runtime {
-  database: Database;
-  limits: RateLimits;
-}
+// Start-up shared by the server, the worker, the tests and the admin CLI: secrets, database,
+// migrations, rate limits, the job queue and (where this process runs them) the workers.
 
 /** The next-auth secret for this process (next-auth, inside Next's bundle, reads process.env). */
 export function provideAuthSecret(): void {
@@ -27,30 +25,52 @@ export function provideAuthSecret(): void {
 
 /** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
 export async function openMigratedDatabase(): Promise<Database> {
-  const database = await initDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
-  await migrateDatabase(database);
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+  try {
+    await migrateDatabase(database);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   return database;
 }
 
-export async function openRuntime(): Promise<Runtime> {
+/**
+ * Opens everything this process holds, once. `workers` (default RUN_WORKERS) also starts the
+ * job handlers here; a web process with RUN_WORKERS=false only sends jobs.
+ */
+export async function openRuntime(opts: { workers?: boolean } = {}): Promise<ProcessRuntime> {
+  const existing = peekRuntime();
+  if (existing) return existing;
+  const workers = opts.workers ?? env.RUN_WORKERS;
   const database = await openMigratedDatabase();
-  let limits = getRateLimits();
-  if (!limits) {
-    limits = createRateLimits({
+  try {
+    const limits = createRateLimits({
       database,
       redisUrl: env.REDIS_URL,
       anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE,
       signUpsPerHour: env.RATE_LIMIT_SIGNUPS_PER_HOUR,
     });
-    setSingleton(RATE_LIMITS, limits);
+    await limits.ready();
+    const jobs = await openJobs(database, { workers });
+    await declareQueues(jobs);
+    const runtime: ProcessRuntime = { database, limits, jobs, workers };
+    setRuntime(runtime);
+    if (workers) await startWorkers(jobs, database.db);
+    return runtime;
+  } catch (err) {
+    setRuntime(undefined);
+    await database.close();
+    throw err;
   }
-  await limits.ready();
-  return { database, limits };
 }
 
-export async function closeRuntime(runtime: Runtime): Promise<void> {
+/** Stops the workers (letting running jobs finish), then closes the stores and the database. */
+export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
+  await runtime.jobs.stop();
   await runtime.limits.close();
-  await closeDatabase();
+  await runtime.database.close();
+  if (peekRuntime() === runtime) setRuntime(undefined);
 }
 
 /** A plain sentence for the error people will meet most: the data dir is in use. */
@@ -58,3 +78,6 @@ export function describeStartupError(err: unknown): string {
   if (err instanceof DataDirLockedError) return err.message;
   return err instanceof Error ? err.message : String(err);
 }
+
+/** @deprecated name kept while server/main.ts moves to ProcessRuntime. */
+export type Runtime = ProcessRuntime;

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { env } from './env.js';
-import { singleton } from './registry';
+import { processLogger } from './runtime';
 
 // JSON lines. Authorization headers, cookies and key material are redacted wherever they
 // would appear; request logs carry the request id.
@@ -26,7 +26,7 @@ export function scrubError(value: unknown, depth = 0): unknown {
 
 const errSerializer = (err: unknown) => scrubError(pino.stdSerializers.errWithCause(err as Error));
 
-export const log = singleton('logger', () =>
+export const log = processLogger(() =>
   pino({
     level: env.LOG_LEVEL,
     base: { service: 'agent-service' },

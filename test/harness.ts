@@ -117,7 +117,12 @@ export interface TestServer {
 let started = false;
 
 export async function startServer(
-  opts: { db?: DbKind; env?: Record<string, string> } = {},
+  opts: {
+    db?: DbKind;
+    env?: Record<string, string>;
+    /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
+    next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+  } = {},
 ): Promise<TestServer> {
   if (started) throw new Error('startServer: one server per test file (server/env.js reads the environment once)');
   started = true;
@@ -130,7 +135,7 @@ export async function startServer(
   Object.assign(process.env, {
     NODE_ENV: 'test',
     DATA_DIR: tmp,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AUTH_SECRET: TEST_AUTH_SECRET,
     RATE_LIMIT_ANON_PER_MINUTE: '100000',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
@@ -148,7 +153,7 @@ export async function startServer(
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   });
-  const server = createAppServer(runtime);
+  const server = createAppServer({ ...runtime, next: opts.next });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const db = runtime.database.db;

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { DashboardHeader } from '@/app/_components/dashboard-header';
 import { Providers } from '@/app/_components/providers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
-import { getDatabase } from '@/db/client';
+import { getDatabase } from '@/server/runtime';
 import { getWorkspace } from '@/server/auth/users';
 import { currentSession, parseEnvironment } from '@/server/auth/session';
 

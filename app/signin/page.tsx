@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { AuthShell } from '@/app/_components/auth-shell';
 import { SignInForm } from '@/app/_components/signin-form';
-import { safeCallbackPath } from '@/app/_lib/redirect';
+import { safeCallbackPath } from '@/server/auth/callback-path';
 import { githubEnabled } from '@/server/auth/options';
 import { currentSession } from '@/server/auth/session';
 

@@ -2,11 +2,12 @@ import { eq } from 'drizzle-orm';
 import type { NextAuthOptions } from 'next-auth';
 import credentialsModule from 'next-auth/providers/credentials';
 import githubModule from 'next-auth/providers/github';
-import { getDatabase } from '../../db/client';
+import { getDatabase } from '../runtime';
 import { users } from '../../db/schema';
 import { env } from '../env.js';
 import { stampedClientAddress } from '../http/client-address-header';
-import { getRateLimits } from '../ratelimit';
+import { peekRuntime } from '../runtime';
+import { safeCallbackPath } from './callback-path';
 import { endSession, isSessionActive, SESSION_MAX_AGE_SECONDS, startSession } from './sessions';
 import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
 import { findByEmail, upsertGithubUser, verifyCredentials } from './users';
@@ -58,7 +59,7 @@ const credentials = CredentialsProvider({
     const email = input?.email?.trim();
     const password = input?.password;
     if (!email || !password || email.length > 254 || password.length > 200) return null;
-    const guard = getRateLimits()?.auth.signIn;
+    const guard = peekRuntime()?.limits.auth.signIn;
     const address = stampedClientAddress(req?.headers ?? {});
     const { db } = await getDatabase();
     // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
@@ -103,6 +104,11 @@ export const authOptions: NextAuthOptions = {
   pages: { signIn: '/signin', error: '/signin' },
   providers: githubEnabled ? [credentials, github()] : [credentials],
   callbacks: {
+    // Where next-auth sends the browser after signing in or out: a path on this site only.
+    redirect({ url, baseUrl }) {
+      const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || '/' : url;
+      return `${baseUrl}${safeCallbackPath(path, '/dashboard/keys')}`;
+    },
     // GitHub accounts without a verified email cannot be matched to (or create) a user.
     async signIn({ account, user }) {
       if (account?.provider !== 'github') return true;

@@ -34,8 +34,10 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req, env.TRUST_PROXY);
     if (!hasBody(req)) return void next(req, res);
     const refuse = (err: ApiError) => {
+      const requestId = newId('req');
       closeAfterResponse(req, res);
-      sendError(res, newId('req'), err);
+      res.setHeader('X-Request-Id', requestId);
+      sendError(res, requestId, err);
     };
     const tooLarge = () => new ApiError('request_too_large', 'The request body is larger than 1 MiB');
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return refuse(tooLarge());

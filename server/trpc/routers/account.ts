@@ -4,7 +4,7 @@ import { endAllSessions } from '../../auth/sessions';
 import { changePassword, getWorkspace, signUp } from '../../auth/users';
 import { ApiError } from '../../errors';
 import { SCOPE_TABLE } from '../../keys/scopes';
-import { getRateLimits } from '../../ratelimit';
+import { peekRuntime } from '../../runtime';
 import { limitsFor } from '../../ratelimit/plans';
 import { publicProcedure, router, userProcedure } from '../init';
 
@@ -30,7 +30,7 @@ export const accountRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const wait = (await getRateLimits()?.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
+      const wait = (await peekRuntime()?.limits.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
       if (wait > 0) throw tooMany(wait, 'sign-ups');
       await signUp(ctx.db, input);
       return { ok: true as const };
@@ -46,7 +46,7 @@ export const accountRouter = router({
   changePassword: userProcedure
     .input(z.strictObject({ currentPassword: z.string().min(1).max(200), newPassword: password }))
     .mutation(async ({ ctx, input }) => {
-      const guard = getRateLimits()?.auth.signIn;
+      const guard = peekRuntime()?.limits.auth.signIn;
       const address = ctx.clientAddress ?? 'unknown';
       const wait = (await guard?.attempt(ctx.actor.userId, address)) ?? 0;
       if (wait > 0) throw tooMany(wait, 'password attempts');

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { getDatabase } from '@/db/client';
+import { getDatabase } from '@/server/runtime';
 import { actorFromSession, currentSession, parseEnvironment } from '@/server/auth/session';
 import { stampedClientAddress } from '@/server/http/client-address-header';
 import { newId } from '@/server/ids';

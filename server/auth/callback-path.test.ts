@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { safeCallbackPath } from './redirect';
+import { safeCallbackPath } from './callback-path';
 
 describe('safeCallbackPath', () => {
   it('keeps paths on this site', () => {

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/client';
+import type { Jobs } from './jobs';
+import type { RateLimits } from './ratelimit';
+
+// Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
+// logger — once per process. Next evaluates our modules several times in one process (the
+// custom server, route-handler chunks, page chunks: FINDINGS.md), so a module-level `let`
+// would exist once per copy; this lives on globalThis, which exists once.
+
+export interface ProcessRuntime {
+  database: Database;
+  limits: RateLimits;
+  /** The job queue: every process sends jobs; processes with workers also run them. */
+  jobs: Jobs;
+  /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */
+  workers: boolean;
+}
+
+interface Slots {
+  runtime?: ProcessRuntime;
+  logger?: Logger;
+}
+
+const KEY = Symbol.for('agent-service.runtime');
+
+function slots(): Slots {
+  const g = globalThis as unknown as Record<symbol, Slots | undefined>;
+  return (g[KEY] ??= {});
+}
+
+export function setRuntime(runtime: ProcessRuntime | undefined): void {
+  slots().runtime = runtime;
+}
+
+/** The runtime the server, worker or test opened at start-up (undefined before that). */
+export function peekRuntime(): ProcessRuntime | undefined {
+  return slots().runtime;
+}
+
+export function getRuntime(): ProcessRuntime {
+  const runtime = slots().runtime;
+  if (!runtime) throw new Error('The process runtime is not open: the server or worker opens it at start-up');
+  return runtime;
+}
+
+/** The process's database, for code that runs inside Next (pages, route handlers, next-auth). */
+export const getDatabase = async (): Promise<Database> => getRuntime().database;
+
+/** The process-wide logger, created once by `create`. */
+export function processLogger(create: () => Logger): Logger {
+  return (slots().logger ??= create());
+}

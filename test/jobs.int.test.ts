@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { userSessions } from '../db/schema';
+import type { Jobs } from '../server/jobs';
+import { queue } from '../server/jobs';
+import { DB_KIND, startServer, type TestServer } from './harness';
+import { ROOT, stop, type Proc } from './processes';
+
+// The jobs seam (pg-boss) on the real database: a job sent inside a transaction exists only if
+// the transaction commits, workers are woken at once (LISTEN/NOTIFY, not polling), and a
+// separate `npm run worker` process runs jobs sent by a web process that runs none.
+
+let api: TestServer;
+let jobs: Jobs;
+before(async () => {
+  // A web process that runs no workers: only the test's own handler and the worker process run jobs.
+  api = await startServer({ env: { RUN_WORKERS: 'false' } });
+  const { getRuntime } = await import('../server/runtime');
+  jobs = getRuntime().jobs;
+});
+after(() => api?.close());
+
+const echo = queue<{ n: number; sentAt: number }>('test-echo');
+
+describe('jobs', () => {
+  const seen: { n: number; ms: number }[] = [];
+  before(async () => {
+    await jobs.declare(echo);
+    await jobs.work(echo, async (job) => {
+      seen.push({ n: job.data.n, ms: Date.now() - job.data.sentAt });
+    }, { pollingIntervalSeconds: 30 });
+  });
+
+  const waitFor = async (n: number, ms = 5_000) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && !seen.some((s) => s.n === n)) await new Promise((r) => setTimeout(r, 20));
+    return seen.find((s) => s.n === n);
+  };
+
+  it('runs a job within moments of its send (woken by NOTIFY, while polling is every 30 s)', async () => {
+    const latencies: number[] = [];
+    for (let n = 1; n <= 5; n++) {
+      await jobs.send(echo, { n, sentAt: Date.now() });
+      const got = await waitFor(n);
+      assert.ok(got, `job ${n} ran`);
+      latencies.push(got.ms);
+    }
+    latencies.sort((a, b) => a - b);
+    assert.ok(latencies[2]! < 1_000, `median send→run ${latencies[2]} ms`);
+  });
+
+  it('a job sent in a transaction that rolls back never runs; one that commits does', async () => {
+    await api.db
+      .transaction(async (tx) => {
+        await jobs.send(echo, { n: 100, sentAt: Date.now() }, { tx });
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    await api.db.transaction(async (tx) => {
+      await jobs.send(echo, { n: 101, sentAt: Date.now() }, { tx });
+    });
+    assert.ok(await waitFor(101), 'the committed job ran');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(seen.find((s) => s.n === 100), undefined, 'the rolled-back job never ran');
+  });
+});
+
+describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (embedded mode runs workers in the server)' }, () => {
+  it('runs a job another process sent, and stops cleanly on SIGTERM', async () => {
+    const ws = await api.seed.workspace();
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    await api.db.insert(userSessions).values({ id: `old-${Date.now()}`, userId: ws.userId, createdAt: old, expiresAt: old });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const proc: Proc = { child, url: '', output: '' };
+    child.stdout.on('data', (c: Buffer) => (proc.output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (proc.output += c.toString()));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!proc.output.includes('worker started') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.match(proc.output, /worker started/);
+      const { maintenanceQueue } = await import('../server/jobs/maintenance');
+      await jobs.send(maintenanceQueue, { requestedBy: 'test' });
+      while (!proc.output.includes('maintenance done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.match(proc.output, /"sessionsDeleted":1/);
+      const [row] = await api.query<{ n: number }>(sql`select count(*)::int as n from user_sessions where user_id = ${ws.userId}`);
+      assert.equal(row!.n, 0);
+    } finally {
+      assert.equal(await stop(proc), 0, proc.output);
+    }
+  });
+});
