@@ -1,61 +1,244 @@
-// The one error type services throw. Both faces report it the same way: REST as the
-// envelope `{error:{type,code,message,param?,requestId}}`, tRPC via the error formatter.
+// The one error type services throw, and the catalogue of every code it can carry. Both faces
+// report it the same way: REST as the envelope `{error:{type,code,message,param?,requestId}}`,
+// tRPC via the error formatter. The HTTP status and `type` of an error, its tRPC code
+// (trpc/init.ts) and the error responses of /v1/openapi.json (openapi.ts) all come from here.
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'rate_limit_error'
-  | 'api_error';
+export const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'rate_limit_error',
+  'api_error',
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
-export type ErrorCode =
-  | 'missing_required_field'
-  | 'invalid_parameter'
-  | 'unknown_parameter'
-  | 'invalid_json'
-  | 'invalid_cursor'
-  | 'parameter_conflict'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'api_key_revoked'
-  | 'api_key_expired'
-  | 'insufficient_scope'
-  | 'environment_mismatch'
-  | 'resource_not_found'
-  | 'route_not_found'
-  | 'method_not_allowed'
-  | 'request_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limit_exceeded'
-  | 'unauthenticated'
-  | 'email_taken'
-  | 'internal_error';
+/**
+ * Which /v1 operations document a code in /v1/openapi.json:
+ * - `every`: any operation (they all take an API key, a scope and input);
+ * - `body`: operations that read a JSON body (POST, PATCH);
+ * - `declared`: only operations that list the code in their meta `errors`;
+ * - `routing`: answered before an operation is chosen (unknown path, wrong method): in the
+ *   document's error table, on no operation;
+ * - `dashboard`: the dashboard face only, never on /v1 (not in the document).
+ */
+export type ErrorScope = 'every' | 'body' | 'declared' | 'routing' | 'dashboard';
 
-const TYPE_BY_STATUS: Record<number, ErrorType> = {
-  401: 'authentication_error',
-  403: 'permission_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-};
+interface ErrorEntry {
+  code: string;
+  status: number;
+  type: ErrorType;
+  on: ErrorScope;
+  description: string;
+}
+
+export const ERROR_CATALOGUE = [
+  // 400: bad input; `param` names the field.
+  {
+    code: 'missing_required_field',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'every',
+    description: 'A required field is missing; `param` names it (a dotted path for nested fields).',
+  },
+  {
+    code: 'invalid_parameter',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'every',
+    description: 'A field or query parameter has the wrong type or an invalid value; `param` names it.',
+  },
+  {
+    code: 'unknown_parameter',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'every',
+    description: 'A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).',
+  },
+  {
+    code: 'invalid_json',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'body',
+    description: 'The request body is not valid JSON, not a JSON object, or nested too deeply.',
+  },
+  {
+    code: 'invalid_cursor',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: '`after` or `before` is not an id of the listed resource.',
+  },
+  {
+    code: 'parameter_conflict',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'Parameters that exclude each other were given together (`after` and `before`).',
+  },
+  {
+    code: 'email_taken',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'dashboard',
+    description: 'An account with this email address already exists (sign-up).',
+  },
+  // 401: who is calling is unknown.
+  {
+    code: 'missing_api_key',
+    status: 401,
+    type: 'authentication_error',
+    on: 'every',
+    description: 'No API key: send it as `Authorization: Bearer <key>` (never in the query string).',
+  },
+  {
+    code: 'invalid_api_key',
+    status: 401,
+    type: 'authentication_error',
+    on: 'every',
+    description: 'The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.',
+  },
+  {
+    code: 'api_key_revoked',
+    status: 401,
+    type: 'authentication_error',
+    on: 'every',
+    description: 'The API key has been revoked.',
+  },
+  {
+    code: 'api_key_expired',
+    status: 401,
+    type: 'authentication_error',
+    on: 'every',
+    description: 'The API key has passed its `expiresAt`.',
+  },
+  {
+    code: 'unauthenticated',
+    status: 401,
+    type: 'authentication_error',
+    on: 'dashboard',
+    description: 'The dashboard session has ended: sign in again.',
+  },
+  // 403: the caller may not do this.
+  {
+    code: 'insufficient_scope',
+    status: 403,
+    type: 'permission_error',
+    on: 'every',
+    description: 'The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.',
+  },
+  {
+    code: 'environment_mismatch',
+    status: 403,
+    type: 'permission_error',
+    on: 'declared',
+    description: "The request would act beyond the API key's own environment (`live` or `test`).",
+  },
+  // 404, 405: nothing here.
+  {
+    code: 'resource_not_found',
+    status: 404,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: "No such resource in this workspace and environment (another workspace's or environment's id included).",
+  },
+  {
+    code: 'route_not_found',
+    status: 404,
+    type: 'invalid_request_error',
+    on: 'routing',
+    description: 'No endpoint has this path.',
+  },
+  {
+    code: 'method_not_allowed',
+    status: 405,
+    type: 'invalid_request_error',
+    on: 'routing',
+    description: 'The path exists but not with this method; the `Allow` header lists the methods it takes.',
+  },
+  // 409: the resource is not in a state that allows this.
+  {
+    code: 'execution_not_cancellable',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The execution has already finished (succeeded, failed or cancelled).',
+  },
+  {
+    code: 'conversation_busy',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The conversation already has a queued or running execution.',
+  },
+  {
+    code: 'idempotency_conflict',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description:
+      'This `Idempotency-Key` was used with another body or endpoint, or its first request is still in progress.',
+  },
+  // 413, 415: the body cannot be read.
+  {
+    code: 'request_too_large',
+    status: 413,
+    type: 'invalid_request_error',
+    on: 'body',
+    description: 'The request body is larger than 1 MiB.',
+  },
+  {
+    code: 'unsupported_media_type',
+    status: 415,
+    type: 'invalid_request_error',
+    on: 'body',
+    description: 'The request body is not `application/json`.',
+  },
+  // 429, 500.
+  {
+    code: 'rate_limit_exceeded',
+    status: 429,
+    type: 'rate_limit_error',
+    on: 'every',
+    description: 'Too many requests: retry after the `Retry-After` header (seconds).',
+  },
+  {
+    code: 'internal_error',
+    status: 500,
+    type: 'api_error',
+    on: 'every',
+    description: 'Something unexpected went wrong on our side; quote the `requestId` when reporting it.',
+  },
+] as const satisfies readonly ErrorEntry[];
+
+export type CatalogueEntry = (typeof ERROR_CATALOGUE)[number];
+export type ErrorCode = CatalogueEntry['code'];
+export type ErrorStatus = CatalogueEntry['status'];
+/** The codes an operation documents only when its meta lists them (`errors: [...]`). */
+export type DeclaredErrorCode = Extract<CatalogueEntry, { on: 'declared' }>['code'];
+
+/** The catalogue entry of each code. */
+export const ERRORS = Object.fromEntries(ERROR_CATALOGUE.map((e) => [e.code, e])) as Record<ErrorCode, CatalogueEntry>;
+
+export interface ApiErrorOptions {
+  /** The offending field (a dotted path for nested fields). */
+  param?: string;
+  /** Headers the REST face sends with this error (`Allow`, `Retry-After`…). */
+  headers?: Record<string, string>;
+}
 
 export class ApiError extends Error {
-  readonly status: number;
-  readonly type: ErrorType;
   readonly code: ErrorCode;
+  readonly status: ErrorStatus;
+  readonly type: ErrorType;
   readonly param?: string;
   readonly headers?: Record<string, string>;
 
-  constructor(
-    status: number,
-    code: ErrorCode,
-    message: string,
-    opts: { param?: string; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, opts: ApiErrorOptions = {}) {
     super(message);
     this.name = 'ApiError';
-    this.status = status;
-    this.type = TYPE_BY_STATUS[status] ?? 'invalid_request_error';
     this.code = code;
+    this.status = ERRORS[code].status;
+    this.type = ERRORS[code].type;
     this.param = opts.param;
     this.headers = opts.headers;
   }
@@ -74,12 +257,10 @@ export class ApiError extends Error {
 }
 
 export const notFound = (kind: string, id: string) =>
-  new ApiError(404, 'resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, {
-    param: 'id',
-  });
+  new ApiError('resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, { param: 'id' });
 
 export const insufficientScope = (scope: string) =>
-  new ApiError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);
+  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);
 
 export const internalError = () =>
-  new ApiError(500, 'internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');
+  new ApiError('internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');

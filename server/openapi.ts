@@ -1,30 +1,27 @@
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import { STATUS_CODES } from 'node:http';
+import type { AnyRouter } from '@trpc/server';
+import type { HeadersObject, OperationObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from './errors';
 import { buildRouteTable } from './rest/routes';
+import type { Meta } from './trpc/init';
 import { appRouter } from './trpc/router';
 
 // The OpenAPI 3.1 document, generated from the procedures' own zod schemas. trpc-to-openapi
-// always says 200 and describes errors in its own shape, so we correct both here: the
-// success status from each procedure's meta, and our error envelope for every failure.
+// always says 200 and describes errors in its own shape, so we correct both here: the success
+// status from each procedure's meta, and our error envelope for each status an operation can
+// answer, listing its codes from the catalogue (errors.ts), which the document also carries
+// whole in its description.
 
-const ERROR_STATUSES: Record<string, string> = {
-  '400': 'Invalid input (missing_required_field, invalid_parameter, unknown_parameter, invalid_json, invalid_cursor, parameter_conflict)',
-  '401': 'No, unknown, revoked or expired API key',
-  '403': 'The key lacks the required scope, or tried to act beyond its environment',
-  '404': 'No such resource in this workspace and environment',
-  '405': 'Method not allowed on this path (see the Allow header)',
-  '413': 'Request body larger than 1 MiB',
-  '415': 'Request body is not application/json',
-  '429': 'Rate limit exceeded (see Retry-After)',
-  '500': 'Unexpected error (quote the requestId)',
-};
-
-const int = { schema: { type: 'integer' } };
-const rateLimitHeaders = {
+const int = { schema: { type: 'integer' } } as const;
+const rateLimitHeaders: HeadersObject = {
   'X-Request-Id': { description: 'Identifier of this request (req_…), also in error.requestId', schema: { type: 'string' } },
   'X-RateLimit-Limit': { description: 'Requests allowed in the window with the fewest requests left', ...int },
   'X-RateLimit-Remaining': { description: 'Requests left in that window', ...int },
   'X-RateLimit-Reset': { description: 'Unix time (seconds) at which that window resets', ...int },
+};
+const retryAfter: HeadersObject = {
+  'Retry-After': { description: 'Seconds to wait before retrying', ...int },
 };
 
 const errorSchema: SchemaObject = {
@@ -35,12 +32,9 @@ const errorSchema: SchemaObject = {
       type: 'object',
       required: ['type', 'code', 'message', 'requestId'],
       properties: {
-        type: {
-          type: 'string',
-          enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'api_error'],
-        },
-        code: { type: 'string', example: 'missing_required_field' },
-        message: { type: 'string' },
+        type: { type: 'string', enum: [...ERROR_TYPES] },
+        code: { type: 'string', description: 'What went wrong, for programs (see the error codes table).', example: 'missing_required_field' },
+        message: { type: 'string', description: 'What went wrong, for humans.' },
         param: { type: 'string', description: 'The offending parameter (dotted path for nested fields)' },
         requestId: { type: 'string', example: 'req_01JD8X3ZQ2N6W5V4T3S2R1P0MK' },
       },
@@ -48,14 +42,65 @@ const errorSchema: SchemaObject = {
   },
 };
 
-type Operation = { responses: Record<string, { description: string; headers?: unknown; content?: unknown }> };
+/** Every code the REST face can answer (dashboard-only codes are not part of /v1). */
+const REST_ERRORS = ERROR_CATALOGUE.filter((e) => e.on !== 'dashboard');
 
-export function buildOpenApiDocument(): OpenAPIObject {
-  const doc = generateOpenApiDocument(appRouter, {
+const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+/** The codes an operation can answer: those of every route, the body's, and the ones it declares. */
+export function operationErrors(method: string, declared: readonly ErrorCode[] = []): CatalogueEntry[] {
+  return ERROR_CATALOGUE.filter(
+    (e) =>
+      e.on === 'every' ||
+      (e.on === 'body' && BODY_METHODS.has(method.toUpperCase())) ||
+      (e.on === 'declared' && declared.includes(e.code)),
+  );
+}
+
+const codeLine = (e: CatalogueEntry) => `- \`${e.code}\`: ${e.description}`;
+
+function errorResponses(entries: CatalogueEntry[]): ResponsesObject {
+  const content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+  const responses: ResponsesObject = {};
+  for (const status of [...new Set(entries.map((e) => e.status))].sort((a, b) => a - b)) {
+    const codes = entries.filter((e) => e.status === status);
+    responses[String(status)] = {
+      description: `${STATUS_CODES[status]}. \`error.code\` is one of:\n\n${codes.map(codeLine).join('\n')}`,
+      headers: status === 429 ? { ...rateLimitHeaders, ...retryAfter } : rateLimitHeaders,
+      content,
+    };
+  }
+  return responses;
+}
+
+function errorTable(): string {
+  const rows = REST_ERRORS.map((e) => `| \`${e.code}\` | ${e.status} | \`${e.type}\` | ${e.description} |`);
+  return [
+    '## Errors',
+    '',
+    'Every error answers `{"error":{"type","code","message","param"?,"requestId"}}` with the status below; ' +
+      'branch on `code`, show `message` to humans, and quote `requestId` when reporting a problem. ' +
+      'Each operation lists the codes it can answer.',
+    '',
+    '| code | status | type | meaning |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/** The codes a procedure declares in its meta (`errors`). */
+function declaredErrors(router: AnyRouter, procedurePath: string): readonly ErrorCode[] {
+  const procedure: unknown = router._def.procedures[procedurePath];
+  return (procedure as { _def: { meta?: Meta } } | undefined)?._def.meta?.errors ?? [];
+}
+
+/** The document of `router` (the app's own unless a test passes another). */
+export function buildOpenApiDocument(router: AnyRouter = appRouter): OpenAPIObject {
+  const doc = generateOpenApiDocument(router, {
     title: 'Agent Automation Service API',
     description:
-      'Create AI agents, execute them and follow their conversations. Authenticate with `Authorization: Bearer <API key>`; ' +
-      'every error has the shape `{error:{type,code,message,param?,requestId}}`.',
+      'Create AI agents, execute them and follow their conversations. Authenticate with `Authorization: Bearer <API key>`.\n\n' +
+      errorTable(),
     version: '1.0.0',
     baseUrl: '/',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_sk_… or svc_test_sk_…' } },
@@ -63,20 +108,22 @@ export function buildOpenApiDocument(): OpenAPIObject {
   // Drop the library's own error schemas (`error.BAD_REQUEST`…): no response ever has that shape.
   const schemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.'));
   doc.components = { ...doc.components, schemas: { ...Object.fromEntries(schemas), Error: errorSchema } };
-  const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
-  for (const route of buildRouteTable(appRouter)) {
-    const op = (doc.paths?.[route.template] as Record<string, Operation> | undefined)?.[route.method.toLowerCase()];
+  for (const route of buildRouteTable(router)) {
+    if (route.target.kind !== 'procedure') continue;
+    const op = (doc.paths?.[route.template] as Record<string, OperationObject> | undefined)?.[route.method.toLowerCase()];
     if (!op) continue;
-    const success = op.responses['200'];
-    const responses: Operation['responses'] = {};
-    if (success) responses[String(route.successStatus)] = { ...success, headers: rateLimitHeaders };
-    const statuses = ['400', '401', '403', '404', '405', '429', '500'];
-    if (route.method === 'POST' || route.method === 'PATCH') statuses.push('413', '415');
-    for (const s of statuses.sort()) {
-      responses[s] = { description: ERROR_STATUSES[s]!, headers: rateLimitHeaders, content: errorContent };
+    const success = op.responses?.['200'];
+    op.responses = {
+      ...(success ? { [String(route.successStatus)]: { ...success, headers: rateLimitHeaders } } : {}),
+      ...errorResponses(operationErrors(route.method, declaredErrors(router, route.target.path))),
+    };
+    // zod-openapi puts a query parameter's description on its schema only; renderers read the parameter's.
+    for (const param of op.parameters ?? []) {
+      if ('$ref' in param || param.description) continue;
+      const schema = param.schema;
+      if (schema && !('$ref' in schema) && schema.description) param.description = schema.description;
     }
-    op.responses = responses;
   }
   return doc;
 }

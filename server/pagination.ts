@@ -1,22 +1,38 @@
 import { z } from 'zod';
-import { ApiError } from './errors';
+import { ApiError, type DeclaredErrorCode } from './errors';
 import { isId, type IdPrefix } from './ids';
 
 // Keyset pagination on prefixed, time-sortable ids (DESIGN.md 3.2). Lists are newest first.
 // `after=X`: the items older than X. `before=X`: the `limit` items just newer than X, still
 // newest first. Cursors are ids, so a cursor may name an item deleted since.
 
+// The `.meta()` sits on the inner schema, not on `.optional()`: trpc-to-openapi unwraps the
+// optional of a query parameter (and wraps it again), so a description on the wrapper never
+// reaches /v1/openapi.json.
 export const pageQuerySchema = {
-  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Items per page, 1–100 (default 20).' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .meta({ description: 'How many items to return, 1–100. Default: 20.', default: 20, example: 20 })
+    .optional(),
   after: z
     .string()
-    .optional()
-    .meta({ description: 'Cursor: return the items older than this id (pass the previous page’s nextCursor).' }),
+    .meta({
+      description: 'A cursor: return the items older than this id (pass the `nextCursor` of the previous page). Not with `before`.',
+    })
+    .optional(),
   before: z
     .string()
-    .optional()
-    .meta({ description: 'Cursor: return the items just newer than this id (pass prevCursor). Not with after.' }),
+    .meta({
+      description: 'A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`.',
+    })
+    .optional(),
 };
+
+/** The codes every list answers beyond those of any route: list procedures declare them in their meta. */
+export const PAGE_ERRORS = ['invalid_cursor', 'parameter_conflict'] as const satisfies readonly DeclaredErrorCode[];
 
 export interface PageParams {
   limit?: number;
@@ -51,12 +67,12 @@ export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
 export function planPage(prefix: IdPrefix, params: PageParams): PagePlan {
   const limit = params.limit ?? 20;
   if (params.after !== undefined && params.before !== undefined) {
-    throw new ApiError(400, 'parameter_conflict', "Pass either 'after' or 'before', not both", { param: 'before' });
+    throw new ApiError('parameter_conflict', "Pass either 'after' or 'before', not both", { param: 'before' });
   }
   for (const param of ['after', 'before'] as const) {
     const cursor = params[param];
     if (cursor !== undefined && !isId(prefix, cursor)) {
-      throw new ApiError(400, 'invalid_cursor', `'${param}' must be an id of the form ${prefix}_…`, { param });
+      throw new ApiError('invalid_cursor', `'${param}' must be an id of the form ${prefix}_…`, { param });
     }
   }
   if (params.before !== undefined) return { limit, direction: 'newer', cursor: params.before };

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { check, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { textEnum, ts } from './columns';
 
 export const PLANS = ['starter', 'professional', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
+const plan = textEnum('workspaces', 'plan', PLANS);
 
 export const users = pgTable(
   'users',
@@ -28,13 +28,13 @@ export const workspaces = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
-    plan: text('plan', { enum: PLANS }).notNull().default('starter'),
+    plan: plan.column.notNull().default('starter'),
     // Requests per minute for the enterprise plan (custom); ignored on the other plans.
     customRpm: integer('custom_rpm'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
-    check('workspaces_plan_check', sql`${t.plan} in ('starter','professional','enterprise')`),
+    plan.check(t.plan),
     check('workspaces_custom_rpm_check', sql`${t.customRpm} is null or ${t.customRpm} > 0`),
   ],
 );

@@ -1,4 +1,5 @@
 export * from './accounts';
+export { ENVIRONMENTS, type Environment } from './columns';
 export * from './keys';
 export * from './ratelimit';
 export * from './sessions';

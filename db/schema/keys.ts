@@ -1,11 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
+import { environmentColumn, ts } from './columns';
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
-
-export const ENVIRONMENTS = ['live', 'test'] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
+const environment = environmentColumn('api_keys');
 
 export const apiKeys = pgTable(
   'api_keys',
@@ -14,7 +12,7 @@ export const apiKeys = pgTable(
     workspaceId: text('workspace_id')
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
-    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    environment: environment.column,
     name: text('name').notNull(),
     // First 16 characters of the key, for humans to recognise it. Never enough to use it.
     prefix: text('prefix').notNull(),
@@ -30,7 +28,7 @@ export const apiKeys = pgTable(
     createdByKeyId: text('created_by_key_id'),
   },
   (t) => [
-    check('api_keys_environment_check', sql`${t.environment} in ('live','test')`),
+    environment.check(t.environment),
     // Keyset pagination of the active keys of one workspace and environment, newest first.
     index('api_keys_list_idx')
       .on(t.workspaceId, t.environment, t.id)

@@ -1,5 +1,6 @@
-import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { users } from './accounts';
+import { ts } from './columns';
 
 // Dashboard sessions. The next-auth JWT carries only the session id; every read of the session
 // checks this row, so signing out (one session), signing out everywhere and a password change
@@ -11,9 +12,9 @@ export const userSessions = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
   },
   (t) => [index('user_sessions_user_idx').on(t.userId)],
 );

@@ -1,39 +1,44 @@
-import { and, asc, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Db } from '../../db/client';
-import { apiKeys, workspaces, type Environment, type Plan } from '../../db/schema';
+import { apiKeys, workspaces, type Plan } from '../../db/schema';
 import type { Actor } from '../auth/actor';
 import { ApiError, notFound } from '../errors';
 import { newId } from '../ids';
-import { paginate, planPage, type Page, type PageParams } from '../pagination';
+import { keysetList, type ListRow } from '../keyset';
+import type { Page, PageParams } from '../pagination';
 import { generateKey, hashKey, parseKey } from './format';
+import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
 import { DEFAULT_SCOPES, missingScopes, normalizeScopes, type Scope } from './scopes';
 
-export interface KeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  environment: Environment;
-  scopes: Scope[];
-  lastUsed: string | null;
-  expiresAt: string | null;
-  createdAt: string;
-}
+// What the API answers is what schemas.ts documents: the view types are inferred from it.
+export type KeyView = z.infer<typeof keySchema>;
+export type CreatedKeyView = z.infer<typeof createdKeySchema>;
+export type CreateKeyInput = z.infer<typeof createKeyInput>;
 
-export interface CreatedKeyView extends Omit<KeyView, 'lastUsed'> {
-  key: string;
-}
-
-export interface CreateKeyInput {
-  name: string;
-  environment?: Environment;
-  scopes?: Scope[];
-  expiresAt?: string;
-}
-
-type Row = typeof apiKeys.$inferSelect;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function view(row: Pick<Row, 'id' | 'name' | 'prefix' | 'environment' | 'scopes' | 'lastUsedAt' | 'expiresAt' | 'createdAt'>): KeyView {
+const keyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  environment: apiKeys.environment,
+  scopes: apiKeys.scopes,
+  lastUsedAt: apiKeys.lastUsedAt,
+  expiresAt: apiKeys.expiresAt,
+  createdAt: apiKeys.createdAt,
+};
+
+// The active keys of a workspace and environment, newest first (index api_keys_list_idx).
+const keyList = keysetList({
+  name: 'keys',
+  prefix: 'key',
+  table: apiKeys,
+  columns: keyColumns,
+  where: isNull(apiKeys.revokedAt),
+});
+
+function view(row: ListRow<typeof keyColumns>): KeyView {
   return {
     id: row.id,
     name: row.name,
@@ -59,23 +64,6 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const statements = new WeakMap<Db, ReturnType<typeof prepare>>();
 
 function prepare(db: Db) {
-  const scope = and(
-    eq(apiKeys.workspaceId, sql.placeholder('workspaceId')),
-    eq(apiKeys.environment, sql.placeholder('environment')),
-    isNull(apiKeys.revokedAt),
-  );
-  const cols = {
-    id: apiKeys.id,
-    name: apiKeys.name,
-    prefix: apiKeys.prefix,
-    environment: apiKeys.environment,
-    scopes: apiKeys.scopes,
-    lastUsedAt: apiKeys.lastUsedAt,
-    expiresAt: apiKeys.expiresAt,
-    createdAt: apiKeys.createdAt,
-  };
-  const cursor = sql.placeholder('cursor');
-  const take = sql.placeholder('take');
   return {
     byHash: db
       .select({
@@ -93,21 +81,6 @@ function prepare(db: Db) {
       .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
       .where(eq(apiKeys.hash, sql.placeholder('hash')))
       .prepare('keys_by_hash'),
-    first: db.select(cols).from(apiKeys).where(scope).orderBy(desc(apiKeys.id)).limit(take).prepare('keys_first'),
-    older: db
-      .select(cols)
-      .from(apiKeys)
-      .where(and(scope, lt(apiKeys.id, cursor)))
-      .orderBy(desc(apiKeys.id))
-      .limit(take)
-      .prepare('keys_older'),
-    newer: db
-      .select(cols)
-      .from(apiKeys)
-      .where(and(scope, gt(apiKeys.id, cursor)))
-      .orderBy(asc(apiKeys.id))
-      .limit(take)
-      .prepare('keys_newer'),
   };
 }
 
@@ -156,36 +129,47 @@ export async function verifyKey(db: Db, presented: string, now = new Date()): Pr
 
 // ---- management ----
 
+/** A key may live at most this long (a later `expiresAt` is a mistake, or a year-275760 probe). */
+export const MAX_KEY_LIFETIME_YEARS = 10;
+
+/** `expiresAt` as a date in the future, at most 10 years ahead; anything else is invalid_parameter. */
+function parseExpiry(value: string, now: Date): Date {
+  const invalid = (why: string) => new ApiError('invalid_parameter', `'expiresAt' ${why}`, { param: 'expiresAt' });
+  const at = new Date(value);
+  // The format check lets through impossible dates and offsets (2030-02-30, +99:99): Date cannot read them.
+  if (Number.isNaN(at.getTime()) || !sameDayExists(value)) throw invalid('is not a valid date and time');
+  if (at.getTime() <= now.getTime()) throw invalid('must be in the future');
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
+  if (at.getTime() > latest.getTime()) throw invalid(`must be within ${MAX_KEY_LIFETIME_YEARS} years`);
+  return at;
+}
+
+/** Whether the calendar date written in an ISO string exists (JavaScript rolls 02-30 over to 03-02). */
+function sameDayExists(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
 /** Creates a key. A key may only mint keys in its own environment with scopes it holds. */
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now = new Date()): Promise<CreatedKeyView> {
   const environment = input.environment ?? actor.environment;
   const scopes = normalizeScopes(input.scopes ?? DEFAULT_SCOPES);
   if (actor.kind === 'key') {
     if (environment !== actor.environment) {
-      throw new ApiError(
-        403,
-        'environment_mismatch',
-        `A ${actor.environment} key can only create ${actor.environment} keys`,
-        { param: 'environment' },
-      );
+      throw new ApiError('environment_mismatch', `A ${actor.environment} key can only create ${actor.environment} keys`, {
+        param: 'environment',
+      });
     }
     const missing = missingScopes(actor.scopes, scopes);
     if (missing.length > 0) {
-      throw new ApiError(
-        403,
-        'insufficient_scope',
-        `This key cannot grant scopes it does not hold: ${missing.join(', ')}`,
-        { param: 'scopes' },
-      );
+      throw new ApiError('insufficient_scope', `This key cannot grant scopes it does not hold: ${missing.join(', ')}`, {
+        param: 'scopes',
+      });
     }
   }
-  let expiresAt: Date | null = null;
-  if (input.expiresAt !== undefined) {
-    expiresAt = new Date(input.expiresAt);
-    if (expiresAt.getTime() <= now.getTime()) {
-      throw new ApiError(400, 'invalid_parameter', "'expiresAt' must be in the future", { param: 'expiresAt' });
-    }
-  }
+  const expiresAt = input.expiresAt === undefined ? null : parseExpiry(input.expiresAt, now);
   const generated = generateKey(environment);
   const [row] = await db
     .insert(apiKeys)
@@ -208,17 +192,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
 }
 
 export async function listKeys(db: Db, actor: Actor, params: PageParams): Promise<Page<KeyView>> {
-  const plan = planPage('key', params);
-  const s = stmts(db);
-  const where = { workspaceId: actor.workspaceId, environment: actor.environment };
-  const page = await paginate(plan, {
-    fetch: (direction, cursor, take) =>
-      cursor === undefined
-        ? s.first.execute({ ...where, take })
-        : (direction === 'older' ? s.older : s.newer).execute({ ...where, cursor, take: take }),
-    exists: async (direction, id) =>
-      (await (direction === 'older' ? s.older : s.newer).execute({ ...where, cursor: id, take: 1 })).length > 0,
-  });
+  const page = await keyList.page(db, actor, params);
   return { ...page, data: page.data.map(view) };
 }
 

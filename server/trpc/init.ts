@@ -3,7 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Db } from '../../db/client';
 import type { Actor } from '../auth/actor';
-import { ApiError, insufficientScope } from '../errors';
+import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../errors';
 import type { Scope } from '../keys/scopes';
 import { findNul, inputError } from './input-errors';
 
@@ -21,9 +21,15 @@ export type Meta = OpenApiMeta<{
   scope?: Scope;
   /** HTTP status of success on the REST face (201 for creations). */
   successStatus?: number;
+  /**
+   * The codes this procedure may answer beyond those every route can (errors.ts `declared`):
+   * `resource_not_found`, a 409 state conflict… Only these are documented on its operation.
+   */
+  errors?: readonly DeclaredErrorCode[];
 }>;
 
-const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
+/** The tRPC code of each HTTP status of the catalogue (tRPC maps it back to the same status). */
+export const TRPC_CODE: Record<ErrorStatus, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
@@ -33,10 +39,11 @@ const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
 };
 
 export function toTRPCError(err: ApiError): TRPCError {
-  return new TRPCError({ code: TRPC_CODE[err.status] ?? 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
+  return new TRPCError({ code: TRPC_CODE[err.status], message: err.message, cause: err });
 }
 
 const t = initTRPC
@@ -82,7 +89,7 @@ const noNul = t.middleware(async ({ next, getRawInput }) => {
   const param = findNul(await getRawInput().catch(() => undefined));
   if (param !== null) {
     throw toTRPCError(
-      new ApiError(400, 'invalid_parameter', `'${param || 'input'}' must not contain NUL characters`, param ? { param } : {}),
+      new ApiError('invalid_parameter', `'${param || 'input'}' must not contain NUL characters`, param ? { param } : {}),
     );
   }
   return next();
@@ -96,7 +103,7 @@ export const publicProcedure = base.use(noNul);
 export const apiProcedure = base.use(({ ctx, meta, next }) => {
   const actor = ctx.actor;
   // REST requests always arrive with a verified key; this is a signed-out dashboard call.
-  if (!actor) throw toTRPCError(new ApiError(401, 'unauthenticated', 'Sign in to continue'));
+  if (!actor) throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
   if (meta?.scope && !actor.scopes.includes(meta.scope)) {
     throw toTRPCError(insufficientScope(meta.scope));
   }
@@ -107,7 +114,7 @@ export const apiProcedure = base.use(({ ctx, meta, next }) => {
 export const userProcedure = base.use(({ ctx, next }) => {
   const actor = ctx.actor;
   if (!actor || actor.kind !== 'user') {
-    throw toTRPCError(new ApiError(401, 'unauthenticated', 'Sign in to continue'));
+    throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
   }
   return next({ ctx: { ...ctx, actor } });
 }).use(noNul);

@@ -21,20 +21,20 @@ const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
  */
 export function inputError(issues: readonly Issue[], rawInput: unknown): ApiError {
   const issue = issues[0];
-  if (!issue) return new ApiError(400, 'invalid_parameter', 'Invalid request');
+  if (!issue) return new ApiError('invalid_parameter', 'Invalid request');
   if (issue.code === 'unrecognized_keys') {
     const param = dotted([...issue.path, issue.keys[0] ?? '']);
-    return new ApiError(400, 'unknown_parameter', `Unknown parameter: '${param}'`, { param });
+    return new ApiError('unknown_parameter', `Unknown parameter: '${param}'`, { param });
   }
   // A bad element of a list of values names the list (`scopes`, not `scopes.0`).
   let end = issue.path.length;
   while (end > 0 && typeof issue.path[end - 1] === 'number') end--;
   const param = dotted(issue.path.slice(0, end));
   if (issue.code === 'invalid_type' && valueAt(rawInput, issue.path) === undefined && param !== '') {
-    return new ApiError(400, 'missing_required_field', `Missing required field: '${param}'`, { param });
+    return new ApiError('missing_required_field', `Missing required field: '${param}'`, { param });
   }
-  if (param === '') return new ApiError(400, 'invalid_parameter', `Invalid request: ${issue.message}`);
-  return new ApiError(400, 'invalid_parameter', `Invalid '${param}': ${issue.message}`, { param });
+  if (param === '') return new ApiError('invalid_parameter', `Invalid request: ${issue.message}`);
+  return new ApiError('invalid_parameter', `Invalid '${param}': ${issue.message}`, { param });
 }
 
 /**

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { count } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
+import { ERRORS, type ErrorCode } from '../../server/errors';
 import { generateKey } from '../../server/keys/format';
 import { expectError, expectStatus } from '../expect';
-import { startServer, UNLIMITED, waitUntil, type SeededKey, type TestServer } from '../harness';
+import { startServer, UNLIMITED, waitUntil, type ErrorBody, type SeededKey, type TestServer } from '../harness';
 
 // Input and authentication errors on /v1: codes, params, the envelope, and that a refused
 // request writes nothing.
@@ -172,5 +173,36 @@ describe('check order: route → auth → rate limit → scope → input → loo
 
   it('input before lookup: a bad query on an unknown id is 400', async () => {
     expectError(await api.request('DELETE', '/v1/keys/key_01JD8X3ZQ2N6W5V4T3S2R1P0MK?force=1', { key: admin.key }), 400, 'unknown_parameter', 'force');
+  });
+});
+
+describe('the error catalogue is what the API answers', () => {
+  it('gives each code the status and type of its catalogue entry', async () => {
+    const plain = await api.seed.key({ scopes: ['agents:read'] });
+    const responses = [
+      await post({ name: 'a', id: 'x' }),
+      await post({}),
+      await get('?limit=0'),
+      await get('?after=agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK'),
+      await get(`?after=${admin.id}&before=${admin.id}`),
+      await api.request('POST', '/v1/keys', { key: admin.key, rawBody: '{', headers: { 'content-type': 'application/json' } }),
+      await api.request('POST', '/v1/keys', { key: admin.key, rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
+      await api.request('GET', '/v1/keys'),
+      await api.request('GET', '/v1/keys', { key: generateKey('test').key }),
+      await get('', plain.key),
+      await post({ name: 'a', environment: 'live' }),
+      await api.request('DELETE', '/v1/keys/key_01JD8X3ZQ2N6W5V4T3S2R1P0MK', { key: admin.key }),
+      await api.request('GET', '/v1/nope'),
+      await api.request('PUT', '/v1/keys'),
+    ];
+    const seen = new Set<string>();
+    for (const res of responses) {
+      const { code, type } = (res.body as ErrorBody).error;
+      const entry = ERRORS[code as ErrorCode];
+      assert.ok(entry, `${code} is not in the catalogue`);
+      assert.deepEqual([res.status, type], [entry.status, entry.type], code);
+      seen.add(code);
+    }
+    assert.equal(seen.size, responses.length, 'each case answers a different code');
   });
 });

@@ -78,7 +78,9 @@ describe('GET /v1/openapi.json', () => {
     const responses = operation('post', '/v1/keys').responses ?? {};
     assert.ok('201' in responses);
     assert.ok(!('200' in responses));
-    for (const status of ['400', '401', '403', '404', '405', '413', '415', '429', '500']) {
+    const errors = ['400', '401', '403', '413', '415', '429', '500'];
+    assert.deepEqual(Object.keys(responses).sort(), ['201', ...errors]);
+    for (const status of errors) {
       assert.deepEqual(responseSchema('post', '/v1/keys', Number(status)), { $ref: '#/components/schemas/Error' }, status);
     }
     const error = doc.components?.schemas?.Error as Schema;
@@ -87,6 +89,26 @@ describe('GET /v1/openapi.json', () => {
     assert.ok(inner?.properties?.param, 'param is not documented');
     const leftovers = Object.keys(doc.components?.schemas ?? {}).filter((n) => n.startsWith('error.'));
     assert.deepEqual(leftovers, [], 'schemas of an error shape the API never sends');
+  });
+
+  it('documents on each operation the statuses it can answer, naming their codes', () => {
+    const statuses = (m: string, p: string) => Object.keys(operation(m, p).responses ?? {}).sort();
+    assert.deepEqual(statuses('get', '/v1/keys'), ['200', '400', '401', '403', '429', '500']);
+    assert.deepEqual(statuses('delete', '/v1/keys/{id}'), ['200', '400', '401', '403', '404', '429', '500']);
+    const description = (m: string, p: string, s: string) => (operation(m, p).responses?.[s] as ResponseObject).description;
+    assert.match(description('get', '/v1/keys', '400'), /`invalid_cursor`/);
+    assert.doesNotMatch(description('post', '/v1/keys', '400'), /`invalid_cursor`/);
+    assert.match(description('post', '/v1/keys', '400'), /`invalid_json`/);
+    assert.match(description('post', '/v1/keys', '403'), /`environment_mismatch`/);
+    assert.match(description('delete', '/v1/keys/{id}', '404'), /`resource_not_found`/);
+    assert.ok((operation('get', '/v1/keys').responses?.['429'] as ResponseObject).headers?.['Retry-After']);
+  });
+
+  it('carries the error code table in its description', () => {
+    for (const code of ['missing_api_key', 'route_not_found', 'conversation_busy', 'idempotency_conflict', 'internal_error']) {
+      assert.match(doc.info.description ?? '', new RegExp(`\\| \`${code}\` \\| \\d{3} \\|`), code);
+    }
+    assert.doesNotMatch(doc.info.description ?? '', /`unauthenticated`/, 'a dashboard-only code');
   });
 
   it('documents the request body and list parameters', () => {
@@ -99,6 +121,9 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(params.map((p) => `${p.in}:${p.name}`).sort(), ['query:after', 'query:before', 'query:limit']);
     const limit = params.find((p) => p.name === 'limit')?.schema as Schema;
     assert.deepEqual([limit.minimum, limit.maximum], [1, 100]);
+    for (const p of params) assert.ok((p.description ?? '').length > 10, `${p.name} has no description`);
+    assert.match(params.find((p) => p.name === 'after')?.description ?? '', /nextCursor/);
+    assert.match(params.find((p) => p.name === 'before')?.description ?? '', /prevCursor/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createKey, listKeys, revokeKey } from '../../keys/service';
 import { createdKeySchema, createKeyInput, keyIdInput, keyListSchema, listKeysInput, revokedKeySchema } from '../../keys/schemas';
+import { PAGE_ERRORS } from '../../pagination';
 import { apiProcedure, router } from '../init';
 
 const tags = ['API keys'];
@@ -9,6 +10,7 @@ export const keysRouter = router({
     .meta({
       scope: 'keys:manage',
       successStatus: 201,
+      errors: ['environment_mismatch'],
       openapi: { method: 'POST', path: '/v1/keys', tags, summary: 'Create an API key', successDescription: 'The new key, with its secret (shown once)' },
     })
     .input(createKeyInput)
@@ -18,6 +20,7 @@ export const keysRouter = router({
   list: apiProcedure
     .meta({
       scope: 'keys:manage',
+      errors: PAGE_ERRORS,
       openapi: { method: 'GET', path: '/v1/keys', tags, summary: 'List API keys', successDescription: 'Active keys of this workspace and environment, newest first' },
     })
     .input(listKeysInput)
@@ -27,6 +30,7 @@ export const keysRouter = router({
   revoke: apiProcedure
     .meta({
       scope: 'keys:manage',
+      errors: ['resource_not_found'],
       openapi: { method: 'DELETE', path: '/v1/keys/{id}', tags, summary: 'Revoke an API key', successDescription: 'The key is revoked, immediately and for good' },
     })
     .input(keyIdInput)
