@@ -109,3 +109,35 @@ describe('query parameters', () => {
     });
   });
 });
+
+describe('raw routes in the document', () => {
+  const raw = [
+    {
+      method: 'POST' as const,
+      template: '/v1/agents/{id}/execute',
+      scope: 'agents:execute' as const,
+      openapi: {
+        operation: { summary: 'Execute', responses: { '202': { description: 'Queued' }, '200': { description: 'Finished' } } },
+        errors: ['resource_not_found', 'conversation_busy'] as const,
+      },
+      handle: async () => {},
+    },
+    { method: 'GET' as const, template: '/v1/meta', auth: false, openapi: { operation: { summary: 'Meta', responses: { '200': { description: 'ok' } } } }, handle: async () => {} },
+    { method: 'GET' as const, template: '/v1/undocumented', handle: async () => {} },
+  ];
+  const withRaw = buildOpenApiDocument(fixture, raw);
+  const rawOp = (method: string, path: string) => (withRaw.paths?.[path] as Record<string, OperationObject>)[method]!;
+
+  it('carry their own success responses and the catalogue’s errors, with what they declare', () => {
+    const execute = rawOp('post', '/v1/agents/{id}/execute');
+    assert.deepEqual(statuses(execute), ['200', '202', '400', '401', '403', '404', '409', '413', '415', '429', '500']);
+    assert.deepEqual(codesIn(execute.responses!['409'] as ResponseObject), ['conversation_busy']);
+  });
+
+  it('a keyless route needs no security and answers only 429 and 500 besides success', () => {
+    const meta = rawOp('get', '/v1/meta');
+    assert.deepEqual(meta.security, []);
+    assert.deepEqual(statuses(meta), ['200', '429', '500']);
+    assert.equal(withRaw.paths?.['/v1/undocumented'], undefined);
+  });
+});

@@ -3,7 +3,7 @@ import type { AnyRouter } from '@trpc/server';
 import type { HeadersObject, OperationObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from './errors';
-import { buildRouteTable } from './rest/routes';
+import { buildRouteTable, type RawRoute } from './rest/routes';
 import type { Meta } from './trpc/init';
 import { appRouter } from './trpc/router';
 
@@ -94,8 +94,29 @@ function declaredErrors(router: AnyRouter, procedurePath: string): readonly Erro
   return (procedure as { _def: { meta?: Meta } } | undefined)?._def.meta?.errors ?? [];
 }
 
-/** The document of `router` (the app's own unless a test passes another). */
-export function buildOpenApiDocument(router: AnyRouter = appRouter): OpenAPIObject {
+/** A route that needs no key can only fail by the per-address limit or unexpectedly. */
+const KEYLESS_ERRORS = ERROR_CATALOGUE.filter((e) => e.code === 'rate_limit_exceeded' || e.code === 'internal_error');
+
+/** Raw routes (raw-routes.ts) document themselves; their errors come from the catalogue too. */
+function addRawRoutes(doc: OpenAPIObject, raw: readonly RawRoute[]): void {
+  for (const route of raw) {
+    if (!route.openapi) continue;
+    const { operation, errors = [] } = route.openapi;
+    const keyless = route.auth === false;
+    const path = ((doc.paths ??= {})[route.template] ??= {}) as Record<string, OperationObject>;
+    path[route.method.toLowerCase()] = {
+      ...operation,
+      ...(keyless ? { security: [] } : {}),
+      responses: {
+        ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([s, r]) => [s, { ...r, headers: rateLimitHeaders }])),
+        ...errorResponses(keyless ? KEYLESS_ERRORS : operationErrors(route.method, errors)),
+      },
+    };
+  }
+}
+
+/** The document of `router` and the raw routes (the app's own unless a test passes others). */
+export function buildOpenApiDocument(router: AnyRouter = appRouter, raw: readonly RawRoute[] = []): OpenAPIObject {
   const doc = generateOpenApiDocument(router, {
     title: 'Agent Automation Service API',
     description:
@@ -125,5 +146,6 @@ export function buildOpenApiDocument(router: AnyRouter = appRouter): OpenAPIObje
       if (schema && !('$ref' in schema) && schema.description) param.description = schema.description;
     }
   }
+  addRawRoutes(doc, raw);
   return doc;
 }

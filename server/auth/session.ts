@@ -1,7 +1,7 @@
 import { getServerSession, type Session } from 'next-auth';
 import type { Environment } from '../../db/schema';
 import { SCOPES } from '../keys/scopes';
-import type { Actor } from './actor';
+import type { Actor } from '../actor';
 import { authOptions } from './options';
 
 // The signed-in dashboard user as the rest of the server sees them: an Actor.

@@ -2,7 +2,7 @@ import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { apiKeys, workspaces, type Plan } from '../../db/schema';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
 import { newId } from '../ids';
 import { keysetList, type ListRow } from '../keyset';

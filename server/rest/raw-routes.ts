@@ -1,5 +1,6 @@
 import { sendJson } from '../http/send';
 import { buildOpenApiDocument } from '../openapi';
+import { appRouter } from '../trpc/router';
 import type { RawRoute } from './routes';
 
 // Routes that write their own response. They pass the pipeline's checks first (route, auth,
@@ -12,8 +13,17 @@ export const RAW_ROUTES: RawRoute[] = [
     method: 'GET',
     template: '/v1/openapi.json',
     auth: false,
+    openapi: {
+      operation: {
+        operationId: 'openapi',
+        summary: 'This document',
+        description: 'The OpenAPI 3.1 document of the whole API. Needs no key (limited per client address).',
+        tags: ['Meta'],
+        responses: { '200': { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
     async handle({ res }) {
-      openapi ??= JSON.stringify(buildOpenApiDocument());
+      openapi ??= JSON.stringify(buildOpenApiDocument(appRouter, RAW_ROUTES));
       sendJson(res, 200, openapi);
     },
   },

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
+import type { OperationObject } from 'openapi3-ts/oas31';
+import type { DeclaredErrorCode } from '../errors';
 import type { Db } from '../../db/client';
 import type { VerifiedKey } from '../keys/service';
 import type { Scope } from '../keys/scopes';
@@ -31,6 +33,11 @@ export interface RawRoute {
   /** The scope a key needs; routes with `auth: false` need no key (limited per address instead). */
   scope?: Scope;
   auth?: boolean;
+  /**
+   * How /v1/openapi.json documents the route: the operation without its error responses, which
+   * come from the error catalogue like every route's (plus the codes it declares in `errors`).
+   */
+  openapi?: { operation: OperationObject; errors?: readonly DeclaredErrorCode[] };
   handle(ctx: RawContext): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Db } from '../../db/client';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../errors';
 import type { Scope } from '../keys/scopes';
 import { findNul, inputError } from './input-errors';

@@ -56,13 +56,14 @@ describe('GET /v1/openapi.json', () => {
     assert.ok(result.valid, result.valid ? '' : compileErrors(result));
   });
 
-  it('lists exactly the three key endpoints (nothing unbuilt)', () => {
+  it('lists exactly the three key endpoints and itself (nothing unbuilt)', () => {
     const ops = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item ?? {})
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
-    assert.deepEqual(ops.sort(), ['DELETE /v1/keys/{id}', 'GET /v1/keys', 'POST /v1/keys']);
+    assert.deepEqual(ops.sort(), ['DELETE /v1/keys/{id}', 'GET /v1/keys', 'GET /v1/openapi.json', 'POST /v1/keys']);
+    assert.deepEqual(operation('get', '/v1/openapi.json').security, [], 'the document needs no key');
   });
 
   it('documents bearer auth on every operation', () => {
