@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signUp } from './helpers';
+import { signOut, signUp } from './helpers';
 
 test('signed-out visitors are sent to sign in', async ({ page }) => {
   await page.goto('/dashboard/keys');
@@ -9,8 +9,7 @@ test('signed-out visitors are sent to sign in', async ({ page }) => {
 
 test('a wrong password shows a clear error; the right one signs in', async ({ page }) => {
   const { email, password } = await signUp(page, 'signin');
-  await page.getByTestId('sign-out').click();
-  await expect(page).toHaveURL(/\/signin$/);
+  await signOut(page);
 
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill('not-the-password');
@@ -26,8 +25,7 @@ test('a wrong password shows a clear error; the right one signs in', async ({ pa
 
 test('ten wrong passwords lock the email for a while, even against the right one', async ({ page }) => {
   const { email, password } = await signUp(page, 'locked');
-  await page.getByTestId('sign-out').click();
-  await expect(page).toHaveURL(/\/signin$/);
+  await signOut(page);
 
   await page.getByLabel('Email', { exact: true }).fill(email);
   for (let i = 0; i < 10; i++) {

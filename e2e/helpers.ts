@@ -39,3 +39,24 @@ export async function pageText(page: Page): Promise<string> {
   const values = await page.locator('input, textarea').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
   return [html, ...values].join('\n');
 }
+
+/** Signs out through the account menu in the dashboard header. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByTestId('user-menu').click();
+  await page.getByTestId('sign-out').click();
+  await expect(page).toHaveURL(/\/signin$/);
+}
+
+/** The page is no wider than the viewport: nothing to scroll sideways. */
+export async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+}
+
+/** Submits the sign-in form (the caller checks where it leads). */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByTestId('signin-submit').click();
+}

@@ -138,3 +138,41 @@ test('a failed load shows an error with a working retry', async ({ page }) => {
   await failure.getByRole('button', { name: 'Try again' }).click();
   await expect(page.getByTestId('keys-empty')).toBeVisible();
 });
+
+test('the secret modal shows the whole key and a curl that works as shown', async ({ page, context, request, baseURL }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  await signUp(page, 'curl');
+  const secret = await createKey(page, 'Curl check', ['keys:manage']);
+  const modal = page.getByTestId('secret-modal');
+
+  // No character of the key is hidden: the field neither scrolls nor clips.
+  const value = modal.getByTestId('secret-value');
+  expect(await value.evaluate((el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight)).toBe(true);
+
+  const curl = modal.getByTestId('secret-curl');
+  await expect(curl).toContainText(`curl ${baseURL}/v1/keys`);
+  await expect(curl).toContainText(`Authorization: Bearer ${secret}`);
+  await expect(modal.getByTestId('secret-curl-note')).toContainText('which this key has');
+
+  await modal.getByTestId('secret-curl-copy').click();
+  await expect(modal.getByTestId('secret-curl-copy')).toHaveText('Copied');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toBe(await curl.textContent());
+
+  // Run what was copied: the URL and the header of the snippet answer 200.
+  const url = /^curl (\S+)/.exec(copied)?.[1];
+  const header = /-H "Authorization: (Bearer \S+)"/.exec(copied)?.[1];
+  expect(url && header).toBeTruthy();
+  const res = await request.get(url!, { headers: { Authorization: header! } });
+  expect(res.status()).toBe(200);
+  await modal.getByTestId('secret-done').click();
+
+  // A key with the default scopes gets the same snippet, with an honest note about the answer.
+  const plain = await createKey(page, 'Default scopes');
+  await expect(modal.getByTestId('secret-curl')).toContainText(`Authorization: Bearer ${plain}`);
+  await expect(modal.getByTestId('secret-curl-note')).toContainText('403 insufficient_scope');
+  const refused = await request.get('/v1/keys', { headers: { Authorization: `Bearer ${plain}` } });
+  expect(refused.status()).toBe(403);
+  await modal.getByTestId('secret-done').click();
+  expect(await pageText(page)).not.toContain(secret);
+});

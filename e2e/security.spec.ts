@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { PASSWORD, signUp, uniqueEmail } from './helpers';
+import { PASSWORD, signOut, signUp, uniqueEmail } from './helpers';
 
 // The dashboard attacks of the hardening issue, replayed in a real browser against the
 // production server.
@@ -15,8 +15,7 @@ test('a callbackUrl that a browser would read as another origin keeps the user o
   expect(newline.status()).toBeLessThan(500);
 
   // Signing in from a page that carries one.
-  await page.getByTestId('sign-out').click();
-  await expect(page).toHaveURL(/\/signin/);
+  await signOut(page);
   await page.goto('/signin?callbackUrl=/%09/evil.example');
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -33,8 +32,7 @@ test('a signed-out session cookie no longer works, even replayed', async ({ page
   const before = await request.get('/api/auth/session', { headers: { cookie: asCookie } });
   expect(((await before.json()) as { userId?: string }).userId).toBeTruthy();
 
-  await page.getByTestId('sign-out').click();
-  await expect(page).toHaveURL(/\/signin/);
+  await signOut(page);
   const after = await request.get('/api/auth/session', { headers: { cookie: asCookie } });
   expect(((await after.json()) as { userId?: string }).userId).toBeUndefined();
 });

@@ -34,7 +34,7 @@ function makeClients(environment: DashboardEnvironment) {
     },
   });
   const trpcClient = createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: '/api/trpc', headers: () => ({ [ENVIRONMENT_HEADER]: environment }) })],
+    links: [httpBatchLink({ url: '/api/trpc', maxItems: 10, headers: () => ({ [ENVIRONMENT_HEADER]: environment }) })],
   });
   return { queryClient, trpcClient };
 }

@@ -42,16 +42,29 @@ export function SignUpForm() {
       return;
     }
     setSigningIn(false);
-    setError({ message: 'Your account was created, but signing in failed. Please sign in.', param: null });
+    // The server answers sign-up alike for new and known addresses, so this also covers an
+    // email that already has an account (with another password).
+    setError({ message: 'Could not sign you in with this email and password. If you already have an account, sign in instead.', param: null });
   }
 
   const fieldError = (param: string) => (error?.param === param ? error.message : null);
+  // A field's error goes as soon as the user edits that field.
+  const clearError = (param: string) => () => setError((e) => (e?.param === param ? null : e));
 
   return (
     <form onSubmit={onSubmit} className="space-y-4" noValidate>
       {error && !error.param && <Alert data-testid="signup-error">{error.message}</Alert>}
-      <TextField id="signup-name" name="name" label="Name (optional)" autoComplete="name" maxLength={100} error={fieldError('name')} />
-      <TextField id="signup-email" name="email" type="email" label="Email" autoComplete="email" required error={fieldError('email')} />
+      <TextField id="signup-name" name="name" label="Name (optional)" autoComplete="name" maxLength={100} error={fieldError('name')} onChange={clearError('name')} />
+      <TextField
+        id="signup-email"
+        name="email"
+        type="email"
+        label="Email"
+        autoComplete="email"
+        required
+        error={fieldError('email')}
+        onChange={clearError('email')}
+      />
       <TextField
         id="signup-password"
         name="password"
@@ -62,6 +75,7 @@ export function SignUpForm() {
         minLength={MIN_PASSWORD}
         hint={`At least ${MIN_PASSWORD} characters.`}
         error={fieldError('password')}
+        onChange={clearError('password')}
       />
       <Button type="submit" className="w-full" disabled={pending} data-testid="signup-submit">
         {pending && <Spinner />}

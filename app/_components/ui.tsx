@@ -102,13 +102,14 @@ export function Card({ className, ...props }: ComponentProps<'div'>) {
   return <div className={cx('rounded-xl bg-white shadow-sm ring-1 ring-slate-200', className)} {...props} />;
 }
 
-export function Logo({ className }: { className?: string }) {
+/** `compact`: the mark alone below the sm breakpoint (the name stays for screen readers). */
+export function Logo({ className, compact = false }: { className?: string; compact?: boolean }) {
   return (
-    <span className={cx('inline-flex items-center gap-2 font-semibold text-slate-900', className)}>
-      <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-indigo-600 text-xs font-bold text-white">
+    <span className={cx('inline-flex items-center gap-2 font-semibold whitespace-nowrap text-slate-900', className)}>
+      <span aria-hidden className="grid size-7 shrink-0 place-items-center rounded-lg bg-indigo-600 text-xs font-bold text-white">
         AA
       </span>
-      Agent Automation
+      <span className={compact ? 'max-sm:sr-only' : undefined}>Agent Automation</span>
     </span>
   );
 }

@@ -7,3 +7,9 @@ export type KeyItem = Outputs['keys']['list']['data'][number];
 export type CreatedKey = Outputs['keys']['create'];
 export type Account = Outputs['account']['me'];
 export type ScopeInfo = Account['scopes'][number];
+
+/** A keyed GET without parameters that a new key can try, and the scope it needs. */
+export interface StarterCall {
+  path: string;
+  scope: string;
+}

@@ -48,8 +48,12 @@ export function CreateKeyDialog({
   const [minExpiry] = useState(() => toDateTimeLocal(new Date()));
   const [problem, setProblem] = useState<Problem | null>(null);
 
-  const toggle = (scope: Scope, on: boolean) =>
+  // A field's error goes as soon as the user edits that field.
+  const clear = (param: string) => setProblem((p) => (p?.param === param ? null : p));
+  const toggle = (scope: Scope, on: boolean) => {
     setSelected((prev) => (on ? [...prev, scope] : prev.filter((s) => s !== scope)));
+    clear('scopes');
+  };
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -101,7 +105,10 @@ export function CreateKeyDialog({
           label="Name"
           placeholder="e.g. Production backend"
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={(e) => {
+            setName(e.target.value);
+            clear('name');
+          }}
           maxLength={100}
           required
           autoFocus
@@ -123,7 +130,10 @@ export function CreateKeyDialog({
                   name="environment"
                   value={env}
                   checked={environment === env}
-                  onChange={() => setEnvironment(env)}
+                  onChange={() => {
+                    setEnvironment(env);
+                    clear('environment');
+                  }}
                   className="mt-0.5 accent-indigo-600"
                 />
                 <span>
@@ -171,7 +181,10 @@ export function CreateKeyDialog({
           hint="Leave empty for a key that never expires. Times are in your local time zone."
           value={expires}
           min={minExpiry}
-          onChange={(e) => setExpires(e.target.value)}
+          onChange={(e) => {
+            setExpires(e.target.value);
+            clear('expiresAt');
+          }}
           error={fieldError('expiresAt')}
         />
       </div>

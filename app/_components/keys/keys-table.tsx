@@ -16,11 +16,15 @@ function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   return <span title={formatDate(expiresAt)}>{formatDate(expiresAt)}</span>;
 }
 
+// Below lg the rows become cards (one DOM, restyled), so no column hides off-screen on a phone.
+const CELL = 'px-4 py-3 max-lg:p-0';
+const LABEL = 'block text-xs text-slate-500 lg:hidden';
+
 export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: number; onRevoke: (key: KeyItem) => void }) {
   return (
-    <div className="overflow-x-auto">
-      <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="keys-table">
-        <thead className="bg-slate-50">
+    <div className="relative lg:overflow-x-auto">
+      <table className="w-full text-sm max-lg:block lg:min-w-full lg:divide-y lg:divide-slate-200" data-testid="keys-table">
+        <thead className="bg-slate-50 max-lg:hidden">
           <tr>
             {COLUMNS.map((c, i) => (
               <th key={i} scope="col" className="px-4 py-3 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase">
@@ -29,20 +33,25 @@ export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: numbe
             ))}
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100 bg-white">
+        <tbody className="divide-y divide-slate-100 bg-white max-lg:block">
           {keys.map((k) => (
-            <tr key={k.id} data-testid="key-row" data-key-id={k.id} className="align-top hover:bg-slate-50/60">
-              <td className="min-w-40 px-4 py-3 font-medium break-words text-slate-900">{k.name}</td>
-              <td className="px-4 py-3">
+            <tr
+              key={k.id}
+              data-testid="key-row"
+              data-key-id={k.id}
+              className="align-top max-lg:grid max-lg:grid-cols-6 max-lg:items-center max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 lg:hover:bg-slate-50/60"
+            >
+              <td className={`${CELL} font-medium break-words text-slate-900 max-lg:col-span-4 lg:min-w-40`}>{k.name}</td>
+              <td className={`${CELL} max-lg:col-span-4 max-lg:row-start-2`}>
                 <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-slate-700" data-testid="key-prefix">
                   {k.prefix}…
                 </code>
               </td>
-              <td className="px-4 py-3">
+              <td className={`${CELL} max-lg:col-span-2 max-lg:row-start-2 max-lg:justify-self-end`}>
                 <Badge tone={k.environment === 'test' ? 'amber' : 'green'}>{k.environment}</Badge>
               </td>
-              <td className="px-4 py-3">
-                <div className="flex max-w-sm min-w-56 flex-wrap gap-1">
+              <td className={`${CELL} max-lg:col-span-6`}>
+                <div className="flex flex-wrap gap-1 lg:max-w-sm lg:min-w-56">
                   {k.scopes.length === 0 && <span className="text-slate-400">None</span>}
                   {k.scopes.map((s) => (
                     <Badge key={s} className="font-mono">
@@ -51,16 +60,19 @@ export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: numbe
                   ))}
                 </div>
               </td>
-              <td className="px-4 py-3 whitespace-nowrap text-slate-600" title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
+              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
+                <span className={LABEL}>Last used</span>
                 {k.lastUsed ? formatRelative(k.lastUsed, now) : <span className="text-slate-500">Never</span>}
               </td>
-              <td className="px-4 py-3 whitespace-nowrap text-slate-600">
+              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`}>
+                <span className={LABEL}>Expires</span>
                 <Expiry expiresAt={k.expiresAt} now={now} />
               </td>
-              <td className="px-4 py-3 whitespace-nowrap text-slate-600" title={formatDate(k.createdAt)}>
+              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={formatDate(k.createdAt)}>
+                <span className={LABEL}>Created</span>
                 {formatDay(k.createdAt)}
               </td>
-              <td className="px-4 py-2 text-right">
+              <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
                 <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
                   Revoke
                 </Button>

@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import type { CreatedKey, KeyItem } from '@/app/_lib/types';
+import type { CreatedKey, KeyItem, StarterCall } from '@/app/_lib/types';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 import { Alert, Button, ButtonLink, Card, Spinner } from '../ui';
 import { CreateKeyDialog } from './create-key-dialog';
@@ -22,7 +22,7 @@ function KeyIcon() {
   );
 }
 
-export function KeysView() {
+export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[] }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -132,6 +132,7 @@ export function KeysView() {
       {revealed && (
         <SecretModal
           created={revealed}
+          calls={starterCalls}
           onDone={() => {
             setRevealed(null);
             // A key made for the other environment is listed there: show it.
