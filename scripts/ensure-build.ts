@@ -1,9 +1,18 @@
-// Before `npm start`: build the dashboard once if there is no production build yet, so the
-// quick start is one command on a fresh clone. After pulling new code, run `npm run build`.
-import { execSync } from 'node:child_process';
-import fs from 'node:fs';
+// `npm run build`: the production dashboard build (`next build`), recording the fingerprint of
+// its sources in .next/source-fingerprint so `npm start` knows the build is current.
+// `--if-stale` builds only when the sources changed since the last build (or there is none).
+// (`npm start` does the same check itself before serving the dashboard.)
+import os from 'node:os';
+import { BuildInterruptedError, ensureBuild } from '../server/build-check';
 
-if (!fs.existsSync('.next/BUILD_ID')) {
-  console.log('No production build found: running `next build` once (about a minute)…');
-  execSync('npx next build', { stdio: 'inherit' });
-}
+const ifStale = process.argv.includes('--if-stale');
+
+ensureBuild({ force: !ifStale }).then(
+  (state) => {
+    if (state === 'current') console.log('The dashboard build is up to date.');
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = err instanceof BuildInterruptedError ? 128 + os.constants.signals[err.signal] : 1;
+  },
+);

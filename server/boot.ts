@@ -79,5 +79,3 @@ export function describeStartupError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** @deprecated name kept while server/main.ts moves to ProcessRuntime. */
-export type Runtime = ProcessRuntime;

@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+// The production dashboard build (.next) and the sources it was built from. `npm run build`
+// records a fingerprint of those sources beside the build; `npm start` rebuilds when the
+// fingerprint differs (after a `git pull`) or there is no build, so it never serves stale code.
+
+/** What the build is made of (missing entries are skipped). Test files are left out. */
+export const BUILD_SOURCES = [
+  'app',
+  'server',
+  'db',
+  'public',
+  'next.config.js',
+  'package-lock.json',
+  'tsconfig.json',
+  'postcss.config.mjs',
+  'middleware.ts',
+  'proxy.ts',
+  'instrumentation.ts',
+];
+
+export const FINGERPRINT_FILE = path.join('.next', 'source-fingerprint');
+const BUILD_ID_FILE = path.join('.next', 'BUILD_ID');
+const IS_TEST = /\.test\.tsx?$/;
+
+function listFiles(root: string, rel: string, out: string[]): void {
+  const abs = path.join(root, rel);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    return; // absent
+  }
+  if (stat.isDirectory()) {
+    for (const name of fs.readdirSync(abs)) {
+      if (name.startsWith('.') || name === 'node_modules') continue;
+      listFiles(root, path.posix.join(rel, name), out);
+    }
+  } else if (stat.isFile() && !IS_TEST.test(rel)) {
+    out.push(rel);
+  }
+}
+
+/** A hash over the paths and contents of the build's sources: the same tree gives the same value. */
+export function sourceFingerprint(root = process.cwd()): string {
+  const files: string[] = [];
+  for (const source of BUILD_SOURCES) listFiles(root, source, files);
+  files.sort();
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const content = fs.readFileSync(path.join(root, file));
+    hash.update(`${file}\0${content.length}\0`);
+    hash.update(content);
+  }
+  return hash.digest('hex');
+}
+
+export type BuildState = 'current' | 'missing' | 'changed';
+
+/** Whether `.next` holds a build of exactly the current sources. */
+export function buildState(root = process.cwd(), fingerprint = sourceFingerprint(root)): BuildState {
+  if (!fs.existsSync(path.join(root, BUILD_ID_FILE))) return 'missing';
+  let recorded = '';
+  try {
+    recorded = fs.readFileSync(path.join(root, FINGERPRINT_FILE), 'utf8').trim();
+  } catch {
+    // a build made by plain `next build` records nothing: rebuild once to be sure
+  }
+  return recorded === fingerprint ? 'current' : 'changed';
+}
+
+/** The environment for anything that runs Next: telemetry off unless the user chose otherwise. */
+export function nextEnv<T extends Record<string, string | undefined>>(env: T): T & { NEXT_TELEMETRY_DISABLED?: string } {
+  return { NEXT_TELEMETRY_DISABLED: '1', ...env };
+}
+
+/** `next build` in a child process (output to ours). SIGTERM/SIGINT to us stop it and reject. */
+export function runNextBuild(root: string): Promise<void> {
+  const nextBin = createRequire(path.join(root, 'package.json')).resolve('next/dist/bin/next');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: nextEnv(process.env) });
+    let interrupted: NodeJS.Signals | undefined;
+    const forward = (signal: NodeJS.Signals) => {
+      interrupted = signal;
+      child.kill(signal);
+    };
+    process.on('SIGTERM', forward);
+    process.on('SIGINT', forward);
+    const done = (err?: Error) => {
+      process.off('SIGTERM', forward);
+      process.off('SIGINT', forward);
+      if (err) reject(err);
+      else resolve();
+    };
+    child.once('error', done);
+    child.once('exit', (code, signal) => {
+      if (interrupted) done(new BuildInterruptedError(interrupted));
+      else if (code === 0) done();
+      else done(new Error(`The dashboard build failed (next build exited with ${code ?? signal}); see the output above.`));
+    });
+  });
+}
+
+export class BuildInterruptedError extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`The dashboard build was stopped by ${signal}.`);
+    this.name = 'BuildInterruptedError';
+  }
+}
+
+export interface EnsureBuildOptions {
+  root?: string;
+  /** Build even when the recorded fingerprint matches (`npm run build`). */
+  force?: boolean;
+  /** One line before a build starts. */
+  onBuild?: (reason: BuildState | 'forced') => void;
+  /** Replaces `next build` (tests). */
+  build?: (root: string) => Promise<void>;
+}
+
+/**
+ * Builds the dashboard when `.next` is missing or was built from other sources, then records
+ * the fingerprint of the sources as they were when the build started. Resolves with what it did.
+ */
+export async function ensureBuild(opts: EnsureBuildOptions = {}): Promise<BuildState | 'forced'> {
+  const root = opts.root ?? process.cwd();
+  const fingerprint = sourceFingerprint(root);
+  const state = opts.force ? 'forced' : buildState(root, fingerprint);
+  if (state === 'current') return state;
+  opts.onBuild?.(state);
+  fs.rmSync(path.join(root, FINGERPRINT_FILE), { force: true });
+  await (opts.build ?? runNextBuild)(root);
+  fs.writeFileSync(path.join(root, FINGERPRINT_FILE), `${fingerprint}\n`);
+  return state;
+}
+
+/**
+ * Loads next.config.js once, quietly, before `app.prepare()`: Next's server then takes it from
+ * its cache instead of printing "✓ Running next.config.js took …" above our first log line.
+ * Best effort (Next internals): should they change, that line simply comes back.
+ */
+export function preloadNextConfig(dir: string, dev: boolean): Promise<void> {
+  const require = createRequire(path.join(dir, 'package.json'));
+  try {
+    const { default: loadConfig } = require('next/dist/server/config') as typeof import('next/dist/server/config');
+    const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants') as typeof import('next/constants');
+    return loadConfig(dev ? PHASE_DEVELOPMENT_SERVER : PHASE_PRODUCTION_SERVER, dir).then(
+      () => undefined,
+      () => undefined, // app.prepare() reports a broken config itself
+    );
+  } catch {
+    return Promise.resolve();
+  }
+}

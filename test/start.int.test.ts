@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
+import { freePort, ROOT, waitReady, type Proc } from './processes';
+
+// `npm start` as a process manager runs it (systemd, Docker, pm2 send SIGTERM to the process
+// they started, npm, and to nothing else): the server is npm's only child, logs where it
+// listens and where the data lives first, and a SIGTERM to npm alone stops it gracefully,
+// closing the port and releasing the data dir. The API alone (DASHBOARD=false): no build.
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-start-'));
+const started: number[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+after(async () => {
+  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const cleanup of cleanups) await cleanup();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** pid → parent pid of every process (Linux /proc). */
+function parents(): Map<number, number> {
+  const map = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      map.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return map;
+}
+
+const childrenOf = (pid: number, map = parents()) => [...map].filter(([, ppid]) => ppid === pid).map(([child]) => child);
+
+/** The processes `pid` started, and the ones they started. */
+function descendants(pid: number): number[] {
+  const map = parents();
+  const found: number[] = [];
+  for (let i = -1; i < found.length; i++) found.push(...childrenOf(i < 0 ? pid : found[i]!, map));
+  return found;
+}
+
+const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `npm start` exactly as a user types it, on a fresh data dir (or database) and a free port. */
+async function npmStart(dataDir = fs.mkdtempSync(path.join(tmp, 'data-'))): Promise<Proc & { dataDir: string; databaseUrl?: string }> {
+  const port = await freePort();
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DASHBOARD: 'false',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+  };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.NODE_ENV; // the start script sets it
+  if (DB_KIND === 'postgres') {
+    const pg = await createTestDatabase();
+    cleanups.push(() => pg.drop());
+    env.DATABASE_URL = pg.url;
+    env.AUTH_SECRET = TEST_AUTH_SECRET;
+  } else {
+    delete env.DATABASE_URL;
+  }
+  const child = spawn('npm', ['start'], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child.pid!);
+  const proc = { child, url: `http://127.0.0.1:${port}`, output: '', dataDir, databaseUrl: env.DATABASE_URL };
+  child.stdout.on('data', (c: Buffer) => (proc.output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (proc.output += c.toString()));
+  return proc;
+}
+
+const logLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; url?: string });
+
+describe('npm start under a process manager', () => {
+  let migratedDataDir: string | undefined;
+
+  it('runs the server as npm’s only child, and a SIGTERM to npm alone stops it gracefully', async () => {
+    const proc = await npmStart();
+    const npmPid = proc.child.pid!;
+    await waitReady(proc);
+
+    const children = descendants(npmPid);
+    const direct = childrenOf(npmPid);
+    assert.equal(direct.length, 1, `one child of npm, no shell in between: ${direct.map(cmdline).join(' | ')}`);
+    const server = direct[0]!;
+    assert.match(cmdline(server), /node .*server\/main\.ts/);
+    const lockFile = path.join(proc.dataDir, 'owner.lock');
+    if (DB_KIND === 'pglite') assert.equal(fs.readFileSync(lockFile, 'utf8'), String(server), 'the server holds the data dir');
+
+    // The first log line: the real address and where the data lives (no credentials).
+    const first = logLines(proc.output)[0];
+    assert.ok(first, proc.output);
+    assert.equal(first.url, proc.url);
+    const where = proc.databaseUrl
+      ? `PostgreSQL ${new URL(proc.databaseUrl).host}${new URL(proc.databaseUrl).pathname}`
+      : `${path.resolve(proc.dataDir)} (embedded PGlite)`;
+    assert.equal(first.msg, `listening on ${proc.url}, data in ${where}`);
+    if (proc.databaseUrl) assert.ok(!proc.output.includes(proc.databaseUrl), 'not the database URL with its user name');
+
+    const npmExited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+    process.kill(npmPid, 'SIGTERM');
+    assert.equal(await npmExited, 0, 'npm reports the server’s clean exit');
+    await until('every process npm started is gone', () => children.every((pid) => !alive(pid)));
+    await assert.rejects(fetch(`${proc.url}/readyz`), 'the port no longer answers');
+    assert.ok(!fs.existsSync(lockFile), 'the data dir is released');
+    const messages = logLines(proc.output).map((l) => l.msg);
+    assert.deepEqual(messages.slice(-2).sort(), ['shutting down', 'stopped'].sort(), proc.output);
+    migratedDataDir = proc.dataDir;
+  });
+
+  it(
+    'stops cleanly on a SIGTERM that comes while it is still starting',
+    { skip: DB_KIND !== 'pglite' && 'the data dir lock marks the moment (embedded only)' },
+    async () => {
+      const proc = await npmStart(migratedDataDir); // already migrated: a quicker start
+      const lockFile = path.join(proc.dataDir, 'owner.lock');
+      await until('the server took the data dir', () => fs.existsSync(lockFile) || proc.child.exitCode !== null, 30_000);
+      const children = descendants(proc.child.pid!);
+      const npmExited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+      process.kill(proc.child.pid!, 'SIGTERM');
+      assert.equal(await npmExited, 0, proc.output);
+      await until('every process npm started is gone', () => children.every((pid) => !alive(pid)));
+      assert.ok(!fs.existsSync(lockFile), 'the data dir is released');
+      assert.match(proc.output, /"msg":"(stopped during start-up|stopped)"/);
+    },
+  );
+});
