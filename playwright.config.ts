@@ -3,8 +3,9 @@ import { defineConfig, devices } from '@playwright/test';
 
 // End-to-end tests of the dashboard in a real browser against the real production server.
 //
-// Run `npm run build` (next build) first: the web server below starts the production server
-// (`NODE_ENV=production`), which serves the last build. CI runs `npm run build && npm run test:e2e`.
+// `npm run test:e2e` builds first (`npm run build`, which records the sources' fingerprint): the
+// web server below starts the production server (`NODE_ENV=production`), which serves that build
+// (it would rebuild a stale one, slower than the start-up timeout allows).
 // Each run starts from an empty embedded database in .data/e2e.
 //
 // Browsers: Playwright's own downloads are not available on our machines, so the Debian
