@@ -3,26 +3,35 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { userSessions } from '../db/schema';
-import type { Jobs } from '../server/jobs';
-import { queue } from '../server/jobs';
+import type { Jobs, QueueSpec } from '../server/jobs';
 import { DB_KIND, startServer, type TestServer } from './harness';
 import { ROOT, stop, type Proc } from './processes';
+
+function childEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
 
 // The jobs seam (pg-boss) on the real database: a job sent inside a transaction exists only if
 // the transaction commits, workers are woken at once (LISTEN/NOTIFY, not polling), and a
 // separate `npm run worker` process runs jobs sent by a web process that runs none.
 
+// Server modules are imported only after startServer has set the environment (server/env.js
+// reads it once, when first imported).
 let api: TestServer;
 let jobs: Jobs;
+let echo: QueueSpec<{ n: number; sentAt: number }>;
 before(async () => {
   // A web process that runs no workers: only the test's own handler and the worker process run jobs.
   api = await startServer({ env: { RUN_WORKERS: 'false' } });
   const { getRuntime } = await import('../server/runtime');
   jobs = getRuntime().jobs;
+  const { queue } = await import('../server/jobs');
+  echo = queue('test-echo');
 });
 after(() => api?.close());
 
-const echo = queue<{ n: number; sentAt: number }>('test-echo');
 
 describe('jobs', () => {
   const seen: { n: number; ms: number }[] = [];
@@ -74,7 +83,7 @@ describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (
     await api.db.insert(userSessions).values({ id: `old-${Date.now()}`, userId: ws.userId, createdAt: old, expiresAt: old });
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
       cwd: ROOT,
-      env: { ...process.env, NODE_TEST_CONTEXT: undefined, LOG_LEVEL: 'info' },
+      env: { ...childEnvironment(), LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc: Proc = { child, url: '', output: '' };
