@@ -5,7 +5,6 @@
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
 import { parseArgs } from 'node:util';
-import { closeDatabase } from '../db/client';
 import { DataDirLockedError } from '../db/lock';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';
 import { openMigratedDatabase } from '../server/boot';
@@ -103,7 +102,7 @@ async function run(argv: string[]): Promise<string> {
   try {
     return await action(database.db);
   } finally {
-    await closeDatabase();
+    await database.close();
   }
 }
 
