@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { alive } from '../db/lock';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
 import { freePort, ROOT, waitReady, type Proc } from './processes';
 
@@ -22,14 +23,6 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** pid → parent pid of every process (Linux /proc). */
 function parents(): Map<number, number> {

@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from 'react';
+import { Button, Spinner } from './ui';
 
 // A modal on the native <dialog>: focus is trapped and restored by the browser, the page
 // behind is inert, and Escape closes it (unless `dismissible` is false).
@@ -86,5 +87,37 @@ export function Modal({
         <div className={FRAME}>{body}</div>
       )}
     </dialog>
+  );
+}
+
+/**
+ * A dialog's footer: Cancel, then the action. Without `onConfirm` the action submits the
+ * dialog's form (Modal's `onSubmit`); both are disabled while `pending`.
+ */
+export function ModalActions({
+  label,
+  onCancel,
+  onConfirm,
+  pending,
+  variant = 'primary',
+  testId,
+}: {
+  label: string;
+  onCancel: () => void;
+  onConfirm?: () => void;
+  pending: boolean;
+  variant?: 'primary' | 'danger';
+  testId?: string;
+}) {
+  return (
+    <>
+      <Button variant="secondary" onClick={onCancel} disabled={pending}>
+        Cancel
+      </Button>
+      <Button type={onConfirm ? 'button' : 'submit'} variant={variant} onClick={onConfirm} disabled={pending} data-testid={testId}>
+        {pending && <Spinner />}
+        {label}
+      </Button>
+    </>
   );
 }

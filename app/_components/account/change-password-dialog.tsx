@@ -3,9 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import { Modal } from '../modal';
+import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
-import { Alert, Button, Spinner, TextField } from '../ui';
+import { Alert, Button, TextField } from '../ui';
 
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 200;
@@ -83,15 +83,7 @@ export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
       onSubmit={onSubmit}
       testId="change-password-dialog"
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose} disabled={change.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={change.isPending} data-testid="change-password-submit">
-            {change.isPending && <Spinner />}
-            Change password
-          </Button>
-        </>
+        <ModalActions label="Change password" onCancel={onClose} pending={change.isPending} testId="change-password-submit" />
       }
     >
       <div className="space-y-4">

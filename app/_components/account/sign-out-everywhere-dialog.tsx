@@ -4,9 +4,9 @@ import { useMutation } from '@tanstack/react-query';
 import { signOut } from 'next-auth/react';
 import { useState } from 'react';
 import { errorMessage } from '@/app/_lib/errors';
-import { Modal } from '../modal';
+import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
-import { Alert, Button, Spinner } from '../ui';
+import { Alert } from '../ui';
 
 export function SignOutEverywhereDialog({ onClose }: { onClose: () => void }) {
   const trpc = useTRPC();
@@ -31,15 +31,14 @@ export function SignOutEverywhereDialog({ onClose }: { onClose: () => void }) {
       dismissible={!pending}
       testId="sign-out-everywhere-dialog"
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose} disabled={pending}>
-            Cancel
-          </Button>
-          <Button variant="danger" onClick={() => void onConfirm()} disabled={pending} data-testid="sign-out-everywhere-confirm">
-            {pending && <Spinner />}
-            Sign out everywhere
-          </Button>
-        </>
+        <ModalActions
+          label="Sign out everywhere"
+          variant="danger"
+          onCancel={onClose}
+          onConfirm={() => void onConfirm()}
+          pending={pending}
+          testId="sign-out-everywhere-confirm"
+        />
       }
     >
       <div className="space-y-3 text-sm text-slate-700">

@@ -6,9 +6,9 @@ import type { DashboardEnvironment } from '@/app/_lib/environment';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { toDateTimeLocal } from '@/app/_lib/format';
 import type { CreatedKey, ScopeInfo } from '@/app/_lib/types';
-import { Modal } from '../modal';
+import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
-import { Alert, Button, Spinner, TextField } from '../ui';
+import { Alert, TextField } from '../ui';
 
 type Scope = ScopeInfo['scope'];
 
@@ -85,15 +85,7 @@ export function CreateKeyDialog({
       testId="create-key-dialog"
       size="lg"
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={create.isPending} data-testid="create-key-submit">
-            {create.isPending && <Spinner />}
-            Create key
-          </Button>
-        </>
+        <ModalActions label="Create key" onCancel={onClose} pending={create.isPending} testId="create-key-submit" />
       }
     >
       <div className="space-y-6">

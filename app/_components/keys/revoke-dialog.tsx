@@ -3,9 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '@/app/_lib/errors';
 import type { KeyItem } from '@/app/_lib/types';
-import { Modal } from '../modal';
+import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
-import { Alert, Button, Spinner } from '../ui';
+import { Alert } from '../ui';
 
 export function RevokeDialog({ apiKey, onClose, onRevoked }: { apiKey: KeyItem; onClose: () => void; onRevoked: () => void }) {
   const trpc = useTRPC();
@@ -18,15 +18,14 @@ export function RevokeDialog({ apiKey, onClose, onRevoked }: { apiKey: KeyItem; 
       dismissible={!revoke.isPending}
       testId="revoke-dialog"
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose} disabled={revoke.isPending}>
-            Cancel
-          </Button>
-          <Button variant="danger" onClick={() => revoke.mutate({ id: apiKey.id })} disabled={revoke.isPending} data-testid="revoke-confirm">
-            {revoke.isPending && <Spinner />}
-            Revoke key
-          </Button>
-        </>
+        <ModalActions
+          label="Revoke key"
+          variant="danger"
+          onCancel={onClose}
+          onConfirm={() => revoke.mutate({ id: apiKey.id })}
+          pending={revoke.isPending}
+          testId="revoke-confirm"
+        />
       }
     >
       <div className="space-y-3 text-sm text-slate-700">
