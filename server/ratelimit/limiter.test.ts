@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { consume, type Window } from './limiter';
+import { consume, decide, type Window } from './limiter';
 
 const UNCAPPED = 2 ** 31 - 1;
 let n = 0;
@@ -78,5 +78,31 @@ describe('rate limit windows', () => {
     assert.equal(refused.headers['Retry-After'], '1');
     await new Promise((resolve) => setTimeout(resolve, 1050));
     assert.equal((await consume('k', w)).allowed, true);
+  });
+});
+
+describe('a decision from counts a store made in one step', () => {
+  const now = 1_800_000_000_000;
+  const minute = (consumed: number, limit = 10) => ({ limit, consumed, msBeforeNext: 30_000 });
+  const day = (consumed: number, limit = 100) => ({ limit, consumed, msBeforeNext: 3_600_000 });
+
+  it('refuses by the minute first, with its headers', () => {
+    assert.deepEqual(decide(minute(11), day(200), now), {
+      allowed: false,
+      headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1800000030', 'Retry-After': '30' },
+    });
+  });
+
+  it('refuses by the day when the minute allows', () => {
+    const d = decide(minute(3), day(101), now);
+    assert.equal(d.allowed, false);
+    assert.equal(d.headers['X-RateLimit-Limit'], '100');
+    assert.equal(d.headers['Retry-After'], '3600');
+  });
+
+  it('allows with the headers of the window with the fewest requests left (the minute on a tie)', () => {
+    assert.equal(decide(minute(3), day(98), now).headers['X-RateLimit-Limit'], '100');
+    assert.equal(decide(minute(8), day(98), now).headers['X-RateLimit-Limit'], '10');
+    assert.equal(decide(minute(3), null, now).headers['X-RateLimit-Remaining'], '7');
   });
 });
