@@ -77,7 +77,8 @@ export const createdKeySchema = z
     ...keyFields,
     key: z.string().meta({
       description: 'The secret, to send as `Authorization: Bearer <key>`. Returned only in this response, never again: store it now.',
-      example: 'svc_live_sk_kr5RO1HkzHIlTqUm7f6JguAn0OMPyXsV1oNupz',
+      // Shortened on purpose: a complete-looking secret in docs gets copied, and flagged as a leak.
+      example: 'svc_live_sk_kr5R…',
     }),
   })
   .meta({ id: 'CreatedApiKey' });
