@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { request, type Dispatcher } from 'undici';
+import { checkUrlShape, guardedDispatcher, UrlRefused } from '../net/url-guard';
+
+// Calls an agent's HTTP tool (DESIGN 6.1): the model's arguments go out as JSON (or as the query
+// string for GET), signed the Standard Webhooks way (DESIGN 7) so the tool can check the call
+// came from us, with a 30 s timeout and at most 100 KB of answer handed back to the model.
+// The URL is a user's, so it goes through the SSRF guard: checkUrlShape for IP literals, then
+// the guarded dispatcher, which refuses non-public addresses at connect time. Redirects are
+// never followed (undici.request does not follow them; a 3xx is a failed call).
+//
+// A tool failing is a result, never an exception: the model sees `error` and can carry on.
+// The one exception is the caller's own AbortSignal (execution cancelled): that abort is
+// rethrown as is, so cancelling never looks like a tool answer.
+
+export interface HttpToolSpec {
+  name: string;
+  url: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  status?: number;
+  /** Parsed JSON when the response is (untruncated) JSON, else the text. */
+  body?: unknown;
+  truncated?: boolean;
+  /** A message safe to show to the model and API users. */
+  error?: string;
+}
+
+export interface HttpToolCallOptions {
+  /** The tool's signing secret, `whsec_…`. */
+  secret: string;
+  /** Sent as `webhook-id`: stable for one tool call, so the tool can deduplicate. */
+  callId: string;
+  signal?: AbortSignal;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Extra request headers; ours (signature, content type, user agent) win over them. */
+  headers?: Record<string, string>;
+}
+
+export const TOOL_TIMEOUT_MS = 30_000;
+export const TOOL_MAX_BYTES = 100 * 1024;
+const USER_AGENT = 'agent-automation-service/0.1';
+
+/** A fresh signing secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
+export function newToolSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: HttpToolCallOptions): Promise<ToolCallResult> {
+  const timeoutMs = opts.timeoutMs ?? TOOL_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? TOOL_MAX_BYTES;
+  opts.signal?.throwIfAborted();
+
+  let url: URL;
+  try {
+    url = checkUrlShape(tool.url, { allowPrivate: opts.allowPrivate });
+  } catch (err) {
+    if (err instanceof UrlRefused) return { ok: false, error: `The tool URL ${err.message}` };
+    throw err;
+  }
+
+  const isGet = tool.method === 'GET';
+  let payload = '';
+  if (isGet) {
+    appendQuery(url, args);
+  } else {
+    try {
+      payload = JSON.stringify(args ?? {}) ?? '{}';
+    } catch {
+      return { ok: false, error: 'The tool arguments could not be encoded as JSON' };
+    }
+  }
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(opts.headers ?? {})) headers[name.toLowerCase()] = value;
+  const now = new Date();
+  Object.assign(headers, {
+    'user-agent': USER_AGENT,
+    accept: 'application/json',
+    'webhook-id': opts.callId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': new Webhook(opts.secret).sign(opts.callId, now, payload),
+  });
+  if (!isGet) headers['content-type'] = 'application/json';
+
+  // One controller for our timeout, merged with the caller's signal: which one fired decides
+  // between "rethrow" (caller) and "timed out" (ours).
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(new Error('tool call timed out')), timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
+  try {
+    const res = await request(url, {
+      method: tool.method,
+      headers,
+      body: isGet ? undefined : payload,
+      signal,
+      dispatcher: guardedDispatcher({ allowPrivate: opts.allowPrivate }),
+    });
+    const status = res.statusCode;
+    if (status >= 300 && status < 400) {
+      discard(res.body);
+      return { ok: false, status, error: 'The tool answered a redirect (3xx), which is not followed' };
+    }
+    const { bytes, truncated } = await readCapped(res.body, maxBytes);
+    const body = decodeBody(bytes, truncated, res.headers['content-type']);
+    const result: ToolCallResult = { ok: status >= 200 && status < 300, status, body };
+    if (truncated) result.truncated = true;
+    if (!result.ok) result.error = `The tool answered HTTP ${status}`;
+    return result;
+  } catch (err) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+    if (timer.signal.aborted) return { ok: false, error: `The tool did not answer within ${timeoutMs / 1000} s` };
+    return { ok: false, error: connectionError(err) };
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** GET arguments: each top-level key becomes a query parameter, non-strings JSON-encoded. */
+function appendQuery(url: URL, args: unknown): void {
+  if (args === undefined || args === null) return;
+  if (typeof args !== 'object' || Array.isArray(args)) {
+    url.searchParams.append('args', JSON.stringify(args));
+    return;
+  }
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    url.searchParams.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+}
+
+/** Reads at most maxBytes of the body, then drops the connection rather than draining the rest. */
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    if (size + buf.length > maxBytes) {
+      chunks.push(buf.subarray(0, maxBytes - size));
+      discard(body);
+      return { bytes: Buffer.concat(chunks), truncated: true };
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  return { bytes: Buffer.concat(chunks), truncated: false };
+}
+
+// Destroying an unfinished undici body emits RequestAbortedError: nobody is left to care.
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function decodeBody(bytes: Buffer, truncated: boolean, contentType: string | string[] | undefined): unknown {
+  const text = new TextDecoder().decode(bytes);
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType) ?? '';
+  if (!truncated && /\bjson\b/i.test(type)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Not the JSON it claims to be: the model gets the text.
+    }
+  }
+  return text;
+}
+
+const CONNECTION_MESSAGES: Record<string, string> = {
+  ECONNREFUSED: 'The tool refused the connection',
+  ECONNRESET: 'The tool closed the connection',
+  UND_ERR_SOCKET: 'The tool closed the connection',
+  ENOTFOUND: 'The tool host could not be resolved',
+  EAI_AGAIN: 'The tool host could not be resolved',
+  UND_ERR_CONNECT_TIMEOUT: 'The tool could not be reached (connection timed out)',
+  ETIMEDOUT: 'The tool could not be reached (connection timed out)',
+  EHOSTUNREACH: 'The tool host is unreachable',
+  ENETUNREACH: 'The tool host is unreachable',
+};
+
+/** A safe message for a failed connection: no stack, no internal detail beyond the error kind. */
+function connectionError(err: unknown): string {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof UrlRefused) return `The tool URL ${e.message}`;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (CONNECTION_MESSAGES[code]) return CONNECTION_MESSAGES[code];
+      if (/CERT|TLS|SSL/.test(code)) return 'The tool’s TLS certificate could not be verified';
+    }
+  }
+  return 'The tool could not be reached';
+}
