@@ -1,0 +1,48 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, real, text } from 'drizzle-orm/pg-core';
+import { workspaces } from './accounts';
+import { environmentColumn, ts } from './columns';
+
+const environment = environmentColumn('agents');
+
+/** An HTTP tool as stored (DESIGN.md 6.1); `parameters` is the JSON Schema given at create/update. */
+export interface StoredHttpTool {
+  type: 'http';
+  name: string;
+  description: string;
+  url: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  parameters: Record<string, unknown>;
+}
+
+export const agents = pgTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: environment.column,
+    name: text('name').notNull(),
+    description: text('description'),
+    model: text('model').notNull(),
+    instructions: text('instructions'),
+    tools: jsonb('tools').$type<StoredHttpTool[]>().notNull().default([]),
+    temperature: real('temperature'),
+    maxSteps: integer('max_steps').notNull(),
+    timeoutSeconds: integer('timeout_seconds').notNull(),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    // Signs the agent's HTTP tool calls (Standard Webhooks, `whsec_…`); never in an API response.
+    toolSecret: text('tool_secret').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    // Deleted agents stay as rows so their executions keep their history; they are never listed.
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    environment.check(t.environment),
+    index('agents_list_idx')
+      .on(t.workspaceId, t.environment, t.id)
+      .where(sql`${t.deletedAt} is null`),
+  ],
+);

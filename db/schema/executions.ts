@@ -1,0 +1,129 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, json, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { workspaces } from './accounts';
+import { environmentColumn, textEnum, ts } from './columns';
+
+export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+const status = textEnum('executions', 'status', EXECUTION_STATUSES);
+const executionEnvironment = environmentColumn('executions');
+const conversationEnvironment = environmentColumn('conversations');
+
+/** One step of a run as the API shows it (`steps[]`): a model call, with its tool calls and results. */
+export interface StoredStep {
+  index: number;
+  text: string;
+  toolCalls: { id: string; name: string; arguments: unknown }[];
+  toolResults: { id: string; name: string; result: unknown; isError: boolean }[];
+  finishReason: string;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  startedAt: string;
+  completedAt: string;
+}
+
+export const executions = pgTable(
+  'executions',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: executionEnvironment.column,
+    agentId: text('agent_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    status: status.column.notNull(),
+    input: text('input').notNull(),
+    output: text('output'),
+    // `json`, not `jsonb`: the API answers keys in the order we wrote them.
+    steps: json('steps').$type<StoredStep[]>().notNull().default([]),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    model: text('model').notNull(),
+    cached: boolean('cached').notNull().default(false),
+    metadata: json('metadata').$type<Record<string, string>>().notNull().default({}),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    completedAt: ts('completed_at'),
+    // The run's fence: each claim by a worker increments `attempt`; a worker writes only while
+    // the row is `running` with its attempt. `heartbeatAt` is renewed while it runs: a stale one
+    // means the worker died (→ failed/worker_lost, never re-sent to the model).
+    attempt: integer('attempt').notNull().default(0),
+    heartbeatAt: ts('heartbeat_at'),
+    // Events appended so far (execution_events.seq of the last one).
+    eventSeq: integer('event_seq').notNull().default(0),
+  },
+  (t) => [
+    executionEnvironment.check(t.environment),
+    status.check(t.status),
+    index('executions_list_idx').on(t.workspaceId, t.environment, t.id),
+    index('executions_agent_idx').on(t.workspaceId, t.environment, t.agentId, t.id),
+    index('executions_status_idx').on(t.workspaceId, t.environment, t.status, t.id),
+    index('executions_conversation_idx').on(t.workspaceId, t.environment, t.conversationId, t.id),
+    index('executions_running_idx').on(t.heartbeatAt).where(sql`${t.status} = 'running'`),
+    index('executions_agent_active_idx').on(t.agentId).where(sql`${t.status} in ('queued', 'running')`),
+  ],
+);
+
+/** The append-only event log of an execution (DESIGN.md 6.2): SSE `id:` is `seq`. */
+export const executionEvents = pgTable(
+  'execution_events',
+  {
+    executionId: text('execution_id')
+      .notNull()
+      .references(() => executions.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    type: text('type').notNull(),
+    data: json('data').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.executionId, t.seq] })],
+);
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: conversationEnvironment.column,
+    agentId: text('agent_id').notNull(),
+    // The queued or running execution holding the conversation (one at a time), else null.
+    activeExecutionId: text('active_execution_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [conversationEnvironment.check(t.environment)],
+);
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+const role = textEnum('messages', 'role', MESSAGE_ROLES);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    executionId: text('execution_id').notNull(),
+    role: role.column.notNull(),
+    content: text('content').notNull(),
+    // What the model is sent back as history: the AI SDK message (tool calls and results included).
+    modelMessage: jsonb('model_message').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [role.check(t.role), index('messages_conversation_idx').on(t.conversationId, t.id)],
+);
+
+/** Test-mode answers kept by request (DESIGN.md 5: `cached: true`). */
+export const modelCache = pgTable('model_cache', {
+  key: text('key').primaryKey(),
+  output: text('output').notNull(),
+  inputTokens: integer('input_tokens').notNull(),
+  outputTokens: integer('output_tokens').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

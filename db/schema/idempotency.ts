@@ -1,0 +1,23 @@
+import { integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ENVIRONMENTS } from './columns';
+import { ts } from './columns';
+
+// Idempotency-Key records (DESIGN.md 3.3): one per workspace + environment + header value,
+// `in_progress` while the first request runs, then its stored answer for 24 h.
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    key: text('key').notNull(),
+    // SHA-256 of method, path and the canonical JSON body: another request under the same key is a conflict.
+    fingerprint: text('fingerprint').notNull(),
+    // Until then the first request holds the key; after it (a crashed process) a retry may take over.
+    lockedUntil: ts('locked_until'),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.environment, t.key] })],
+);

@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { ENVIRONMENTS } from '../../db/schema';
+import { metadataSchema } from '../metadata';
+import { PROVIDERS } from '../models/registry';
+import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
+
+// Request and response shapes of /v1/agents (DESIGN.md 6.1). The descriptions and examples end
+// up in /v1/openapi.json (and so in the /docs reference). zod checks the shape and the bounds;
+// service.ts checks what needs more than a shape (model, tool names, URLs, JSON Schemas).
+
+export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const MAX_TOOLS = 20;
+/** Serialized size limit of one tool's `parameters` (bytes of its JSON). */
+export const MAX_PARAMETERS_BYTES = 16 * 1024;
+export const DEFAULT_MODEL = 'sandbox/echo';
+export const DEFAULT_MAX_STEPS = 5;
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+const EXAMPLE_ID = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
+const EXAMPLE_CREATED_AT = '2026-11-21T20:31:07.123Z';
+const EXAMPLE_PARAMETERS = {
+  type: 'object',
+  properties: { orderId: { type: 'string', description: 'The order number, e.g. 1042' } },
+  required: ['orderId'],
+};
+const EXAMPLE_TOOL = {
+  type: 'http',
+  name: 'lookup_order',
+  description: 'Looks up an order by its number and returns its status.',
+  url: 'https://api.example.com/tools/lookup-order',
+  method: 'POST',
+  parameters: EXAMPLE_PARAMETERS,
+};
+
+const timestamp = z.string().meta({ format: 'date-time', example: EXAMPLE_CREATED_AT });
+
+/**
+ * A JSON number, never a string. trpc-to-openapi coerces the plain `z.number()` fields of a
+ * body (`"5"` → 5, `""` → 0, `true` → 1: FINDINGS.md); a field behind a pipe is out of its reach.
+ */
+const jsonNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
+
+// ---- requests ----
+
+const toolInput = z
+  .strictObject({
+    type: z.literal('http').meta({ description: 'The kind of tool; `http` is the only one.', example: 'http' }),
+    name: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')
+      .meta({ description: 'How the model calls the tool: 1–64 letters, digits, `_` or `-`, unique within the agent (ignoring case).', example: 'lookup_order' }),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .meta({ description: 'What the tool does, for the model to decide when to call it (1–1,000 characters).', example: EXAMPLE_TOOL.description }),
+    url: z.string().meta({
+      description:
+        'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
+        '(Standard Webhooks headers, with the agent’s `toolSecret`). http or https, no credentials; unless the server allows it, ' +
+        'never a loopback, private, link-local or metadata address.',
+      example: EXAMPLE_TOOL.url,
+    }),
+    method: z.enum(TOOL_METHODS).default('POST').meta({ description: 'HTTP method of the call. Default: `POST`.', example: 'POST' }),
+    parameters: z.record(z.string(), z.unknown()).meta({
+      description: 'A JSON Schema of the arguments, with `"type": "object"` (draft 2020-12 or draft-07), at most 16 KB as JSON.',
+      example: EXAMPLE_PARAMETERS,
+    }),
+  })
+  .meta({ id: 'AgentToolInput' });
+
+export type ToolInput = z.infer<typeof toolInput>;
+
+/** The writable fields, with their bounds; create adds the defaults, update makes them optional. */
+const fields = {
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .meta({ description: 'A name for the agent, 1–100 characters.', example: 'Order support' }),
+  description: z
+    .string()
+    .max(1000)
+    .nullable()
+    .meta({ description: 'What the agent is for (≤ 1,000 characters), or `null`.', example: 'Answers questions about orders.' }),
+  model: z.string().meta({
+    description: `The model, as \`provider/model\`; providers: ${PROVIDERS.map((p) => `\`${p}\``).join(', ')}. \`sandbox/…\` runs offline and deterministically.`,
+    example: 'openai/gpt-4o-mini',
+  }),
+  instructions: z
+    .string()
+    .max(32_000)
+    .nullable()
+    .meta({ description: 'The system prompt (≤ 32,000 characters), or `null`.', example: 'You are a friendly support agent. Look orders up before answering.' }),
+  tools: z
+    .array(toolInput)
+    .max(MAX_TOOLS)
+    .meta({ description: `HTTP tools the model may call, at most ${MAX_TOOLS}.`, example: [EXAMPLE_TOOL] }),
+  temperature: jsonNumber(z.number().min(0).max(2))
+    .nullable()
+    .meta({ description: 'Sampling temperature, 0–2; `null`: the provider’s default.', example: 0.2 }),
+  maxSteps: jsonNumber(z.number().int().min(1).max(20)).meta({
+    description: 'Most model calls in one execution (each tool round trip is a step), 1–20.',
+    example: DEFAULT_MAX_STEPS,
+  }),
+  timeoutSeconds: jsonNumber(z.number().int().min(1).max(900)).meta({
+    description: 'An execution still running after this many seconds fails with `timeout`, 1–900.',
+    example: DEFAULT_TIMEOUT_SECONDS,
+  }),
+  metadata: metadataSchema,
+};
+
+export const createAgentInput = z
+  .strictObject({
+    name: fields.name,
+    description: fields.description.default(null),
+    model: fields.model.default(DEFAULT_MODEL),
+    instructions: fields.instructions.default(null),
+    tools: fields.tools.default([]),
+    temperature: fields.temperature.default(null),
+    maxSteps: fields.maxSteps.default(DEFAULT_MAX_STEPS),
+    timeoutSeconds: fields.timeoutSeconds.default(DEFAULT_TIMEOUT_SECONDS),
+    metadata: fields.metadata.default({}),
+  })
+  .meta({ id: 'CreateAgentRequest' });
+
+const agentId = z.string().meta({ description: 'The id of the agent (`agt_…`).', example: EXAMPLE_ID });
+
+export const agentIdInput = z.strictObject({ id: agentId });
+
+/** PATCH: only the fields given change; `null` clears description, instructions and temperature. */
+export const updateAgentInput = z
+  .strictObject({
+    id: agentId,
+    name: fields.name.optional(),
+    description: fields.description.optional(),
+    model: fields.model.optional(),
+    instructions: fields.instructions.optional(),
+    tools: fields.tools.optional().meta({ description: `Replaces every tool (at most ${MAX_TOOLS}); \`[]\` removes them all.` }),
+    temperature: fields.temperature.optional(),
+    maxSteps: fields.maxSteps.optional(),
+    timeoutSeconds: fields.timeoutSeconds.optional(),
+    metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
+  })
+  .meta({ description: 'The fields to change; the others keep their value.' });
+
+export const listAgentsInput = z.strictObject(pageQuerySchema);
+
+// ---- responses ----
+
+const toolSchema = z
+  .object({
+    type: z.literal('http'),
+    name: z.string().meta({ example: EXAMPLE_TOOL.name }),
+    description: z.string().meta({ example: EXAMPLE_TOOL.description }),
+    url: z.string().meta({ example: EXAMPLE_TOOL.url }),
+    method: z.enum(TOOL_METHODS).meta({ example: 'POST' }),
+    parameters: z.object({}).catchall(z.unknown()).meta({ description: 'The JSON Schema of the arguments.', example: EXAMPLE_PARAMETERS }),
+  })
+  .meta({ id: 'AgentTool', description: 'An HTTP tool the model may call.' });
+
+const agentFields = {
+  id: z.string().meta({ description: 'Unique identifier of the agent (`agt_…`).', example: EXAMPLE_ID }),
+  name: z.string().meta({ example: 'Order support' }),
+  description: z.string().nullable().meta({ example: 'Answers questions about orders.' }),
+  model: z.string().meta({ description: 'The model, as `provider/model`.', example: 'openai/gpt-4o-mini' }),
+  instructions: z.string().nullable().meta({ description: 'The system prompt.', example: 'You are a friendly support agent.' }),
+  tools: z.array(toolSchema),
+  temperature: z.number().nullable().meta({ description: '`null`: the provider’s default.', example: 0.2 }),
+  maxSteps: z.number().int().min(1).max(20).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
+  timeoutSeconds: z.number().int().min(1).max(900).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
+  // An object with string values (a record would also document `propertyNames`, which says nothing here).
+  metadata: z
+    .object({})
+    .catchall(z.string())
+    .meta({ description: 'Your own key-value pairs.', example: { team: 'support' } }),
+  environment: z.enum(ENVIRONMENTS).meta({ description: 'The environment the agent lives in: `live` or `test`.', example: 'live' }),
+  createdAt: timestamp.meta({ description: 'When the agent was created.' }),
+  updatedAt: timestamp.meta({ description: 'When the agent was last changed.' }),
+};
+
+export const agentSchema = z.object(agentFields).meta({ id: 'Agent' });
+
+export const createdAgentSchema = z
+  .object({
+    ...agentFields,
+    toolSecret: z.string().meta({
+      description:
+        'The secret that signs this agent’s HTTP tool calls (Standard Webhooks: verify the `webhook-signature` header with it, ' +
+        'e.g. with the `standardwebhooks` library). Returned only in this response, never again: store it now.',
+      // Shortened on purpose: a complete-looking secret in docs gets copied, and flagged as a leak.
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw…',
+    }),
+  })
+  .meta({ id: 'CreatedAgent' });
+
+export const agentListSchema = pageEnvelopeSchema(agentSchema).meta({ id: 'AgentList' });
+
+export const deletedAgentSchema = z
+  .object({
+    id: z.string().meta({ description: 'The id of the deleted agent.', example: EXAMPLE_ID }),
+    deleted: z.literal(true).meta({ description: 'Always `true`.', example: true }),
+  })
+  .meta({ id: 'DeletedAgent' });

@@ -1,0 +1,259 @@
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../../db/client';
+import { agents, type StoredHttpTool } from '../../db/schema';
+import type { Actor } from '../actor';
+import { env } from '../env.js';
+import { ApiError, notFound } from '../errors';
+import { cancelAgentExecutions } from '../executions/status';
+import { isId, newId } from '../ids';
+import { keysetList, type ListRow } from '../keyset';
+import { assertSafeKeys, METADATA_MAX_KEYS } from '../metadata';
+import { PROVIDERS, parseModel } from '../models/registry';
+import { checkUrl, UrlRefused } from '../net/url-guard';
+import type { Page, PageParams } from '../pagination';
+import { newToolSecret } from '../tools/http-tool';
+import { MAX_PARAMETERS_BYTES, type agentSchema, type createAgentInput, type createdAgentSchema, type ToolInput, type updateAgentInput } from './schemas';
+
+// Agents (DESIGN.md 6.1): create, list, read, update, delete, in the caller's workspace and
+// environment; another workspace's or environment's agent, and a deleted one, is not found.
+// zod (schemas.ts) has checked shapes and bounds; here: the model, tool names, tool URLs (the
+// SSRF guard) and tool JSON Schemas (compiled with ajv), and what zod cannot see in the raw input.
+
+// What the API answers is what schemas.ts documents: the view types are inferred from it.
+export type AgentView = z.infer<typeof agentSchema>;
+export type CreatedAgentView = z.infer<typeof createdAgentSchema>;
+export type CreateAgentInput = z.infer<typeof createAgentInput>;
+/** The fields of a PATCH (absent: unchanged). */
+export type UpdateAgentInput = Omit<z.infer<typeof updateAgentInput>, 'id'>;
+export type DeletedAgentView = { id: string; deleted: true };
+
+/** Whose agents: an Actor fits. */
+type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+type AgentRow = typeof agents.$inferSelect;
+
+const invalid = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
+
+// ---- views ----
+
+/** The listed columns: everything but the tool secret (never in a response after creation). */
+const { toolSecret: _secret, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+
+// The agents of a workspace and environment that are not deleted, newest first (index agents_list_idx).
+const agentList = keysetList({
+  name: 'agents',
+  prefix: 'agt',
+  table: agents,
+  columns: viewColumns,
+  where: isNull(agents.deletedAt),
+});
+
+export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    model: row.model,
+    instructions: row.instructions,
+    tools: row.tools,
+    temperature: row.temperature,
+    maxSteps: row.maxSteps,
+    timeoutSeconds: row.timeoutSeconds,
+    metadata: row.metadata,
+    environment: row.environment,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+// ---- checks ----
+
+/**
+ * What zod cannot see in the raw input, checked before it parses (a middleware of each
+ * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
+ * of their own. Refused: a metadata key named like an Object.prototype property or outside
+ * 1–40 characters (param `metadata`); a `__proto__` key anywhere in a tool's `parameters`;
+ * an object key holding a NUL character; and any string or key that is not well-formed
+ * Unicode (a lone surrogate, which PostgreSQL's jsonb refuses), with the field's dotted path.
+ */
+/** In a `u` regex a surrogate pair is one code point: this matches only a lone surrogate. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export function assertSafeAgentInput(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  assertSafeKeys(raw, 'metadata');
+  const metadata = (raw as Record<string, unknown>).metadata;
+  if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
+    for (const key of Object.keys(metadata)) {
+      if (key.length < 1 || key.length > 40) throw invalid('metadata', "'metadata' keys must be 1–40 characters");
+    }
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw invalid('metadata', `'metadata' can have at most ${METADATA_MAX_KEYS} keys`);
+  }
+  // Iterative walk: no input is nested deeply enough to overflow the stack.
+  const stack: { value: unknown; path: string[] }[] = [{ value: raw, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    const param = path.join('.');
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) throw invalid(param, `'${param}' is not valid Unicode text (it holds a lone surrogate)`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    // The field a bad key is reported on: the object holding it, or the tool's `parameters`.
+    const owner = path[0] === 'tools' && path[2] === 'parameters' ? path.slice(0, 3).join('.') : param;
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\0')) throw invalid(owner, `'${owner || 'input'}' has a key with a NUL character`);
+      if (LONE_SURROGATE.test(key)) throw invalid(owner, `'${owner || 'input'}' has a key that is not valid Unicode text`);
+      if (key === '__proto__' && owner.endsWith('.parameters')) throw invalid(owner, `'${owner}' cannot have a key named '__proto__'`);
+      stack.push({ value: child, path: [...path, key] });
+    }
+  }
+}
+
+function checkModel(model: string): void {
+  if (parseModel(model)) return;
+  const provider = model.includes('/') ? model.slice(0, model.indexOf('/')) : '';
+  const known = (PROVIDERS as readonly string[]).includes(provider);
+  throw invalid(
+    'model',
+    known
+      ? `'model' must be '${provider}/<model id>' with no spaces, at most 200 characters`
+      : `'model' must be 'provider/model' with a provider among ${PROVIDERS.join(', ')}`,
+  );
+}
+
+// JSON Schemas of tool parameters are compiled with ajv: draft 2020-12 (what zod and most tools
+// write), or draft-07 when the schema says so. One instance per draft; each compile is undone
+// (the instance caches every schema it sees, and registers every `$id`, forever otherwise).
+const ajvOptions = { strict: false, logger: false } as const;
+let validators: { draft2020: Ajv2020; draft07: Ajv } | undefined;
+
+function compileOnce(schema: Record<string, unknown>): void {
+  validators ??= { draft2020: new Ajv2020(ajvOptions), draft07: new Ajv(ajvOptions) };
+  const draft = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? validators.draft07 : validators.draft2020;
+  const known = new Set([...Object.keys(draft.schemas), ...Object.keys(draft.refs)]);
+  try {
+    draft.compile(schema);
+  } finally {
+    draft.removeSchema(schema);
+    for (const key of [...Object.keys(draft.schemas), ...Object.keys(draft.refs)]) if (!known.has(key)) draft.removeSchema(key);
+  }
+}
+
+function checkParameters(parameters: Record<string, unknown>, param: string): void {
+  const bytes = Buffer.byteLength(JSON.stringify(parameters));
+  if (bytes > MAX_PARAMETERS_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
+  if (parameters.type !== 'object') throw invalid(param, `'${param}' must be a JSON Schema with "type": "object"`);
+  try {
+    compileOnce(parameters);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+  }
+}
+
+/** The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. */
+async function checkTools(tools: ToolInput[]): Promise<StoredHttpTool[]> {
+  const seen = new Map<string, number>();
+  for (const [i, tool] of tools.entries()) {
+    const name = tool.name.toLowerCase();
+    const first = seen.get(name);
+    if (first !== undefined) {
+      throw invalid(`tools.${i}.name`, `Tool names must be unique: 'tools.${i}.name' repeats the name of tools.${first} ('${tool.name}')`);
+    }
+    seen.set(name, i);
+    checkParameters(tool.parameters, `tools.${i}.parameters`);
+  }
+  // Resolved together; the first refused URL (by position) is the one reported.
+  const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS })));
+  for (const [i, check] of checks.entries()) {
+    if (check.status === 'fulfilled') continue;
+    if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}`);
+    throw check.reason;
+  }
+  return tools.map((t) => ({ type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }));
+}
+
+// ---- operations ----
+
+const owned = (owner: Owner, id: string) =>
+  and(eq(agents.id, id), eq(agents.workspaceId, owner.workspaceId), eq(agents.environment, owner.environment), isNull(agents.deletedAt));
+
+/** The agent's row (its tool secret included), or null when it is not the owner's or is deleted. */
+export async function findAgent(db: Db, owner: Owner, id: string): Promise<AgentRow | null> {
+  if (!isId('agt', id)) return null;
+  const [row] = await db.select().from(agents).where(owned(owner, id));
+  return row ?? null;
+}
+
+export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
+  checkModel(input.model);
+  const tools = await checkTools(input.tools);
+  const [row] = await db
+    .insert(agents)
+    .values({
+      id: newId('agt'),
+      workspaceId: actor.workspaceId,
+      environment: actor.environment,
+      name: input.name,
+      description: input.description,
+      model: input.model,
+      instructions: input.instructions,
+      tools,
+      temperature: input.temperature,
+      maxSteps: input.maxSteps,
+      timeoutSeconds: input.timeoutSeconds,
+      metadata: input.metadata,
+      toolSecret: newToolSecret(),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return { ...agentView(row!), toolSecret: row!.toolSecret };
+}
+
+export async function listAgents(db: Db, actor: Owner, params: PageParams): Promise<Page<AgentView>> {
+  const page = await agentList.page(db, actor, params);
+  return { ...page, data: page.data.map(agentView) };
+}
+
+export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentView> {
+  const row = await findAgent(db, actor, id);
+  if (!row) throw notFound('agent', id);
+  return agentView(row);
+}
+
+/** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
+export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
+  const changes: Partial<typeof agents.$inferInsert> = {};
+  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'metadata'] as const) {
+    if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
+  }
+  if (input.model !== undefined) {
+    checkModel(input.model);
+    changes.model = input.model;
+  }
+  if (input.tools !== undefined) changes.tools = await checkTools(input.tools);
+  if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
+  if (!isId('agt', id)) throw notFound('agent', id);
+  const [row] = await db
+    .update(agents)
+    .set({ ...changes, updatedAt: now })
+    .where(owned(actor, id))
+    .returning();
+  if (!row) throw notFound('agent', id);
+  return agentView(row);
+}
+
+/** Deletes the agent and cancels its queued and running executions, in one transaction. */
+export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Date()): Promise<DeletedAgentView> {
+  if (!isId('agt', id)) throw notFound('agent', id);
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning({ id: agents.id });
+    if (!row) throw notFound('agent', id);
+    await cancelAgentExecutions(tx, row.id);
+    return { id: row.id, deleted: true as const };
+  });
+}
