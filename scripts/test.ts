@@ -10,7 +10,8 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'test-results', 'playwright-report']);
-const MULTIPROCESS = path.join('test', 'multiprocess.int.test.ts');
+// Files that need PostgreSQL and several processes: run once, in the PostgreSQL pass.
+const MULTIPROCESS = new Set([path.join('test', 'multiprocess.int.test.ts'), path.join('test', 'executions', 'scale-out.int.test.ts')]);
 
 function findTests(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -83,7 +84,7 @@ async function main() {
   const all = findTests(ROOT);
   const integration = all.filter((f) => f.endsWith('.int.test.ts'));
   const unit = all.filter((f) => !f.endsWith('.int.test.ts'));
-  const everywhere = integration.filter((f) => f !== MULTIPROCESS);
+  const everywhere = integration.filter((f) => !MULTIPROCESS.has(f));
 
   await ensureService('PostgreSQL', 5432, 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
   await ensureService('Redis', 6379, 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no');

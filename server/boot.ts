@@ -1,6 +1,7 @@
 import { openDatabase, type Database } from '../db/client';
 import { DataDirLockedError } from '../db/lock';
 import { migrateDatabase } from '../db/migrate';
+import { openBus } from './bus';
 import { env } from './env.js';
 import { openJobs } from './jobs';
 import { declareQueues, startWorkers } from './jobs/workers';
@@ -52,11 +53,12 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
       signUpsPerHour: env.RATE_LIMIT_SIGNUPS_PER_HOUR,
     });
     await limits.ready();
+    const bus = await openBus(database);
     const jobs = await openJobs(database, { workers });
     await declareQueues(jobs);
-    const runtime: ProcessRuntime = { database, limits, jobs, workers };
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, workers };
     setRuntime(runtime);
-    if (workers) await startWorkers(jobs, database.db);
+    if (workers) runtime.stopWorkers = await startWorkers(runtime);
     return runtime;
   } catch (err) {
     setRuntime(undefined);
@@ -67,7 +69,9 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
 
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */
 export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
+  runtime.stopWorkers?.();
   await runtime.jobs.stop();
+  await runtime.bus.close();
   await runtime.limits.close();
   await runtime.database.close();
   if (peekRuntime() === runtime) setRuntime(undefined);

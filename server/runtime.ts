@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client';
+import type { Bus } from './bus';
 import type { Jobs } from './jobs';
 import type { RateLimits } from './ratelimit';
 
@@ -13,6 +14,10 @@ export interface ProcessRuntime {
   limits: RateLimits;
   /** The job queue: every process sends jobs; processes with workers also run them. */
   jobs: Jobs;
+  /** Cross-process signals (LISTEN/NOTIFY): execution events and cancels. */
+  bus: Bus;
+  /** Stops this process's worker timers (the worker_lost sweeper); set when it runs workers. */
+  stopWorkers?: () => void;
   /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */
   workers: boolean;
 }

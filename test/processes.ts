@@ -89,3 +89,35 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Starts `server/worker.ts` (job handlers only); resolves once it logged that it started. */
+export async function startWorker(env: Record<string, string>, timeoutMs = 60_000): Promise<Proc> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+    cwd: ROOT,
+    // `info`: the start-up line below is how we know it is up.
+    env: childEnv({ ...env, LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const proc: Proc = { child, url: '', output: '' };
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker not started within ${timeoutMs} ms:\n${proc.output}`));
+    }, timeoutMs);
+    const onData = (c: Buffer) => {
+      proc.output += c.toString();
+      if (proc.output.includes('worker started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}):\n${proc.output}`));
+    });
+  });
+  return proc;
+}

@@ -8,6 +8,8 @@ export interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
+  propertyNames?: Schema;
+  maxProperties?: number;
   items?: Schema;
   enum?: unknown[];
   const?: unknown;
@@ -25,7 +27,7 @@ export interface Schema {
 const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'default', 'deprecated', 'readOnly', 'writeOnly']);
 const KNOWN = new Set([
   '$ref', 'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'allOf',
-  'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
+  'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'propertyNames', 'maxProperties',
 ]);
 
 function typeOf(v: unknown): string {
@@ -76,6 +78,8 @@ export function checkSchema(schema: Schema, value: unknown, root: unknown, at = 
   if (t === 'object') {
     const obj = value as Record<string, unknown>;
     for (const r of schema.required ?? []) if (!(r in obj)) errors.push(`${at}: missing required '${r}'`);
+    if (schema.maxProperties !== undefined && Object.keys(obj).length > schema.maxProperties) errors.push(`${at}: more than ${schema.maxProperties} properties`);
+    if (schema.propertyNames) for (const k of Object.keys(obj)) errors.push(...checkSchema(schema.propertyNames, k, root, `${at}[${JSON.stringify(k)}]`));
     for (const [k, v] of Object.entries(obj)) {
       const prop = schema.properties?.[k];
       if (prop) errors.push(...checkSchema(prop, v, root, `${at}.${k}`));

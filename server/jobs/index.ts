@@ -8,6 +8,11 @@ import { log } from '../log';
 // floor); a job sent inside an application transaction exists only if that transaction
 // commits (an outbox). Agent executions and webhook deliveries are queues declared here.
 
+/** pg-boss's LISTEN channel for its default schema (its plans.notifyChannelSql('pgboss')). */
+const PGBOSS_CHANNEL = `('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24))`;
+/** A job that waited this long before it started was part of a backlog. */
+const BACKLOG_MS = 200;
+
 export interface QueueSpec<T extends object> {
   name: string;
   options?: QueueOptions;
@@ -25,6 +30,12 @@ export interface WorkOptions {
   concurrency?: number;
   /** Seconds between polls when no NOTIFY arrives (the floor under LISTEN/NOTIFY). */
   pollingIntervalSeconds?: number;
+  /**
+   * Keep draining a backlog: pg-boss wakes workers by NOTIFY when a job is sent, and a worker
+   * that finishes a job otherwise sleeps until the next poll (30 s) even if more are waiting.
+   * A job that waited in the queue (a backlog) wakes the queue's workers again when it ends.
+   */
+  drainBacklog?: boolean;
 }
 
 export interface Jobs {
@@ -59,6 +70,9 @@ export async function openJobs(database: Database, opts: { workers: boolean }): 
       for (const spec of specs) {
         if (declared.has(spec.name)) continue;
         if (!(await boss.getQueue(spec.name))) await boss.createQueue(spec.name, { notify: true, ...spec.options });
+        // Puts the queue in pg-boss's cache now: a send inside an app transaction on PGlite (one
+        // connection) would otherwise look it up from inside that transaction and wait forever.
+        await boss.getJobById(spec.name, '00000000-0000-0000-0000-000000000000');
         declared.add(spec.name);
       }
     },
@@ -73,9 +87,22 @@ export async function openJobs(database: Database, opts: { workers: boolean }): 
     async work(spec, handler, opts = {}) {
       await boss.work<typeof spec.payload & object>(
         spec.name,
-        { batchSize: 1, localConcurrency: opts.concurrency ?? 4, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 },
+        {
+          batchSize: 1,
+          localConcurrency: opts.concurrency ?? 4,
+          pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2,
+          includeMetadata: opts.drainBacklog ?? false,
+        },
         async ([job]) => {
-          if (job) await handler(job as Job<never>);
+          if (!job) return;
+          try {
+            await handler(job as Job<never>);
+          } finally {
+            const waited = 'createdOn' in job ? Date.now() - (job as { createdOn: Date }).createdOn.getTime() : 0;
+            if (opts.drainBacklog && waited > BACKLOG_MS) {
+              await database.db.execute(sql`select pg_notify(${sql.raw(PGBOSS_CHANNEL)}, ${spec.name})`).catch(() => {});
+            }
+          }
         },
       );
     },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../db/client';
 import { ApiError, internalError } from '../errors';
+import { replayExecution } from '../executions/routes';
 import { closeAfterResponse, hasBody } from '../http/exchange';
 import { sendError } from '../http/send';
 import { newId } from '../ids';
@@ -10,6 +11,7 @@ import type { RateLimits } from '../ratelimit';
 import { appRouter } from '../trpc/router';
 import { parseQuery, readJsonBody, type Query } from './body';
 import { createProcedureBridge } from './bridge';
+import { idempotencyKeyOf, withIdempotency } from './idempotency';
 import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute, type RestRoute } from './routes';
 import { authenticate, checkScope, createAddressGuard, limitKey } from './steps';
@@ -27,8 +29,12 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
   const bridge = createProcedureBridge(routes);
   const addresses = createAddressGuard(limits);
 
-  /** Input of a route: the query (null-prototype), and the JSON body of POST/PATCH. */
-  async function readInput(req: IncomingMessage, route: RestRoute): Promise<{ query: Query; body?: Record<string, unknown> }> {
+  /** Input of a route: the query (null-prototype), and the JSON body of POST/PATCH (unless read already). */
+  async function readInput(
+    req: IncomingMessage,
+    route: RestRoute,
+    body?: Record<string, unknown>,
+  ): Promise<{ query: Query; body?: Record<string, unknown> }> {
     const query = parseQuery(req.url ?? '');
     if (!BODY_METHODS.has(route.method)) return { query };
     // Parameters of POST and PATCH travel in the body; a query string there would never be read.
@@ -36,7 +42,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     if (param !== undefined) {
       throw new ApiError('unknown_parameter', `Unknown query parameter '${param}': send parameters in the JSON body`, { param });
     }
-    return { query, body: await readJsonBody(req) };
+    return { query, body: body ?? (await readJsonBody(req)) };
   }
 
   async function run(req: IncomingMessage, res: ServerResponse, requestId: string, keyRef: { key?: VerifiedKey }) {
@@ -62,13 +68,20 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
       const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);
       if (refused) throw refused;
     }
-    if (route.target.kind === 'raw') {
-      const query = parseQuery(req.url ?? '');
-      let body: Promise<Record<string, unknown>> | undefined;
-      return route.target.handle({ req, res, requestId, db, key, params, query, body: () => (body ??= readJsonBody(req)) });
-    }
-    const input = await readInput(req, route);
-    await bridge(req, res, { requestId, db, actor: key }, input);
+    const dispatch = async (preread?: Record<string, unknown>) => {
+      if (route.target.kind === 'raw') {
+        const query = parseQuery(req.url ?? '');
+        let body: Promise<Record<string, unknown>> | undefined = preread ? Promise.resolve(preread) : undefined;
+        return route.target.handle({ req, res, requestId, db, key, params, query, body: () => (body ??= readJsonBody(req)) });
+      }
+      const input = await readInput(req, route, preread);
+      await bridge(req, res, { requestId, db, actor: key }, input);
+    };
+    // Idempotency-Key (POST): checked after the scope, before the input (DESIGN.md 3.3).
+    const idempotencyKey = key && route.method === 'POST' ? idempotencyKeyOf(req) : undefined;
+    if (idempotencyKey === undefined) return dispatch();
+    const body = await readJsonBody(req);
+    await withIdempotency({ req, res, requestId, db, key: key!, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
   }
 
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {

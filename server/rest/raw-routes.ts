@@ -1,3 +1,4 @@
+import { executeRoute, streamRoute } from '../executions/routes';
 import { sendJson } from '../http/send';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../trpc/router';
@@ -27,4 +28,6 @@ export const RAW_ROUTES: RawRoute[] = [
       sendJson(res, 200, openapi);
     },
   },
+  executeRoute,
+  streamRoute,
 ];

@@ -9,11 +9,40 @@ const routes = buildRouteTable(appRouter, RAW_ROUTES);
 describe('REST route table', () => {
   it('holds exactly the routes with OpenAPI meta and the raw routes (no dashboard-only procedures)', () => {
     assert.deepEqual(routes.map((r) => `${r.method} ${r.template}`).sort(), [
+      'DELETE /v1/agents/{id}',
+      'DELETE /v1/conversations/{id}',
       'DELETE /v1/keys/{id}',
+      'GET /v1/agents',
+      'GET /v1/agents/{id}',
+      'GET /v1/conversations/{id}',
+      'GET /v1/executions',
+      'GET /v1/executions/{id}',
+      'GET /v1/executions/{id}/stream',
       'GET /v1/keys',
       'GET /v1/openapi.json',
+      'PATCH /v1/agents/{id}',
+      'POST /v1/agents',
+      'POST /v1/agents/{id}/execute',
+      'POST /v1/executions/{id}/cancel',
       'POST /v1/keys',
     ]);
+  });
+
+  it('tells an execution from its stream and its cancel; execute and stream are raw routes with agents:execute', () => {
+    const id = 'exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
+    const target = (m: string, p: string) => {
+      const found = matchRoute(routes, m, p);
+      assert.equal(found.kind, 'found', `${m} ${p}`);
+      return found.kind === 'found' ? found.route : null!;
+    };
+    assert.equal(target('GET', `/v1/executions/${id}`).template, '/v1/executions/{id}');
+    assert.equal(target('GET', `/v1/executions/${id}/stream`).target.kind, 'raw');
+    assert.equal(target('POST', `/v1/executions/${id}/cancel`).template, '/v1/executions/{id}/cancel');
+    const execute = target('POST', '/v1/agents/agt_1/execute');
+    assert.equal(execute.target.kind, 'raw');
+    assert.equal(execute.scope, 'agents:execute');
+    assert.equal(target('GET', `/v1/executions/${id}/stream`).scope, 'agents:execute');
+    assert.deepEqual(matchRoute(routes, 'GET', '/v1/agents/agt_1/execute'), { kind: 'method_not_allowed', allow: ['POST'] });
   });
 
   it('carries each route’s scope, success status, auth and target', () => {

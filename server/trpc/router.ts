@@ -1,12 +1,19 @@
 import { router } from './init';
 import { accountRouter } from './routers/account';
+import { agentsRouter } from './routers/agents';
+import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
+import { modelsRouter } from './routers/models';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
 // OpenAPI meta are also the public REST API under /v1.
 export const appRouter = router({
   keys: keysRouter,
+  agents: agentsRouter,
   account: accountRouter,
+  executions: executionsRouter,
+  conversations: conversationsRouter,
+  models: modelsRouter,
 });
 
 export type AppRouter = typeof appRouter;

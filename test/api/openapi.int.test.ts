@@ -56,13 +56,30 @@ describe('GET /v1/openapi.json', () => {
     assert.ok(result.valid, result.valid ? '' : compileErrors(result));
   });
 
-  it('lists exactly the three key endpoints and itself (nothing unbuilt)', () => {
+  it('lists exactly what is built: keys, agents, executions, conversations and itself', () => {
     const ops = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item ?? {})
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
-    assert.deepEqual(ops.sort(), ['DELETE /v1/keys/{id}', 'GET /v1/keys', 'GET /v1/openapi.json', 'POST /v1/keys']);
+    assert.deepEqual(ops.sort(), [
+      'DELETE /v1/agents/{id}',
+      'DELETE /v1/conversations/{id}',
+      'DELETE /v1/keys/{id}',
+      'GET /v1/agents',
+      'GET /v1/agents/{id}',
+      'GET /v1/conversations/{id}',
+      'GET /v1/executions',
+      'GET /v1/executions/{id}',
+      'GET /v1/executions/{id}/stream',
+      'GET /v1/keys',
+      'GET /v1/openapi.json',
+      'PATCH /v1/agents/{id}',
+      'POST /v1/agents',
+      'POST /v1/agents/{id}/execute',
+      'POST /v1/executions/{id}/cancel',
+      'POST /v1/keys',
+    ]);
     assert.deepEqual(operation('get', '/v1/openapi.json').security, [], 'the document needs no key');
   });
 
@@ -163,5 +180,44 @@ describe('real responses match the document', () => {
     assert.deepEqual(cases.map(([, , r]) => r.status), [400, 401, 404, 415]);
     for (const [m, p, res] of cases) expectDocumented(m, p, res);
     expectError(cases[0]![2], 400, 'unknown_parameter', 'id');
+  });
+});
+
+describe('executions in the document', () => {
+  it('execute documents 202 (queued), 200 (wait: JSON, stream: SSE) and its 404/409s; the stream route documents SSE', () => {
+    const execute = operation('post', '/v1/agents/{id}/execute');
+    const statuses = Object.keys(execute.responses ?? {}).sort();
+    for (const s of ['200', '202', '404', '409']) assert.ok(statuses.includes(s), `execute documents no ${s}`);
+    assert.ok((execute.responses?.['200'] as ResponseObject).content?.['text/event-stream']);
+    assert.match((execute.responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
+    const body = (execute.requestBody as RequestBodyObject).content['application/json']!.schema as Schema;
+    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['conversationId', 'input', 'metadata', 'stream', 'wait']);
+    assert.equal((body.properties?.wait as Schema).type, 'boolean');
+    const stream = operation('get', '/v1/executions/{id}/stream');
+    assert.ok((stream.responses?.['200'] as ResponseObject).content?.['text/event-stream']);
+    assert.ok(((stream.parameters ?? []) as ParameterObject[]).some((p) => p.in === 'header' && p.name === 'Last-Event-ID'));
+    assert.match((operation('post', '/v1/executions/{id}/cancel').responses?.['409'] as ResponseObject).description ?? '', /`execution_not_cancellable`/);
+    assert.match((operation('delete', '/v1/conversations/{id}').responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
+  });
+
+  it('real execution and conversation responses match it', async () => {
+    const agent = await api.request<{ id: string }>('POST', '/v1/agents', { key: admin.key, body: { name: 'documented' } });
+    expectStatus(agent, 201);
+    const queued = await api.request<{ id: string }>('POST', `/v1/agents/${agent.body.id}/execute`, { key: admin.key, body: { input: 'hi' } });
+    expectStatus(queued, 202);
+    expectDocumented('post', '/v1/agents/{id}/execute', queued);
+    const done = await api.request<{ id: string; conversationId: string }>('POST', `/v1/agents/${agent.body.id}/execute`, {
+      key: admin.key,
+      body: { input: 'hi', wait: true },
+    });
+    expectStatus(done, 200);
+    expectDocumented('post', '/v1/agents/{id}/execute', done);
+    expectDocumented('get', '/v1/executions/{id}', await api.request('GET', `/v1/executions/${done.body.id}`, { key: admin.key }));
+    expectDocumented('get', '/v1/executions', await api.request('GET', '/v1/executions?limit=2', { key: admin.key }));
+    const notCancellable = await api.request('POST', `/v1/executions/${done.body.id}/cancel`, { key: admin.key });
+    expectError(notCancellable, 409, 'execution_not_cancellable');
+    expectDocumented('post', '/v1/executions/{id}/cancel', notCancellable);
+    expectDocumented('get', '/v1/conversations/{id}', await api.request('GET', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
+    expectDocumented('delete', '/v1/conversations/{id}', await api.request('DELETE', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
   });
 });

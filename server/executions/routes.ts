@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { ApiError, notFound } from '../errors';
+import { sendJson } from '../http/send';
+import { assertSafeKeys } from '../metadata';
+import type { Query } from '../rest/body';
+import { settle, type MarkerReplay } from '../rest/idempotency';
+import type { RawRoute } from '../rest/routes';
+import { getRuntime } from '../runtime';
+import { findNul, inputError } from '../trpc/input-errors';
+import { executeInput } from './schemas';
+import { findExecution, startExecution } from './service';
+import { executionView } from './status';
+import { streamEvents, waitForFinal } from './stream';
+
+// The two execution routes that write their own response: execute (202, 200 or an event
+// stream, chosen by the body) and the resumable event stream of any execution.
+
+/** How long `wait: true` waits beyond the agent's own timeout before answering with the execution as it is. */
+const WAIT_GRACE_SECONDS = 30;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const errorIfQuery = (query: Query) => {
+  const [param] = Object.keys(query);
+  if (param !== undefined) throw new ApiError('unknown_parameter', `Unknown query parameter '${param.slice(0, 64)}'`, { param: param.slice(0, 64) });
+};
+
+const eventStreamDoc = {
+  description:
+    'Server-Sent Events: `execution.started`, `text.delta`, `tool.call`, `tool.result`, then one terminal event (`execution.succeeded`, `execution.failed` or `execution.cancelled`) carrying the whole execution, after which the stream ends. Each block has `id:` (the event’s sequence number, for `Last-Event-ID`), `event:` and `data:` (JSON). A `: ping` comment every 15 s keeps proxies from closing an idle stream.',
+  content: { 'text/event-stream': { schema: { type: 'string' as const }, example: 'id: 2\nevent: text.delta\ndata: {"type":"text.delta","delta":"Hello","step":0}\n\n' } },
+};
+
+export const executeRoute: RawRoute = {
+  method: 'POST',
+  template: '/v1/agents/{id}/execute',
+  scope: 'agents:execute',
+  openapi: {
+    errors: ['resource_not_found', 'conversation_busy', 'parameter_conflict', 'idempotency_conflict'],
+    operation: {
+      operationId: 'agents-execute',
+      summary: 'Execute an agent',
+      description:
+        'Runs the agent on `input`. By default answers 202 with the queued execution at once; `wait: true` answers 200 with the finished execution; `stream: true` answers with its events as they happen. Disconnecting never cancels the execution.',
+      tags: ['Executions'],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The agent to run.' }],
+      requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(executeInput, { io: 'input' }) as SchemaObject } } },
+      responses: {
+        '202': { description: 'Queued: poll `GET /v1/executions/{id}`, follow its stream, or wait for a webhook.', content: { 'application/json': { schema: ref('Execution') } } },
+        '200': {
+          description: '`wait: true`: the finished execution (or, past the agent’s timeout plus 30 s, as it is then). `stream: true`: the event stream.',
+          content: { 'application/json': { schema: ref('Execution') }, ...eventStreamDoc.content },
+        },
+      },
+    },
+  },
+  async handle({ res, db, key, params, query, body }) {
+    errorIfQuery(query);
+    const raw = await body();
+    const nul = findNul(raw);
+    if (nul !== null) throw new ApiError('invalid_parameter', `'${nul || 'input'}' must not contain NUL characters`, nul ? { param: nul } : {});
+    assertSafeKeys(raw, 'metadata');
+    const parsed = executeInput.safeParse(raw);
+    if (!parsed.success) throw inputError(parsed.error.issues, raw);
+    const input = parsed.data;
+    if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
+    const { jobs, bus } = getRuntime();
+    const { row, timeoutSeconds } = await startExecution(db, jobs, key!, params.id!, input);
+    // With an Idempotency-Key, a retry replays the same kind of answer for this execution.
+    if (input.stream) {
+      await settle(res, 200, JSON.stringify({ $stream: row.id }));
+      return streamEvents({ db, bus, executionId: row.id, afterSeq: 0, res });
+    }
+    if (input.wait) {
+      await settle(res, 200, JSON.stringify({ $wait: row.id }));
+      const done = await waitForFinal(db, bus, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res);
+      return sendJson(res, 200, executionView(done));
+    }
+    sendJson(res, 202, executionView(row));
+  },
+};
+
+export const streamRoute: RawRoute = {
+  method: 'GET',
+  template: '/v1/executions/{id}/stream',
+  scope: 'agents:execute',
+  openapi: {
+    errors: ['resource_not_found'],
+    operation: {
+      operationId: 'executions-stream',
+      summary: 'Stream an execution’s events',
+      description:
+        'Replays the events of any execution from the start (or after the `Last-Event-ID` header), follows new ones live until the terminal event, then closes. Works from any server process while the run happens in any worker; for a finished execution it replays them all.',
+      tags: ['Executions'],
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Resume after this event (the `id:` of the last event received).' },
+      ],
+      responses: { '200': eventStreamDoc },
+    },
+  },
+  async handle({ req, res, db, key, params, query }) {
+    errorIfQuery(query);
+    const header = req.headers['last-event-id'];
+    let afterSeq = 0;
+    if (header !== undefined) {
+      const value = Array.isArray(header) ? header[0]! : header;
+      if (!/^\d{1,9}$/.test(value.trim())) throw new ApiError('invalid_parameter', "'Last-Event-ID' must be the id of an event (a whole number)", { param: 'Last-Event-ID' });
+      afterSeq = Number(value.trim());
+    }
+    const row = await findExecution(db, key!, params.id!);
+    if (!row) throw notFound('execution', params.id!);
+    await streamEvents({ db, bus: getRuntime().bus, executionId: row.id, afterSeq, res });
+  },
+};
+
+/** The replay of an idempotent execute that answered with a stream or a wait: the same answer, for the same execution. */
+export const replayExecution: MarkerReplay = async (res, marker) => {
+  const { database, bus } = getRuntime();
+  const id = marker.$stream ?? marker.$wait!;
+  if (marker.$stream) return streamEvents({ db: database.db, bus, executionId: id, afterSeq: 0, res });
+  const done = await waitForFinal(database.db, bus, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
+  sendJson(res, 200, executionView(done));
+};

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { idempotencyKeys } from '../../db/schema';
+import { ApiError } from '../errors';
+import type { VerifiedKey } from '../keys/service';
+import { sendError } from '../http/send';
+import { log } from '../log';
+
+// Idempotency-Key on POST (DESIGN.md 3.3): the first request under a key (per workspace and
+// environment) runs and its answer is kept for 24 h; a retry with the same method, path and
+// body gets that answer again (`Idempotent-Replayed: true`) and does nothing else. Another body
+// or endpoint under the key, or a retry while the first still runs, is 409 idempotency_conflict.
+// Answers 400, 401, 403 and 429 are not kept: the caller may fix the request and retry.
+//
+// The first request holds the key for LOCK_SECONDS; if its process dies, a retry after that
+// takes over. Routes that answer with a long wait or a stream settle the record as soon as the
+// work exists (`settle`), with a marker the replay turns back into the same kind of answer.
+
+const TTL_SECONDS = 24 * 3600;
+const LOCK_SECONDS = 60;
+const NOT_KEPT = new Set([400, 401, 403, 429]);
+/** Our own failures (5xx) are not kept either: a retry is safe, since routes settle once their work exists. */
+const kept = (status: number) => !NOT_KEPT.has(status) && status < 500;
+const SETTLE = Symbol('idempotency.settle');
+
+type Settle = (status: number, body: string) => Promise<void>;
+type Tracked = ServerResponse & { [SETTLE]?: Settle };
+
+/** Replays a stored marker (`{"$stream": id}`, `{"$wait": id}`): the route that stored it knows how. */
+export type MarkerReplay = (res: ServerResponse, marker: Record<string, string>) => Promise<void>;
+
+export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
+  const value = req.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  const key = Array.isArray(value) ? value[0]! : value;
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new ApiError('invalid_parameter', "'Idempotency-Key' must be 1–255 printable ASCII characters", { param: 'Idempotency-Key' });
+  }
+  return key;
+}
+
+/** JSON with object keys sorted, so the same body in another key order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Stores the answer of the request now (before its response ends: streams, long waits). */
+export async function settle(res: ServerResponse, status: number, body: string): Promise<void> {
+  await (res as Tracked)[SETTLE]?.(status, body);
+}
+
+export async function withIdempotency(
+  opts: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    requestId: string;
+    db: Db;
+    key: VerifiedKey;
+    idempotencyKey: string;
+    path: string;
+    body: unknown;
+    replayMarker: MarkerReplay;
+  },
+  run: () => Promise<void>,
+): Promise<void> {
+  const { res, db, key } = opts;
+  const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonical(opts.body)}`).digest('hex');
+  const where = and(
+    eq(idempotencyKeys.workspaceId, key.workspaceId),
+    eq(idempotencyKeys.environment, key.environment),
+    eq(idempotencyKeys.key, opts.idempotencyKey),
+  );
+
+  const take = async (): Promise<boolean> => {
+    const inserted = await db
+      .insert(idempotencyKeys)
+      .values({
+        workspaceId: key.workspaceId,
+        environment: key.environment,
+        key: opts.idempotencyKey,
+        fingerprint,
+        lockedUntil: sql`now() + ${`${LOCK_SECONDS} seconds`}::interval`,
+        expiresAt: sql`now() + ${`${TTL_SECONDS} seconds`}::interval`,
+      })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    return inserted.length > 0;
+  };
+
+  let owner = await take();
+  if (!owner) {
+    // An expired record is gone for good; a stale lock (its process died) may be taken over.
+    await db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, sql`now()`)));
+    owner = await take();
+  }
+  if (!owner) {
+    const [existing] = await db.select().from(idempotencyKeys).where(where);
+    if (!existing) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is in progress; retry later');
+    const differs = existing.fingerprint !== fingerprint;
+    const conflict = () =>
+      new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with another request body or endpoint', { param: 'Idempotency-Key' });
+    if (existing.responseStatus === null) {
+      // Still held by the first request: "in progress", whatever this one's body.
+      const taken = differs
+        ? []
+        : await db
+            .update(idempotencyKeys)
+            .set({ lockedUntil: sql`now() + ${`${LOCK_SECONDS} seconds`}::interval` })
+            .where(and(where, isNull(idempotencyKeys.responseStatus), lt(idempotencyKeys.lockedUntil, sql`now()`)))
+            .returning({ key: idempotencyKeys.key });
+      if (taken.length === 0) {
+        const stale = existing.lockedUntil !== null && existing.lockedUntil.getTime() < Date.now();
+        if (differs && stale) throw conflict();
+        throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+      }
+      owner = true;
+    } else {
+      if (differs) throw conflict();
+      res.setHeader('Idempotent-Replayed', 'true');
+      const body = existing.responseBody ?? '';
+      const marker = body.startsWith('{"$') ? (JSON.parse(body) as Record<string, string>) : null;
+      if (marker && ('$stream' in marker || '$wait' in marker)) return opts.replayMarker(res, marker);
+      res.statusCode = existing.responseStatus;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(body);
+      return;
+    }
+  }
+
+  let settled = false;
+  const store: Settle = async (status, body) => {
+    if (settled) return;
+    settled = true;
+    if (!kept(status)) await db.delete(idempotencyKeys).where(where);
+    else await db.update(idempotencyKeys).set({ responseStatus: status, responseBody: body, lockedUntil: null }).where(where);
+  };
+  (res as Tracked)[SETTLE] = store;
+  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+  let pending: Promise<void> = Promise.resolve();
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (!settled) pending = store(res.statusCode, typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '');
+    return end(chunk, ...rest);
+  }) as ServerResponse['end'];
+  try {
+    await run();
+  } catch (err) {
+    // An error the route answers (404, 409…) is its answer: kept like any other.
+    if (!(err instanceof ApiError) || res.headersSent) throw err;
+    sendError(res, opts.requestId, err);
+  } finally {
+    await pending.catch((err: unknown) => log.error({ err }, 'could not store an idempotent response'));
+    // Never answered (the handler threw past the error envelope): free the key for a retry.
+    if (!settled) await db.delete(idempotencyKeys).where(where).catch(() => {});
+  }
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { expectError, expectStatus } from '../expect';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { createAgent, execute, readStream } from '../executions/helpers';
+import type { CreatedKey } from './types';
+
+// Idempotency-Key on every POST (DESIGN.md 3.3): a retry gets the first answer again and does
+// nothing else; another body or endpoint under the key, or a retry in progress, is 409.
+
+let api: TestServer;
+let owner: SeededKey;
+
+before(async () => {
+  api = await startServer();
+  owner = await api.seed.key({ ...UNLIMITED });
+});
+after(() => api?.close());
+
+const count = async (table: 'api_keys' | 'executions') =>
+  (await api.query<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(table)}`))[0]!.n;
+const createKey = (body: unknown, idempotencyKey: string, key = owner.key) =>
+  api.request<CreatedKey>('POST', '/v1/keys', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+
+describe('Idempotency-Key', () => {
+  it('a retry replays the stored answer (same status and body, Idempotent-Replayed) and creates nothing', async () => {
+    const n = await count('api_keys');
+    const first = await createKey({ name: 'once' }, 'create-key-1');
+    expectStatus(first, 201);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const again = await createKey({ name: 'once' }, 'create-key-1');
+    expectStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, first.body, 'the same key (and secret) comes back');
+    assert.notEqual(again.headers.get('x-request-id'), first.headers.get('x-request-id'));
+    assert.equal(await count('api_keys'), n + 1);
+  });
+
+  it('the same body in another key order is the same request', async () => {
+    const a = await createKey({ name: 'order', scopes: ['agents:read'] }, 'order-1');
+    const b = await createKey({ scopes: ['agents:read'], name: 'order' }, 'order-1');
+    assert.equal(b.headers.get('idempotent-replayed'), 'true');
+    assert.equal(b.body.id, a.body.id);
+  });
+
+  it('another body or another endpoint under the key is 409 idempotency_conflict', async () => {
+    expectStatus(await createKey({ name: 'first' }, 'conflict-1'), 201);
+    expectError(await createKey({ name: 'second' }, 'conflict-1'), 409, 'idempotency_conflict');
+    const agentId = await createAgent(api, owner.key);
+    expectError(await execute(api, owner.key, agentId, { input: 'x' }, { 'idempotency-key': 'conflict-1' }), 409, 'idempotency_conflict');
+  });
+
+  it('a retry while the first is still in progress is 409 (message says in progress)', async () => {
+    await api.query(sql`insert into idempotency_keys (workspace_id, environment, key, fingerprint, locked_until, expires_at)
+      values (${owner.workspace.id}, ${owner.environment}, 'busy-1', 'x', now() + interval '1 minute', now() + interval '1 day')`);
+    const err = expectError(await createKey({ name: 'busy' }, 'busy-1'), 409, 'idempotency_conflict');
+    assert.match(err.message, /in progress/);
+  });
+
+  it('400, 401 and 403 answers are not stored: the caller fixes the request and retries under the same key', async () => {
+    expectError(await createKey({ name: '' }, 'fix-1'), 400, 'invalid_parameter');
+    const weak = await api.seed.key({ workspace: owner.workspace, environment: owner.environment, scopes: ['agents:read'] });
+    expectError(await createKey({ name: 'fixed' }, 'fix-1', weak.key), 403, 'insufficient_scope');
+    const fixed = await createKey({ name: 'fixed' }, 'fix-1');
+    expectStatus(fixed, 201);
+    assert.equal(fixed.headers.get('idempotent-replayed'), null);
+  });
+
+  it('keys are per workspace and environment', async () => {
+    const other = await api.seed.key({ ...UNLIMITED });
+    const mine = await createKey({ name: 'shared' }, 'shared-1');
+    const theirs = await createKey({ name: 'shared' }, 'shared-1', other.key);
+    expectStatus(theirs, 201);
+    assert.equal(theirs.headers.get('idempotent-replayed'), null);
+    assert.notEqual(theirs.body.id, mine.body.id);
+  });
+
+  it('a malformed Idempotency-Key is 400 invalid_parameter', async () => {
+    expectError(await createKey({ name: 'x' }, 'x'.repeat(256)), 400, 'invalid_parameter', 'Idempotency-Key');
+    expectError(await createKey({ name: 'x' }, 'tab\there'), 400, 'invalid_parameter', 'Idempotency-Key');
+  });
+
+  it('execute: a retried request runs the agent once (202, wait and stream alike)', async () => {
+    const agentId = await createAgent(api, owner.key);
+    const n = await count('executions');
+    const a = await execute(api, owner.key, agentId, { input: 'pay once' }, { 'idempotency-key': 'exe-1' });
+    const b = await execute(api, owner.key, agentId, { input: 'pay once' }, { 'idempotency-key': 'exe-1' });
+    expectStatus(a, 202);
+    expectStatus(b, 202);
+    assert.equal(b.body.id, a.body.id);
+    const w1 = await execute(api, owner.key, agentId, { input: 'wait once', wait: true }, { 'idempotency-key': 'exe-2' });
+    const w2 = await execute(api, owner.key, agentId, { input: 'wait once', wait: true }, { 'idempotency-key': 'exe-2' });
+    assert.equal(w2.status, 200);
+    assert.equal(w2.body.id, w1.body.id);
+    assert.equal(w2.body.status, 'succeeded');
+    const url = `${api.url}/v1/agents/${agentId}/execute`;
+    const s1 = await readStream(url, { method: 'POST', key: owner.key, body: { input: 'stream once', stream: true }, headers: { 'idempotency-key': 'exe-3' } });
+    const s2 = await readStream(url, { method: 'POST', key: owner.key, body: { input: 'stream once', stream: true }, headers: { 'idempotency-key': 'exe-3' } });
+    assert.equal(s2.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(s2.events, s1.events);
+    assert.equal(await count('executions'), n + 3);
+  });
+
+  it('cancel under a key replays the cancelled execution instead of 409', async () => {
+    const agentId = await createAgent(api, owner.key, { model: 'sandbox/slow' });
+    const run = await execute(api, owner.key, agentId, { input: 'a b c d e f g h i j' });
+    const c1 = await api.request('POST', `/v1/executions/${run.body.id}/cancel`, { key: owner.key, headers: { 'idempotency-key': 'cancel-1' } });
+    const c2 = await api.request('POST', `/v1/executions/${run.body.id}/cancel`, { key: owner.key, headers: { 'idempotency-key': 'cancel-1' } });
+    expectStatus(c1, 200);
+    expectStatus(c2, 200);
+    assert.deepEqual(c2.body, c1.body);
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import type { ExecutionView, ConversationView } from '../../server/executions/schemas';
+import { expectStatus } from '../expect';
+import type { TestServer } from '../harness';
+
+// What the execution tests do again and again: make an agent, execute it, wait for a status,
+// and read an event stream the way an SSE client does.
+
+export type Execution = ExecutionView;
+export type Conversation = ConversationView;
+
+export interface SseEvent {
+  id: number;
+  event: string;
+  data: Record<string, unknown> & { type: string };
+}
+
+export async function createAgent(api: TestServer, key: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await api.request<{ id: string }>('POST', '/v1/agents', { key, body: { name: 'Test agent', ...body } });
+  expectStatus(res, 201);
+  return res.body.id;
+}
+
+export async function execute(api: TestServer, key: string, agentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return api.request<Execution>('POST', `/v1/agents/${agentId}/execute`, { key, body, headers });
+}
+
+/** Polls the execution until `done(execution)` (default: a final status), for at most `timeoutMs`. */
+export async function waitFor(
+  api: TestServer | { request: TestServer['request'] },
+  key: string,
+  id: string,
+  done: (e: Execution) => boolean = (e) => ['succeeded', 'failed', 'cancelled'].includes(e.status),
+  timeoutMs = 15_000,
+): Promise<Execution> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api.request<Execution>('GET', `/v1/executions/${id}`, { key });
+    expectStatus(res, 200);
+    if (done(res.body)) return res.body;
+    if (Date.now() > deadline) assert.fail(`execution ${id} still ${res.body.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Parses a text/event-stream body into its events (comments such as `: ping` are skipped). */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    const fields: Record<string, string> = {};
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':') || !line.includes(':')) continue;
+      const at = line.indexOf(':');
+      fields[line.slice(0, at)] = line.slice(at + 1).trimStart();
+    }
+    if (fields.data) events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) as SseEvent['data'] });
+  }
+  return events;
+}
+
+/** Opens an SSE request and collects its events until the stream ends (or `timeoutMs`). */
+export async function readStream(
+  url: string,
+  init: { method?: string; key: string; body?: unknown; headers?: Record<string, string> },
+  timeoutMs = 15_000,
+): Promise<{ status: number; headers: Headers; events: SseEvent[]; text: string }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${init.key}`, ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, events: res.headers.get('content-type')?.startsWith('text/event-stream') ? parseSse(text) : [], text };
+}
+
+export const FINAL_EVENTS = ['execution.succeeded', 'execution.failed', 'execution.cancelled'];

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase, type Database } from '../../db/client';
+import { createUser, setWorkspacePlan } from '../../server/auth/users';
+import { SCOPES } from '../../server/keys/scopes';
+import { createKey } from '../../server/keys/service';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { FINAL_EVENTS, readStream, type Execution } from './helpers';
+
+// Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
+// limits in Redis, the model a fake OpenAI-compatible server: they behave as one service
+// (DESIGN.md 2, 6.2). Streams follow runs from any web process, a cancel reaches the worker,
+// every execution reaches the model exactly once, and a worker killed mid-run is noticed.
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
+
+describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
+  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: Database;
+  let fake: FakeOpenAI;
+  let a: Proc;
+  let b: Proc;
+  let worker: Proc;
+  let key: string;
+  let agentId: string;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-scale-'));
+  let env: Record<string, string>;
+
+  const call = async <T>(proc: Proc, method: string, p: string, body?: unknown) => {
+    const res = await fetch(proc.url + p, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  const get = (proc: Proc, id: string) => call<Execution>(proc, 'GET', `/v1/executions/${id}`);
+  async function until(proc: Proc, id: string, done: (e: Execution) => boolean, timeoutMs = 20_000): Promise<Execution> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await get(proc, id);
+      if (done(body)) return body;
+      if (Date.now() > deadline) assert.fail(`${id} still ${body.status} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const final = (e: Execution) => ['succeeded', 'failed', 'cancelled'].includes(e.status);
+  const requestsFor = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length;
+
+  before(async () => {
+    pg = await createTestDatabase();
+    fake = await startFakeOpenAI();
+    env = {
+      DATABASE_URL: pg.url,
+      REDIS_URL,
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      LOG_LEVEL: 'warn',
+      TEST_MODE_REAL_MODELS: 'true',
+      OPENAI_COMPATIBLE_BASE_URL: fake.url,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    };
+    a = await startProcess({ ...env, RUN_WORKERS: 'false' });
+    await waitReady(a);
+    b = await startProcess({ ...env, RUN_WORKERS: 'false' });
+    worker = await startWorker(env);
+    await waitReady(b);
+    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
+    const m = await createUser(database.db, { email: `scale-${Date.now()}@example.test` });
+    await setWorkspacePlan(database.db, m.workspaceId, 'enterprise', 100_000);
+    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+    key = (await createKey(database.db, actor, { name: 'scale', scopes: [...SCOPES] })).key;
+    const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'scaled', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    agentId = agent.body.id;
+  });
+
+  after(async () => {
+    await Promise.all([stop(a), stop(b), stop(worker)]);
+    await fake?.close();
+    await database?.close();
+    await pg?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a stream opened on web B follows a run queued on web A and run by the worker', async () => {
+    fake.set({ chunkDelayMs: 30 });
+    const queued = await call<Execution>(a, 'POST', `/v1/agents/${agentId}/execute`, { input: 'follow me across processes' });
+    assert.equal(queued.status, 202);
+    const stream = await readStream(`${b.url}/v1/executions/${queued.body.id}/stream`, { key });
+    fake.set({ chunkDelayMs: 0 });
+    assert.equal(stream.events[0]!.event, 'execution.started');
+    assert.equal(stream.events.at(-1)!.event, 'execution.succeeded');
+    const text = stream.events.filter((e) => e.event === 'text.delta').map((e) => e.data.delta).join('');
+    assert.equal(text, 'Fake reply to: follow me across processes');
+  });
+
+  it('a cancel on web B aborts the model call in the worker within a second', async () => {
+    const queued = await call<Execution>(a, 'POST', `/v1/agents/${agentId}/execute`, { input: 'slow cancel-me-please' });
+    await fake.waitFor(() => requestsFor('cancel-me-please') === 1, 10_000);
+    const abortedBefore = fake.aborted;
+    const started = Date.now();
+    const cancelled = await call<Execution>(b, 'POST', `/v1/executions/${queued.body.id}/cancel`);
+    assert.equal(cancelled.status, 200);
+    assert.equal(cancelled.body.status, 'cancelled');
+    await fake.waitFor(() => fake.aborted > abortedBefore, 1_000);
+    assert.ok(Date.now() - started < 1_500);
+    assert.equal((await get(a, queued.body.id)).body.status, 'cancelled');
+  });
+
+  it('200 executions spread over both web processes each reach the model exactly once', async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const res = await call<Execution>(i % 2 ? a : b, 'POST', `/v1/agents/${agentId}/execute`, { input: `bulk-${i}-marker` });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        return res.body.id;
+      }),
+    );
+    const done = await Promise.all(ids.map((id, i) => until(i % 2 ? b : a, id, final, 60_000)));
+    assert.deepEqual(new Set(done.map((e) => e.status)), new Set(['succeeded']));
+    for (let i = 0; i < 200; i++) assert.equal(requestsFor(`bulk-${i}-marker"`), 1, `bulk-${i} reached the model ${requestsFor(`bulk-${i}-marker"`)} times`);
+  });
+
+  it('a worker killed mid-run: worker_lost within 60 s, the model not called again; queued work goes to a new worker', async () => {
+    const running = await call<Execution>(a, 'POST', `/v1/agents/${agentId}/execute`, { input: 'slow kill-the-worker' });
+    await fake.waitFor(() => requestsFor('kill-the-worker') === 1, 10_000);
+    worker.child.kill('SIGKILL');
+    await new Promise((r) => worker.child.once('exit', r));
+    const queued = await call<Execution>(b, 'POST', `/v1/agents/${agentId}/execute`, { input: 'queued-while-no-worker' });
+    assert.equal(queued.status, 202);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await get(a, queued.body.id)).body.status, 'queued');
+    const killedAt = Date.now();
+    worker = await startWorker(env);
+    const picked = await until(a, queued.body.id, final, 30_000);
+    assert.equal(picked.status, 'succeeded');
+    const lost = await until(b, running.body.id, final, 60_000);
+    assert.equal(lost.status, 'failed');
+    assert.equal(lost.error?.code, 'worker_lost');
+    assert.ok(Date.now() - killedAt < 60_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(requestsFor('kill-the-worker'), 1, 'the model was not called a second time');
+    const stream = await readStream(`${b.url}/v1/executions/${running.body.id}/stream`, { key });
+    assert.ok(FINAL_EVENTS.includes(stream.events.at(-1)!.event));
+  });
+});

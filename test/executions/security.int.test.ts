@@ -1,0 +1,92 @@
+import { after, before } from 'node:test';
+import { expectStatus } from '../expect';
+import { startServer, type SeededKey, type TestServer } from '../harness';
+import { securitySuite } from '../security';
+import { createAgent, execute } from './helpers';
+
+// Every execution and conversation route refuses what DESIGN.md 3.1 and 4 say it must: no key,
+// a malformed, revoked or expired key, the wrong scope, and another workspace's or
+// environment's resource (404, never 403, and untouched).
+
+let api: TestServer;
+before(async () => {
+  api = await startServer();
+});
+after(() => api?.close());
+
+/** A helper key of the owner's workspace and environment holding every scope (the owner may hold only one). */
+const helperKey = (owner: SeededKey) => api.seed.key({ workspace: owner.workspace, environment: owner.environment });
+
+async function finishedExecution(owner: SeededKey): Promise<{ id: string; conversationId: string }> {
+  const admin = await helperKey(owner);
+  const agentId = await createAgent(api, admin.key);
+  const res = await execute(api, admin.key, agentId, { input: 'hello', wait: true });
+  expectStatus(res, 200);
+  return res.body;
+}
+
+const LONG = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
+
+securitySuite(() => api, {
+  method: 'POST',
+  path: '/v1/agents/{id}/execute',
+  scope: 'agents:execute',
+  successStatus: 202,
+  body: () => ({ input: 'hi' }),
+  create: async (_api, owner) => createAgent(api, (await helperKey(owner)).key),
+});
+
+securitySuite(() => api, {
+  method: 'GET',
+  path: '/v1/executions',
+  scope: 'agents:read',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).id,
+  listIds: (body) => (body as { data: { id: string }[] }).data.map((e) => e.id),
+});
+
+securitySuite(() => api, {
+  method: 'GET',
+  path: '/v1/executions/{id}',
+  scope: 'agents:read',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).id,
+});
+
+securitySuite(() => api, {
+  method: 'GET',
+  path: '/v1/executions/{id}/stream',
+  scope: 'agents:execute',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).id,
+});
+
+securitySuite(() => api, {
+  method: 'POST',
+  path: '/v1/executions/{id}/cancel',
+  scope: 'agents:execute',
+  successStatus: 200,
+  create: async (_api, owner) => {
+    const admin = await helperKey(owner);
+    const agentId = await createAgent(api, admin.key, { model: 'sandbox/slow' });
+    const res = await execute(api, admin.key, agentId, { input: LONG });
+    expectStatus(res, 202);
+    return res.body.id;
+  },
+});
+
+securitySuite(() => api, {
+  method: 'GET',
+  path: '/v1/conversations/{id}',
+  scope: 'agents:execute',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).conversationId,
+});
+
+securitySuite(() => api, {
+  method: 'DELETE',
+  path: '/v1/conversations/{id}',
+  scope: 'agents:execute',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).conversationId,
+});
