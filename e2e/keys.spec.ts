@@ -167,12 +167,14 @@ test('the secret modal shows the whole key and a curl that works as shown', asyn
   expect(res.status()).toBe(200);
   await modal.getByTestId('secret-done').click();
 
-  // A key with the default scopes gets the same snippet, with an honest note about the answer.
+  // A key with the default scopes is offered the first call its scopes allow: listing agents.
   const plain = await createKey(page, 'Default scopes');
+  await expect(modal.getByTestId('secret-curl')).toContainText(`curl ${baseURL}/v1/agents`);
   await expect(modal.getByTestId('secret-curl')).toContainText(`Authorization: Bearer ${plain}`);
-  await expect(modal.getByTestId('secret-curl-note')).toContainText('403 insufficient_scope');
-  const refused = await request.get('/v1/keys', { headers: { Authorization: `Bearer ${plain}` } });
-  expect(refused.status()).toBe(403);
+  await expect(modal.getByTestId('secret-curl-note')).toContainText('which this key has');
+  const listed = await request.get('/v1/agents', { headers: { Authorization: `Bearer ${plain}` } });
+  expect(listed.status()).toBe(200);
+  expect(await listed.json()).toEqual({ data: [], hasMore: false });
   await modal.getByTestId('secret-done').click();
   expect(await pageText(page)).not.toContain(secret);
 });

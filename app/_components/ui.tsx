@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { ButtonHTMLAttributes, ComponentProps, InputHTMLAttributes, ReactNode } from 'react';
+import type { ButtonHTMLAttributes, ComponentProps, InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react';
 
 // Small shared building blocks, so every page has the same spacing, colours and focus rings.
 
@@ -75,6 +75,7 @@ export function TextField({
   hint,
   error,
   id,
+  className,
   ...props
 }: InputHTMLAttributes<HTMLInputElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
   const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
@@ -83,7 +84,7 @@ export function TextField({
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">
         {label}
       </label>
-      <input id={id} className={INPUT} aria-invalid={error ? true : undefined} aria-describedby={described} {...props} />
+      <input id={id} className={cx(INPUT, className)} aria-invalid={error ? true : undefined} aria-describedby={described} {...props} />
       {hint && (
         <p id={`${id}-hint`} className="text-xs text-slate-500">
           {hint}
@@ -95,6 +96,73 @@ export function TextField({
         </p>
       )}
     </div>
+  );
+}
+
+/** The label, hint and error around a form control (TextField's frame, for other controls). */
+function Field({ id, label, hint, error, children }: { id: string; label: ReactNode; hint?: ReactNode; error?: string | null; children: ReactNode }) {
+  return (
+    <div className="space-y-1.5">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      {children}
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="text-xs text-red-600">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const describedBy = (id: string, hint: unknown, error: unknown) =>
+  [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+
+export function TextAreaField({
+  label,
+  hint,
+  error,
+  id,
+  className,
+  ...props
+}: TextareaHTMLAttributes<HTMLTextAreaElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
+  return (
+    <Field id={id} label={label} hint={hint} error={error}>
+      <textarea
+        id={id}
+        className={cx(INPUT, 'min-h-20 resize-y', className)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        {...props}
+      />
+    </Field>
+  );
+}
+
+export function SelectField({
+  label,
+  hint,
+  error,
+  id,
+  className,
+  ...props
+}: SelectHTMLAttributes<HTMLSelectElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
+  return (
+    <Field id={id} label={label} hint={hint} error={error}>
+      <select
+        id={id}
+        className={cx(INPUT, 'pr-8', className)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        {...props}
+      />
+    </Field>
   );
 }
 

@@ -33,3 +33,29 @@ export function toDateTimeLocal(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
+
+/** A span of time for people: "850 ms", "2.4 s", "3 min 5 s", "1 h 2 min". */
+export function formatDuration(ms: number): string {
+  if (ms < 0) ms = 0;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min ${Math.floor((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** The time between two timestamps (or until `now` while the second is missing); null without a start. */
+export function durationBetween(start: string | null, end: string | null, now: number): number | null {
+  if (!start) return null;
+  return (end ? new Date(end).getTime() : now) - new Date(start).getTime();
+}
+
+/** Date and time with seconds, for execution timings. */
+export function formatTime(iso: string): string {
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+}
+
+/** A number with thousands separators. */
+export function formatCount(n: number): string {
+  return new Intl.NumberFormat().format(n);
+}

@@ -13,3 +13,13 @@ export interface StarterCall {
   path: string;
   scope: string;
 }
+
+export type AgentItem = Outputs['agents']['list']['data'][number];
+export type Agent = Outputs['agents']['get'];
+export type CreatedAgent = Outputs['agents']['create'];
+export type AgentTool = Agent['tools'][number];
+export type Execution = Outputs['executions']['get'];
+export type ExecutionStatus = Execution['status'];
+export type ExecutionStep = Execution['steps'][number];
+export type Conversation = Outputs['conversations']['get'];
+export type ModelProvider = Outputs['models']['providers']['providers'][number];

@@ -1,53 +1,10 @@
 'use client';
 
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useRef } from 'react';
 import type { CreatedKey, StarterCall } from '@/app/_lib/types';
+import { CopyStatus, SECRET_FIELD, selectContents, useCopy } from '../copy';
 import { Modal } from '../modal';
 import { Alert, Badge, Button } from '../ui';
-
-type CopyState = 'idle' | 'copied' | 'manual';
-
-/** Copies text to the clipboard; when the browser refuses, selects it for Ctrl+C instead. */
-function useCopy(select: () => void) {
-  const [state, setState] = useState<CopyState>('idle');
-  useEffect(() => {
-    if (state !== 'copied') return;
-    const t = setTimeout(() => setState('idle'), 2500);
-    return () => clearTimeout(t);
-  }, [state]);
-
-  async function copy(text: string) {
-    try {
-      if (!navigator.clipboard) throw new Error('Clipboard API unavailable');
-      await navigator.clipboard.writeText(text);
-      setState('copied');
-    } catch {
-      // Not a secure context, or permission denied: let the user copy the selected text.
-      select();
-      setState('manual');
-    }
-  }
-  return { state, copy };
-}
-
-function selectContents(ref: RefObject<HTMLElement | null>) {
-  const el = ref.current;
-  const selection = window.getSelection();
-  if (!el || !selection) return;
-  const range = document.createRange();
-  range.selectNodeContents(el);
-  selection.removeAllRanges();
-  selection.addRange(range);
-}
-
-function CopyStatus({ state, testId }: { state: CopyState; testId: string }) {
-  return (
-    <p aria-live="polite" className="text-xs" data-testid={testId}>
-      {state === 'copied' && <span className="text-emerald-700">Copied to the clipboard.</span>}
-      {state === 'manual' && <span className="text-slate-600">Selected: press Ctrl+C (⌘C on a Mac) to copy.</span>}
-    </p>
-  );
-}
 
 const code = (text: string) => <code className="font-mono text-[0.95em] text-slate-800">{text}</code>;
 
@@ -116,7 +73,7 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
             autoCapitalize="off"
             autoCorrect="off"
             data-testid="secret-value"
-            className="block w-full resize-none rounded-md border-0 bg-slate-50 px-3 py-2 font-mono text-sm break-all text-slate-900 ring-1 ring-slate-300 outline-none ring-inset [field-sizing:content] focus:ring-2 focus:ring-indigo-600"
+            className={SECRET_FIELD}
           />
           <CopyStatus state={secretCopy.state} testId="copy-status" />
         </div>

@@ -1,0 +1,115 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { apiErrorOf } from '@/app/_lib/errors';
+import { useEnvironment, useTRPC } from '../providers';
+import { AgentIcon, Breadcrumb, EmptyState, LoadError } from '../states';
+import { Alert, Badge, Button, ButtonLink, Card } from '../ui';
+import { AgentDetails } from './agent-details';
+import { DeleteAgentDialog } from './delete-agent-dialog';
+import { Playground } from './playground';
+
+function AgentSkeleton() {
+  return (
+    <div className="space-y-6" aria-busy="true" aria-label="Loading the agent" data-testid="agent-loading">
+      <div className="h-8 w-64 animate-pulse rounded bg-slate-200" />
+      <div className="grid gap-6 lg:grid-cols-3">
+        <Card className="h-96 animate-pulse lg:col-span-2" />
+        <Card className="h-96 animate-pulse" />
+      </div>
+    </div>
+  );
+}
+
+export function AgentView({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const { environment } = useEnvironment();
+  const agent = useQuery(trpc.agents.get.queryOptions({ id }));
+  const providers = useQuery({ ...trpc.models.providers.queryOptions(), staleTime: 5 * 60_000 });
+  const [deleting, setDeleting] = useState(false);
+
+  if (agent.isPending) return <AgentSkeleton />;
+  if (agent.isError) {
+    const missing = apiErrorOf(agent.error)?.code === 'resource_not_found';
+    return (
+      <div className="space-y-6">
+        <Breadcrumb href="/dashboard/agents" parent="Agents" current={id} />
+        <Card>
+          {missing ? (
+            <EmptyState
+              icon={<AgentIcon />}
+              title="No such agent here"
+              action={<ButtonLink href="/dashboard/agents">Back to agents</ButtonLink>}
+              testId="agent-not-found"
+            >
+              It was deleted, or it belongs to {environment === 'test' ? 'live' : 'test'} mode: agents of one environment are not visible from the other.
+            </EmptyState>
+          ) : (
+            <LoadError what="This agent" error={agent.error} onRetry={() => void agent.refetch()} testId="agent-error" />
+          )}
+        </Card>
+      </div>
+    );
+  }
+
+  const a = agent.data;
+  // Runs on a provider this server cannot call fail at once: say so before the user tries (test mode runs on the sandbox).
+  const provider = providers.data?.providers.find((p) => p.id === a.model.split('/')[0]);
+  const unavailable = provider && !provider.configured && (a.environment === 'live' || providers.data?.testModeRealModels) ? provider : null;
+  return (
+    <div className="space-y-6">
+      <Breadcrumb href="/dashboard/agents" parent="Agents" current={a.name} />
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <h1 className="flex flex-wrap items-center gap-x-3 gap-y-1 text-2xl font-semibold tracking-tight break-words text-slate-900" data-testid="agent-name">
+            <span className="min-w-0">{a.name}</span>
+            <Badge tone={a.environment === 'test' ? 'amber' : 'green'}>{a.environment}</Badge>
+          </h1>
+          {a.description && <p className="mt-1 max-w-2xl text-sm break-words text-slate-600">{a.description}</p>}
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <ButtonLink href={`/dashboard/executions?agentId=${a.id}`} variant="secondary" data-testid="agent-executions">
+            Executions
+          </ButtonLink>
+          <ButtonLink href={`/dashboard/agents/${a.id}/edit`} variant="secondary" data-testid="edit-agent">
+            Edit
+          </ButtonLink>
+          <Button variant="dangerGhost" onClick={() => setDeleting(true)} data-testid="delete-agent">
+            Delete
+          </Button>
+        </div>
+      </div>
+
+      {unavailable && (
+        <Alert tone="amber" data-testid="provider-warning">
+          The <strong className="font-semibold">{unavailable.id}</strong> provider is not configured on this server, so runs of this agent fail with{' '}
+          <code className="font-mono text-xs">model_provider_unavailable</code>. Set <code className="font-mono text-xs">{unavailable.enabledBy}</code>{' '}
+          on the server, or choose another model.
+        </Alert>
+      )}
+
+      <div className="grid items-start gap-6 lg:grid-cols-3">
+        <div className="min-w-0 lg:col-span-2">
+          <Playground agentId={a.id} agentName={a.name} hasTools={a.tools.length > 0} />
+        </div>
+        <AgentDetails agent={a} />
+      </div>
+
+      {deleting && (
+        <DeleteAgentDialog
+          agent={a}
+          onClose={() => setDeleting(false)}
+          onDeleted={() => {
+            void queryClient.invalidateQueries({ queryKey: trpc.agents.list.pathKey() });
+            void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
+            router.push('/dashboard/agents');
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import type { Execution, ExecutionStatus } from '@/app/_lib/types';
+import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
+
+// The playground's conversation: each message starts an execution (executions.start), whose
+// events arrive over Server-Sent Events from /api/dashboard/executions/:id/stream; the reply
+// grows with every text.delta, tool calls and results appear where they happen, and the
+// terminal event settles the turn. The conversation id carries over to the next message.
+
+export type Part =
+  | { kind: 'text'; step: number; text: string }
+  | { kind: 'tool'; step: number; id: string; name: string; arguments: unknown; result?: unknown; isError?: boolean };
+
+export interface Turn {
+  key: number;
+  input: string;
+  executionId: string | null;
+  status: ExecutionStatus | 'sending';
+  parts: Part[];
+  error: { code: string; message: string } | null;
+  cached: boolean;
+}
+
+const TERMINAL = ['execution.succeeded', 'execution.failed', 'execution.cancelled'] as const;
+export const isBusy = (turn: Turn | undefined) => turn !== undefined && ['sending', 'queued', 'running'].includes(turn.status);
+
+function appendText(parts: Part[], step: number, delta: string): Part[] {
+  const last = parts.at(-1);
+  if (last?.kind === 'text' && last.step === step) return [...parts.slice(0, -1), { ...last, text: last.text + delta }];
+  return [...parts, { kind: 'text', step, text: delta }];
+}
+
+/** The turn once its execution is final (the execution's output stands in for deltas never seen, e.g. a cached answer). */
+function settle(turn: Turn, execution: Execution): Turn {
+  const hasText = turn.parts.some((p) => p.kind === 'text' && p.text);
+  const parts = !hasText && execution.output ? appendText(turn.parts, execution.steps.length, execution.output) : turn.parts;
+  return { ...turn, status: execution.status, error: execution.error, cached: execution.cached, parts };
+}
+
+export function usePlayground(agentId: string) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const { environment } = useEnvironment();
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const source = useRef<EventSource | null>(null);
+  const nextKey = useRef(0);
+
+  const stop = useCallback(() => {
+    source.current?.close();
+    source.current = null;
+  }, []);
+  useEffect(() => stop, [stop]);
+
+  const patch = (key: number, fn: (t: Turn) => Turn) => setTurns((all) => all.map((t) => (t.key === key ? fn(t) : t)));
+  const finish = (key: number, execution: Execution) => {
+    stop();
+    patch(key, (t) => settle(t, execution));
+    void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
+  };
+
+  function follow(key: number, executionId: string) {
+    stop();
+    const es = new EventSource(`/api/dashboard/executions/${encodeURIComponent(executionId)}/stream?environment=${environment}`);
+    source.current = es;
+    const on = <T>(type: string, fn: (data: T) => void) =>
+      es.addEventListener(type, (e) => {
+        if (source.current === es) fn(JSON.parse((e as MessageEvent<string>).data) as T);
+      });
+    on('execution.started', () => patch(key, (t) => ({ ...t, status: 'running' })));
+    on<{ delta: string; step: number }>('text.delta', (d) => patch(key, (t) => ({ ...t, status: 'running', parts: appendText(t.parts, d.step, d.delta) })));
+    on<{ toolCallId: string; name: string; arguments: unknown; step: number }>('tool.call', (d) =>
+      patch(key, (t) => ({ ...t, parts: [...t.parts, { kind: 'tool', step: d.step, id: d.toolCallId, name: d.name, arguments: d.arguments }] })),
+    );
+    on<{ toolCallId: string; result: unknown; isError: boolean }>('tool.result', (d) =>
+      patch(key, (t) => ({ ...t, parts: t.parts.map((p) => (p.kind === 'tool' && p.id === d.toolCallId ? { ...p, result: d.result, isError: d.isError } : p)) })),
+    );
+    for (const type of TERMINAL) on<{ execution: Execution }>(type, (d) => finish(key, d.execution));
+    // EventSource reconnects by itself (resuming after Last-Event-ID); once it gives up, read the execution instead.
+    es.onerror = () => {
+      if (es.readyState !== EventSource.CLOSED || source.current !== es) return;
+      stop();
+      client.executions.get
+        .query({ id: executionId })
+        .then((execution) => (execution.status === 'queued' || execution.status === 'running' ? follow(key, executionId) : finish(key, execution)))
+        .catch((err: unknown) => patch(key, (t) => ({ ...t, status: 'failed', error: { code: 'stream_lost', message: errorMessage(err) } })));
+    };
+  }
+
+  async function send(input: string) {
+    const key = nextKey.current++;
+    setCancelError(null);
+    setTurns((all) => [...all, { key, input, executionId: null, status: 'sending', parts: [], error: null, cached: false }]);
+    try {
+      const execution = await client.executions.start.mutate({ agentId, input, ...(conversationId ? { conversationId } : {}) });
+      setConversationId(execution.conversationId);
+      patch(key, (t) => ({ ...t, executionId: execution.id, status: execution.status }));
+      follow(key, execution.id);
+    } catch (err) {
+      patch(key, (t) => ({ ...t, status: 'failed', error: { code: apiErrorOf(err)?.code ?? 'not_sent', message: errorMessage(err) } }));
+    }
+  }
+
+  async function cancel() {
+    const turn = turns.at(-1);
+    if (!turn?.executionId || !isBusy(turn)) return;
+    setCancelError(null);
+    try {
+      finish(turn.key, await client.executions.cancel.mutate({ id: turn.executionId }));
+    } catch (err) {
+      // It finished meanwhile: its terminal event is on the way.
+      if (apiErrorOf(err)?.code !== 'execution_not_cancellable') setCancelError(errorMessage(err));
+    }
+  }
+
+  function reset() {
+    stop();
+    setTurns([]);
+    setConversationId(null);
+    setCancelError(null);
+  }
+
+  return { turns, conversationId, busy: isBusy(turns.at(-1)), cancelError, send, cancel, reset };
+}

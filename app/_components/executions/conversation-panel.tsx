@@ -1,0 +1,67 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { useTRPC } from '../providers';
+import { Badge, Card, Spinner } from '../ui';
+import { JsonBlock } from './json-block';
+
+const ROLE_TONE = { user: 'indigo', assistant: 'green', tool: 'slate' } as const;
+
+// The conversation an execution belongs to: every message in order, this execution's marked.
+export function ConversationPanel({ conversationId, executionId, refreshing }: { conversationId: string; executionId: string; refreshing: boolean }) {
+  const trpc = useTRPC();
+  const conversation = useQuery({ ...trpc.conversations.get.queryOptions({ id: conversationId }), refetchInterval: refreshing ? 2_000 : false });
+  const messages = conversation.data?.messages ?? [];
+
+  return (
+    <Card className="overflow-hidden" data-testid="conversation-panel">
+      <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 border-b border-slate-200 px-4 py-3 sm:px-5">
+        <h2 className="font-semibold text-slate-900">Conversation</h2>
+        <Link href={`/dashboard/executions?conversationId=${conversationId}`} className="text-xs font-medium text-indigo-600 hover:text-indigo-500" data-testid="conversation-executions">
+          All its executions →
+        </Link>
+      </div>
+      {conversation.isPending ? (
+        <p className="flex items-center gap-2 px-5 py-6 text-sm text-slate-500">
+          <Spinner className="size-3.5" /> Loading messages…
+        </p>
+      ) : conversation.isError ? (
+        <p className="px-5 py-6 text-sm text-slate-600">
+          {apiErrorOf(conversation.error)?.code === 'resource_not_found' ? 'This conversation was deleted.' : errorMessage(conversation.error)}
+        </p>
+      ) : (
+        <ol className="max-h-[32rem] divide-y divide-slate-100 overflow-y-auto">
+          {messages.map((m) => {
+            const mine = m.executionId === executionId;
+            return (
+              <li key={m.id} className={`space-y-1.5 px-4 py-3 sm:px-5 ${mine ? 'bg-indigo-50/40' : ''}`} data-testid="conversation-message" data-role={m.role}>
+                <div className="flex flex-wrap items-center gap-2 text-xs">
+                  <Badge tone={ROLE_TONE[m.role]}>{m.role}</Badge>
+                  {mine ? (
+                    <span className="text-slate-500">this execution</span>
+                  ) : (
+                    <Link href={`/dashboard/executions/${m.executionId}`} className="font-mono text-slate-500 hover:text-indigo-600">
+                      {m.executionId}
+                    </Link>
+                  )}
+                </div>
+                {m.role === 'tool' ? (
+                  <JsonBlock value={m.content} label={m.toolCallId ? `Result of ${m.toolCallId}` : 'Result'} collapsible />
+                ) : (
+                  m.content && <p className="text-sm break-words whitespace-pre-wrap text-slate-800">{m.content}</p>
+                )}
+                {m.toolCalls?.map((c) => (
+                  <p key={c.id} className="text-xs text-slate-600">
+                    ⚙ Called <code className="font-mono font-semibold">{c.name}</code>
+                  </p>
+                ))}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </Card>
+  );
+}

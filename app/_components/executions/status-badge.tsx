@@ -1,0 +1,22 @@
+import type { ExecutionStatus } from '@/app/_lib/types';
+import { Badge } from '../ui';
+
+// One colour per execution status, everywhere: queued slate, running indigo (pulsing),
+// succeeded green, failed red, cancelled amber.
+
+const TONE = { queued: 'slate', running: 'indigo', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const;
+
+export const STATUSES: readonly ExecutionStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+
+export const isActive = (status: ExecutionStatus) => status === 'queued' || status === 'running';
+
+export function StatusBadge({ status, className }: { status: ExecutionStatus; className?: string }) {
+  return (
+    <Badge tone={TONE[status]} className={className} data-testid="execution-status" data-status={status}>
+      {isActive(status) && (
+        <span aria-hidden className={`mr-1.5 inline-block size-1.5 rounded-full bg-current ${status === 'running' ? 'animate-pulse' : 'opacity-60'}`} />
+      )}
+      {status}
+    </Badge>
+  );
+}

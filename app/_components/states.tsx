@@ -1,0 +1,83 @@
+'use client';
+
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { Button, ButtonLink } from './ui';
+
+// The empty and failed states of a list or a page, in the keys page's style.
+
+export function LoadError({ what, error, onRetry, testId }: { what: string; error: unknown; onRetry: () => void; testId: string }) {
+  return (
+    <div className="flex flex-col items-center gap-3 px-6 py-12 text-center" data-testid={testId} role="alert">
+      <p className="font-medium text-slate-900">{what} could not be loaded.</p>
+      <p className="text-sm text-slate-600">{errorMessage(error)}</p>
+      <div className="flex gap-2">
+        <Button variant="secondary" onClick={onRetry}>
+          Try again
+        </Button>
+        {apiErrorOf(error)?.code === 'unauthenticated' && <ButtonLink href="/signin">Sign in</ButtonLink>}
+      </div>
+    </div>
+  );
+}
+
+export function EmptyState({
+  icon,
+  title,
+  children,
+  action,
+  tone = 'indigo',
+  testId,
+}: {
+  icon: ReactNode;
+  title: ReactNode;
+  children?: ReactNode;
+  action?: ReactNode;
+  tone?: 'indigo' | 'amber';
+  testId: string;
+}) {
+  return (
+    <div className="flex flex-col items-center px-6 py-14 text-center" data-testid={testId}>
+      <div aria-hidden className={`grid size-12 place-items-center rounded-full ${tone === 'amber' ? 'bg-amber-100 text-amber-700' : 'bg-indigo-50 text-indigo-600'}`}>
+        {icon}
+      </div>
+      <h2 className="mt-4 font-semibold text-slate-900">{title}</h2>
+      {children && <p className="mt-1 max-w-md text-sm text-slate-600">{children}</p>}
+      {action && <div className="mt-5">{action}</div>}
+    </div>
+  );
+}
+
+const ICON = { viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 1.8, strokeLinecap: 'round', strokeLinejoin: 'round', className: 'size-6' } as const;
+
+export function AgentIcon() {
+  return (
+    <svg {...ICON}>
+      <rect x="4" y="7" width="16" height="12" rx="3" />
+      <path d="M12 3v4M9 12h.01M15 12h.01M9.5 15.5h5" />
+    </svg>
+  );
+}
+
+export function RunIcon() {
+  return (
+    <svg {...ICON}>
+      <circle cx="12" cy="12" r="9" />
+      <path d="m10 8.5 5 3.5-5 3.5z" />
+    </svg>
+  );
+}
+
+/** "Agents / Support bot": the way back to a list from a detail page. */
+export function Breadcrumb({ href, parent, current }: { href: string; parent: string; current: ReactNode }) {
+  return (
+    <nav aria-label="Breadcrumb" className="flex min-w-0 items-center gap-1.5 text-sm text-slate-500">
+      <Link href={href} className="shrink-0 hover:text-slate-900">
+        {parent}
+      </Link>
+      <span aria-hidden>/</span>
+      <span className="truncate text-slate-700">{current}</span>
+    </nav>
+  );
+}
