@@ -104,7 +104,7 @@ describe('Idempotency-Key', () => {
 
   it('cancel under a key replays the cancelled execution instead of 409', async () => {
     const agentId = await createAgent(api, owner.key, { model: 'sandbox/slow' });
-    const run = await execute(api, owner.key, agentId, { input: 'a b c d e f g h i j' });
+    const run = await execute(api, owner.key, agentId, { input: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') });
     const c1 = await api.request('POST', `/v1/executions/${run.body.id}/cancel`, { key: owner.key, headers: { 'idempotency-key': 'cancel-1' } });
     const c2 = await api.request('POST', `/v1/executions/${run.body.id}/cancel`, { key: owner.key, headers: { 'idempotency-key': 'cancel-1' } });
     expectStatus(c1, 200);

@@ -138,11 +138,12 @@ describe('conversations', () => {
 
   it('one execution at a time: a second is 409 conversation_busy, and so is DELETE', async () => {
     const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
-    const running = await execute(api, owner.key, slow, { input: 'a b c d e f' });
+    const running = await execute(api, owner.key, slow, { input: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') });
     const { conversationId } = running.body;
     expectError(await execute(api, owner.key, slow, { input: 'again', conversationId }), 409, 'conversation_busy');
     expectError(await api.request('DELETE', `/v1/conversations/${conversationId}`, { key: owner.key }), 409, 'conversation_busy');
-    await waitFor(api, owner.key, running.body.id);
+    // Its end (here: a cancel) frees the conversation.
+    expectStatus(await api.request('POST', `/v1/executions/${running.body.id}/cancel`, { key: owner.key }), 200);
     expectStatus(await execute(api, owner.key, slow, { input: 'now', conversationId, wait: true }), 200);
     const del = await api.request<{ id: string; deleted: boolean }>('DELETE', `/v1/conversations/${conversationId}`, { key: owner.key });
     expectStatus(del, 200);
@@ -161,9 +162,13 @@ describe('conversations', () => {
     const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
     const first = await execute(api, owner.key, slow, { input: 'start', wait: true });
     const { conversationId } = first.body;
-    const results = await Promise.all(Array.from({ length: 8 }, () => execute(api, owner.key, slow, { input: 'race', conversationId })));
+    // A long run (sandbox/slow: 200 ms a word), so the winner still holds the conversation when the others arrive.
+    const input = Array.from({ length: 40 }, (_, i) => `race${i}`).join(' ');
+    const results = await Promise.all(Array.from({ length: 8 }, () => execute(api, owner.key, slow, { input, conversationId })));
     assert.equal(results.filter((r) => r.status === 202).length, 1, results.map((r) => r.status).join(','));
     assert.equal(results.filter((r) => r.status === 409).length, 7);
+    const winner = results.find((r) => r.status === 202)!;
+    expectStatus(await api.request('POST', `/v1/executions/${winner.body.id}/cancel`, { key: owner.key }), 200);
   });
 });
 
