@@ -54,7 +54,7 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
     });
     await limits.ready();
     const bus = await openBus(database);
-    const jobs = await openJobs(database, { workers });
+    const jobs = await openJobs(database, bus, { workers });
     await declareQueues(jobs);
     const runtime: ProcessRuntime = { database, limits, jobs, bus, workers };
     setRuntime(runtime);

@@ -7,9 +7,10 @@ import { log } from './log';
 // so nobody is woken for a change that rolled back.
 //
 // Channels: `aas_execution` (payload `<executionId>:<seq>`: events were appended) and
-// `aas_cancel` (payload `<executionId>`: the execution was cancelled; its worker aborts).
+// `aas_cancel` (payload `<executionId>`: the execution was cancelled; its worker aborts),
+// `aas_jobs` (payload: a queue name: a job was sent; its consumers fetch).
 
-export const CHANNELS = ['aas_execution', 'aas_cancel'] as const;
+export const CHANNELS = ['aas_execution', 'aas_cancel', 'aas_jobs'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface Bus {

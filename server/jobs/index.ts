@@ -1,17 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, fromPglite, PgBoss, type Job, type QueueOptions } from 'pg-boss';
 import type { Database, Db } from '../../db/client';
+import type { Bus } from '../bus';
+import { consume, type Consumer } from './consumer';
 import { log } from '../log';
 
 // Durable jobs in the database (pg-boss), on PostgreSQL and on the embedded PGlite alike.
 // Workers are woken by LISTEN/NOTIFY the moment a job is committed (polling stays on as a
 // floor); a job sent inside an application transaction exists only if that transaction
 // commits (an outbox). Agent executions and webhook deliveries are queues declared here.
-
-/** pg-boss's LISTEN channel for its default schema (its plans.notifyChannelSql('pgboss')). */
-const PGBOSS_CHANNEL = `('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24))`;
-/** A job that waited this long before it started was part of a backlog. */
-const BACKLOG_MS = 200;
 
 export interface QueueSpec<T extends object> {
   name: string;
@@ -30,12 +27,6 @@ export interface WorkOptions {
   concurrency?: number;
   /** Seconds between polls when no NOTIFY arrives (the floor under LISTEN/NOTIFY). */
   pollingIntervalSeconds?: number;
-  /**
-   * Keep draining a backlog: pg-boss wakes workers by NOTIFY when a job is sent, and a worker
-   * that finishes a job otherwise sleeps until the next poll (30 s) even if more are waiting.
-   * A job that waited in the queue (a backlog) wakes the queue's workers again when it ends.
-   */
-  drainBacklog?: boolean;
 }
 
 export interface Jobs {
@@ -45,6 +36,8 @@ export interface Jobs {
   send<T extends object>(spec: QueueSpec<T>, data: T, opts?: { tx?: Db; singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
   /** Runs `handler` for the queue's jobs in this process (workers only). */
   work<T extends object>(spec: QueueSpec<T>, handler: (job: Job<T>) => Promise<void>, opts?: WorkOptions): Promise<void>;
+  /** Like `work`, for many concurrent handlers: one fetch loop for the process (consumer.ts). */
+  consume<T extends object>(spec: QueueSpec<T>, handler: (job: Job<T>) => Promise<void>, opts: { concurrency: number }): void;
   /** Sends a job to the queue on a cron schedule (kept in the database: one schedule for every process). */
   schedule<T extends object>(spec: QueueSpec<T>, cron: string, data?: T): Promise<void>;
   /** Stops fetching, waits up to `timeoutMs` for running handlers, and closes pg-boss's connections. */
@@ -55,7 +48,7 @@ export interface Jobs {
  * Starts pg-boss on the application's database (its own schema `pgboss`, migrated at start).
  * Processes that run workers also keep the schedules (cron) running.
  */
-export async function openJobs(database: Database, opts: { workers: boolean }): Promise<Jobs> {
+export async function openJobs(database: Database, bus: Bus, opts: { workers: boolean }): Promise<Jobs> {
   const common = { useListenNotify: true, schedule: opts.workers, supervise: opts.workers };
   const boss =
     database.kind === 'pglite'
@@ -64,6 +57,7 @@ export async function openJobs(database: Database, opts: { workers: boolean }): 
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
   const declared = new Set<string>();
+  const consumers: Consumer[] = [];
 
   return {
     async declare(...specs) {
@@ -78,11 +72,14 @@ export async function openJobs(database: Database, opts: { workers: boolean }): 
     },
     async send(spec, data, opts = {}) {
       if (!declared.has(spec.name)) throw new Error(`Queue ${spec.name} was not declared at start-up`);
-      return boss.send(spec.name, data, {
+      const id = await boss.send(spec.name, data, {
         ...(opts.tx ? { db: fromDrizzle(opts.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
         ...(opts.singletonKey ? { singletonKey: opts.singletonKey } : {}),
         ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
       });
+      // Wakes the queue's consumers (consumer.ts); inside `tx`, at its commit.
+      await (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${spec.name})`);
+      return id;
     },
     async work(spec, handler, opts = {}) {
       await boss.work<typeof spec.payload & object>(
@@ -91,25 +88,20 @@ export async function openJobs(database: Database, opts: { workers: boolean }): 
           batchSize: 1,
           localConcurrency: opts.concurrency ?? 4,
           pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2,
-          includeMetadata: opts.drainBacklog ?? false,
         },
         async ([job]) => {
-          if (!job) return;
-          try {
-            await handler(job as Job<never>);
-          } finally {
-            const waited = 'createdOn' in job ? Date.now() - (job as { createdOn: Date }).createdOn.getTime() : 0;
-            if (opts.drainBacklog && waited > BACKLOG_MS) {
-              await database.db.execute(sql`select pg_notify(${sql.raw(PGBOSS_CHANNEL)}, ${spec.name})`).catch(() => {});
-            }
-          }
+          if (job) await handler(job as Job<never>);
         },
       );
     },
     async schedule(spec, cron, data) {
       await boss.schedule(spec.name, cron, data ?? null, { tz: 'UTC' });
     },
+    consume(spec, handler, opts) {
+      consumers.push(consume(boss, bus, spec.name, handler as never, opts.concurrency));
+    },
     async stop(timeoutMs = 10_000) {
+      await Promise.all(consumers.map((c) => c.stop(timeoutMs)));
       await boss.stop({ graceful: true, timeout: timeoutMs, close: true });
     },
   };
