@@ -1,20 +1,23 @@
-// `npm run bench`: GET /v1/keys?limit=20 with a valid key through the real server (custom
-// node:http server → /v1 fast path → trpc-to-openapi → drizzle), in both scaled-out topologies
-// (rate limits in Redis; in PostgreSQL without Redis), against a bare node:http + postgres.js
-// server doing the same work — all in the same run, on the same PostgreSQL database, so each
-// ratio compares numbers measured minutes apart on the same machine. docs/benchmark.md.
+// `npm run bench`: GET /v1/keys?limit=20 and GET /v1/agents?limit=20 with a valid key through
+// the real server (custom node:http server → /v1 fast path → trpc-to-openapi → drizzle), in both
+// scaled-out topologies (rate limits in Redis; in PostgreSQL without Redis), against a bare
+// node:http + postgres.js server doing the same work — all in the same run, on the same
+// PostgreSQL database, so each ratio compares numbers measured minutes apart on the same
+// machine. Then executions on a fake ~1 ms model (scripts/bench/executions.ts). docs/benchmark.md.
 //
 // Short runs, order rotated each round, ratios taken round by round (each target against the
 // baseline of its own round) and summarised by their median; CPU per request is measured too.
 //
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
-//   BENCH_STORES (redis,postgres): which app topologies to run
+//   BENCH_STORES (redis,postgres): which app topologies to run for the lists
+//   BENCH_PARTS (list,executions): which parts to run; executions: see scripts/bench/executions.ts
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
+import { benchExecutions } from './bench/executions';
+import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,6 +25,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres').split(',').filter((s) => s === 'redis' || s === 'postgres');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions').split(',');
+const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
   baseline: 'baseline (node:http + postgres.js)',
@@ -31,11 +36,13 @@ const TITLES: Record<string, string> = {
 
 interface Target {
   name: string;
-  url: string;
+  /** http://127.0.0.1:port */
+  origin: string;
   pid: number;
 }
 
 interface Result {
+  path: string;
   target: string;
   round: number;
   rps: number;
@@ -47,47 +54,18 @@ interface Result {
   cpuStores: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess) {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${url}`);
-}
-
 const load = (url: string, key: string, seconds: number) =>
   autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${key}` } });
 
-const ids = async (url: string, key: string) => {
+/** What a list answers: the ids for keys (their lastUsed moves), the whole page for agents. */
+const answer = async (url: string, key: string) => {
   const body = (await (await fetch(url, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string }[] };
-  return JSON.stringify(body.data.map((x) => x.id));
+  return JSON.stringify(url.includes('/v1/keys') ? body.data.map((x) => x.id) : body);
 };
 
-const stopped = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const range = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
-
-function report(results: Result[]) {
-  console.log(`\nGET /v1/keys?limit=20 · ${CONNECTIONS} connections · ${ROUNDS} rounds × ${SECONDS} s per server (order rotated each round)`);
+function report(path: string, all: Result[]) {
+  const results = all.filter((r) => r.path === path);
+  console.log(`\nGET ${path} · ${CONNECTIONS} connections · ${ROUNDS} rounds × ${SECONDS} s per server (order rotated each round)`);
   console.table(
     results.map((r) => ({
       round: r.round,
@@ -123,12 +101,95 @@ function report(results: Result[]) {
   if (results.some((r) => r.errors > 0)) console.log('warning: some requests failed (non-2xx or socket errors)');
 }
 
+/** 25 agents, created through the API like a user would (the list shows 20 and `hasMore`). */
+async function seedAgents(origin: string, key: string) {
+  for (let i = 0; i < 25; i++) {
+    const res = await fetch(`${origin}/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `Bench agent ${i}`,
+        description: 'Answers questions about orders',
+        model: 'openai-compatible/bench-fake',
+        instructions: 'You are a helpful support agent. Answer briefly.',
+        metadata: { team: 'support', index: String(i) },
+      }),
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/agents answered ${res.status}: ${await res.text()}`);
+  }
+}
+
+interface Setup {
+  env: NodeJS.ProcessEnv;
+  key: string;
+  admin: postgres.Sql;
+  dbName: string;
+  redis: number | undefined;
+}
+
+/** The list part: the baseline and the app in each topology of BENCH_STORES, on both lists. */
+async function benchLists({ env, key, admin, dbName, redis }: Setup) {
+  const children: ChildProcess[] = [];
+  try {
+    const [basePort, ...appPorts] = (await freePorts(STORES.length + 1)) as [number, ...number[]];
+    const targets: Target[] = [];
+    const base = fork('scripts/bench/baseline.ts', { env: { ...env, PORT: String(basePort) }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    children.push(base);
+    const baseReady = new Promise<void>((r) => base.once('message', () => r()));
+    for (const [i, store] of STORES.entries()) {
+      const port = appPorts[i]!;
+      const app = spawnService('server/main.ts', { ...env, PORT: String(port), ...(store === 'redis' ? { REDIS_URL } : {}) });
+      children.push(app);
+      await waitFor(`http://127.0.0.1:${port}/readyz`, app);
+      targets.push({ name: store, origin: `http://127.0.0.1:${port}`, pid: app.pid! });
+    }
+    await baseReady;
+    targets.unshift({ name: 'baseline', origin: `http://127.0.0.1:${basePort}`, pid: base.pid! });
+    if (targets.length > 1) await seedAgents(targets[1]!.origin, key);
+
+    for (const path of PATHS) {
+      // Same answer from every server, so they really do the same work.
+      const answers = await Promise.all(targets.map((t) => answer(t.origin + path, key)));
+      if (new Set(answers).size !== 1) throw new Error(`the servers disagree on ${path}: ${answers.join(' / ')}`);
+      // Warm-up (JIT, connection pools, prepared statements).
+      for (const t of targets) await load(t.origin + path, key, 3);
+    }
+    const results: Result[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const path of PATHS) {
+        for (let i = 0; i < targets.length; i++) {
+          const t = targets[(i + round - 1) % targets.length]!;
+          const before = sample(t.pid, await storePids(admin, dbName, redis));
+          const r = await load(t.origin + path, key, SECONDS);
+          const cpu = used(before, sample(t.pid, await storePids(admin, dbName, redis)));
+          const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(r.requests.total, 1));
+          results.push({
+            path,
+            target: t.name,
+            round,
+            rps: Math.round(r.requests.average),
+            p50: r.latency.p50,
+            p99: r.latency.p99,
+            errors: r.non2xx + r.errors,
+            cpuServer: perRequest(cpu.server),
+            cpuStores: perRequest(cpu.stores),
+          });
+        }
+      }
+    }
+    for (const path of PATHS) report(path, results);
+  } finally {
+    // Let the last requests drain, then stop the servers.
+    await sleep(1000);
+    await stopAll(children);
+  }
+}
+
 async function main() {
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${dbName}`);
   const databaseUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
-  const children: ChildProcess[] = [];
   try {
     const env = {
       ...process.env,
@@ -157,65 +218,11 @@ async function main() {
     await cli(['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000']);
     const key = await cli(['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
     for (let i = 0; i < 24; i++) await cli(['create-key', '--email', email, '--env', 'live', '--name', `filler ${i}`]);
+    const setup: Setup = { env, key, admin, dbName, redis: await redisPid(REDIS_URL) };
 
-    // Every port picked before any server starts, so no two are handed the same one.
-    const ports: number[] = [];
-    while (ports.length < STORES.length + 1) {
-      const port = await freePort();
-      if (!ports.includes(port)) ports.push(port);
-    }
-    const [basePort, ...appPorts] = ports as [number, ...number[]];
-    const targets: Target[] = [];
-    const base = fork('scripts/bench/baseline.ts', { env: { ...env, PORT: String(basePort) }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-    children.push(base);
-    const baseReady = new Promise<void>((r) => base.once('message', () => r()));
-    for (const [i, store] of STORES.entries()) {
-      const port = appPorts[i]!;
-      // node itself (not npx), so SIGTERM reaches the server and it shuts down cleanly.
-      const app = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-        env: { ...env, PORT: String(port), ...(store === 'redis' ? { REDIS_URL } : {}) },
-        stdio: 'inherit',
-      });
-      children.push(app);
-      await waitFor(`http://127.0.0.1:${port}/readyz`, app);
-      targets.push({ name: store, url: `http://127.0.0.1:${port}/v1/keys?limit=20`, pid: app.pid! });
-    }
-    await baseReady;
-    targets.unshift({ name: 'baseline', url: `http://127.0.0.1:${basePort}/v1/keys?limit=20`, pid: base.pid! });
-    const redis = await redisPid(REDIS_URL);
-
-    // Same answer from every server, so they really do the same work.
-    const answers = await Promise.all(targets.map((t) => ids(t.url, key)));
-    if (new Set(answers).size !== 1) throw new Error(`the servers disagree: ${answers.join(' / ')}`);
-
-    // Warm-up (JIT, connection pools, prepared statements).
-    for (const t of targets) await load(t.url, key, 3);
-    const results: Result[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (let i = 0; i < targets.length; i++) {
-        const t = targets[(i + round - 1) % targets.length]!;
-        const before = sample(t.pid, await storePids(admin, dbName, redis));
-        const r = await load(t.url, key, SECONDS);
-        const cpu = used(before, sample(t.pid, await storePids(admin, dbName, redis)));
-        const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(r.requests.total, 1));
-        results.push({
-          target: t.name,
-          round,
-          rps: Math.round(r.requests.average),
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          errors: r.non2xx + r.errors,
-          cpuServer: perRequest(cpu.server),
-          cpuStores: perRequest(cpu.stores),
-        });
-      }
-    }
-    report(results);
+    if (PARTS.includes('list')) await benchLists(setup);
+    if (PARTS.includes('executions')) await benchExecutions({ ...setup, redisUrl: REDIS_URL });
   } finally {
-    // Let the last requests drain, then stop the servers before dropping their database.
-    await new Promise((r) => setTimeout(r, 1000));
-    for (const c of children) c.kill('SIGTERM');
-    await Promise.race([Promise.all(children.map(stopped)), new Promise((r) => setTimeout(r, 10_000))]);
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();
   }

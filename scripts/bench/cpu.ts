@@ -41,8 +41,10 @@ export async function storePids(admin: postgres.Sql, dbName: string, redisPid: n
   return [...rows.map((r) => r.pid), ...(redisPid ? [redisPid] : [])];
 }
 
-export function sample(serverPid: number, pids: number[]): CpuSample {
-  return { server: cpuMs(serverPid), stores: new Map(pids.map((p) => [p, cpuMs(p)])) };
+/** `server`: one process, or several (a web process and its workers) summed. */
+export function sample(server: number | number[], pids: number[]): CpuSample {
+  const servers = Array.isArray(server) ? server : [server];
+  return { server: servers.reduce((sum, p) => sum + cpuMs(p), 0), stores: new Map(pids.map((p) => [p, cpuMs(p)])) };
 }
 
 /** CPU ms used between two samples: the server's, and the stores' (a backend new since `a` counts from 0). */

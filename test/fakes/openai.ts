@@ -21,6 +21,8 @@ export interface Behaviour {
   reply?: (body: ChatBody) => string;
   /** Answer this HTTP error status (with an OpenAI-style error body) instead. */
   status?: number;
+  /** Keep each request in `requests` (default true); a benchmark turns it off to stay flat in memory. */
+  record?: boolean;
 }
 
 export interface FakeRequest {
@@ -35,6 +37,9 @@ export interface FakeOpenAI {
   requests: FakeRequest[];
   /** Requests whose client disconnected before the response ended. */
   aborted: number;
+  /** Responses ended, and the sum of their times from request arrival to response end (ms): the model's time. */
+  served: number;
+  servedMs: number;
   set(behaviour: Partial<Behaviour>): void;
   /** Back to the starting behaviour, with no requests recorded. */
   reset(): void;
@@ -135,6 +140,11 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
   }
 
   const server = createServer((req, res) => {
+    const arrived = performance.now();
+    res.on('finish', () => {
+      state.served++;
+      state.servedMs += performance.now() - arrived;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -148,7 +158,7 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
       } catch {
         return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"Invalid JSON"}}');
       }
-      state.requests.push({ path, headers: req.headers, body });
+      if (behaviour.record !== false) state.requests.push({ path, headers: req.headers, body });
       const controller = new AbortController();
       res.on('close', () => {
         if (!res.writableEnded) {
@@ -168,11 +178,15 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
     url: `http://127.0.0.1:${port}/v1`,
     requests: [],
     aborted: 0,
+    served: 0,
+    servedMs: 0,
     set: (next) => void (behaviour = { ...behaviour, ...next }),
     reset: () => {
       behaviour = { ...DEFAULTS, ...initial };
       state.requests.length = 0;
       state.aborted = 0;
+      state.served = 0;
+      state.servedMs = 0;
       calls = 0;
     },
     close: () =>

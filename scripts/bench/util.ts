@@ -1,0 +1,82 @@
+// Small helpers shared by the parts of `npm run bench`: ports, child processes, statistics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `n` distinct free ports, all picked before any server starts, so no two are handed the same one. */
+export async function freePorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < n) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
+export async function waitFor(url: string, child: ChildProcess) {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+/**
+ * A service process run by node itself (not npx), so SIGTERM reaches it and it shuts down
+ * cleanly. `pipe`: its stdout is a pipe (to watch its log), forwarded but for info lines.
+ */
+export function spawnService(script: 'server/main.ts' | 'server/worker.ts', env: NodeJS.ProcessEnv, pipe = false) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
+  child.stdout?.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n')) if (line && !line.includes('"level":30')) console.log(line);
+  });
+  return child;
+}
+
+export const stopped = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
+
+/** SIGTERM to each, then wait (at most 10 s) until they have exited. */
+export async function stopAll(children: ChildProcess[]) {
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.race([Promise.all(children.map(stopped)), sleep(10_000)]);
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Nearest-rank percentile (p in 0–100). */
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]! : NaN;
+};
+
+export const range = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+
+/** Resident memory of a process in MB (VmRSS from /proc), NaN when it cannot be read. */
+export function rssMb(pid: number): number {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
