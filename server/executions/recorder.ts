@@ -43,6 +43,16 @@ export class Recorder {
     return this.chain;
   }
 
+  /** The events not written yet, once every earlier batch is (to write with the outcome). */
+  async drain(): Promise<RunEvent[]> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const rest = this.buffer;
+    this.buffer = [];
+    await this.chain;
+    return rest;
+  }
+
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

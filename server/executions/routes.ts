@@ -9,9 +9,12 @@ import type { RawRoute } from '../rest/routes';
 import { getRuntime } from '../runtime';
 import { findNul, inputError } from '../trpc/input-errors';
 import { executeInput } from './schemas';
+import { executionQueue } from './queue';
+import { runStarted } from './runner';
 import { findExecution, startExecution } from './service';
 import { executionView } from './status';
-import { streamEvents, waitForFinal } from './stream';
+import { streamEvents, waitForFinal, watchFinal } from './stream';
+import { newId } from '../ids';
 
 // The two execution routes that write their own response: execute (202, 200 or an event
 // stream, chosen by the body) and the resumable event stream of any execution.
@@ -64,8 +67,25 @@ export const executeRoute: RawRoute = {
     if (!parsed.success) throw inputError(parsed.error.issues, raw);
     const input = parsed.data;
     if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const { jobs, bus } = getRuntime();
-    const { row, timeoutSeconds } = await startExecution(db, jobs, key!, params.id!, input);
+    const rt = getRuntime();
+    const { jobs, bus } = rt;
+    const id = newId('exe');
+    // A caller that waits or streams is served fastest by this process running the execution
+    // itself, when it runs workers and has a free slot: no job, no hand-over (startExecution).
+    const slot = input.wait || input.stream ? jobs.reserve(executionQueue) : null;
+    // Otherwise `wait: true` listens for the terminal event before the execution exists (never too late).
+    const watch = input.wait && !slot ? watchFinal(bus, id) : undefined;
+    let start: Awaited<ReturnType<typeof startExecution>>;
+    try {
+      start = await startExecution(db, jobs, key!, params.id!, input, { id, inline: slot !== null });
+    } catch (err) {
+      slot?.release();
+      watch?.close();
+      throw err;
+    }
+    const { row, timeoutSeconds, started } = start;
+    const run = started ? runStarted(rt, started) : null;
+    if (run) slot!.run(id, () => run);
     // With an Idempotency-Key, a retry replays the same kind of answer for this execution.
     if (input.stream) {
       await settle(res, 200, JSON.stringify({ $stream: row.id }));
@@ -73,7 +93,9 @@ export const executeRoute: RawRoute = {
     }
     if (input.wait) {
       await settle(res, 200, JSON.stringify({ $wait: row.id }));
-      const done = await waitForFinal(db, bus, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res);
+      // Run here: its outcome as recorded (unless another party ended it: then read it).
+      const final = run ? (await run).final : null;
+      const done = final ?? (await waitForFinal(db, bus, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
       return sendJson(res, 200, executionView(done));
     }
     sendJson(res, 202, executionView(row));

@@ -6,6 +6,7 @@ import { env } from '../env.js';
 import { newId } from '../ids';
 import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
+import type { Db } from '../../db/client';
 import type { ProcessRuntime } from '../runtime';
 import { callHttpTool } from '../tools/http-tool';
 import { conversationMessages } from './service';
@@ -60,14 +61,43 @@ const asMessage = (m: ModelMessage, executionId: string, conversationId: string)
   return { id: newId('msg'), conversationId, executionId, role: m.role as 'assistant' | 'tool', content, modelMessage: m };
 };
 
-/** Runs one execution to its end (or finds it is not ours to run). Never throws. */
-export async function runExecution(rt: ProcessRuntime, executionId: string): Promise<void> {
-  const db = rt.database.db;
-  const row = await claim(db, executionId);
+/** What a run starts from: the execution (running, this attempt's), its agent, and the conversation so far. */
+export interface Started {
+  row: ExecutionRow;
+  agent: AgentRow | undefined;
+  history: { modelMessage: unknown }[];
+}
+
+/**
+ * Runs a queued execution's job: claims it, then runs it (`runStarted`). False when it was not
+ * ours to run. `settle` completes the job inside the transaction that records the outcome; true
+ * when that transaction committed with it (nothing left to settle).
+ */
+export async function runExecution(rt: ProcessRuntime, executionId: string, settle?: (tx: Db) => Promise<unknown>): Promise<boolean> {
+  const claimed = await claim(rt.database.db, executionId, (tx, row) =>
+    Promise.all([tx.select().from(agents).where(eq(agents.id, row.agentId)).execute(), conversationMessages(tx, row.conversationId)]),
+  );
   // Not queued: cancelled before it started, final, or already running (a job handed out
   // again after its worker died: the sweeper fails it as worker_lost, it never runs twice).
-  if (!row) return;
+  if (!claimed) return false;
+  const [[agent], history] = claimed.read;
+  return (await runStarted(rt, { row: claimed.row, agent, history }, settle)).settled;
+}
+
+/**
+ * Runs a running execution to its end and records the outcome. Never throws. `final`: the
+ * execution as it finished (null when another party ended it: cancelled, or declared lost).
+ */
+export async function runStarted(
+  rt: ProcessRuntime,
+  { row, agent, history: messageRows }: Started,
+  settle?: (tx: Db) => Promise<unknown>,
+): Promise<{ settled: boolean; final: ExecutionRow | null }> {
+  const db = rt.database.db;
+  const executionId = row.id;
+  let final: ExecutionRow | null = null;
   const attempt = row.attempt;
+  let settled = false;
   const controller = new AbortController();
   const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
   const offCancel = rt.bus.subscribe('aas_cancel', (id) => id === executionId && abort('cancelled'));
@@ -79,19 +109,23 @@ export async function runExecution(rt: ProcessRuntime, executionId: string): Pro
   }, HEARTBEAT_MS);
   let timer: NodeJS.Timeout | undefined;
   const recorder = new Recorder((events: RunEvent[]) => appendEvents(db, executionId, attempt, events), () => abort('cancelled'));
-  const end = (outcome: Outcome, extra?: Parameters<typeof finish>[4]) => finish(db, executionId, outcome, { from: ['running'], attempt }, extra);
+  const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
+    const pending = await recorder.drain();
+    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, (tx) => Promise.all([extra?.(tx), settle?.(tx)]), pending);
+    settled = final !== null && settle !== undefined;
+    return { settled, final };
+  };
 
   try {
-    const [agent] = await db.select().from(agents).where(eq(agents.id, row.agentId));
     if (!agent) throw new Error(`agent ${row.agentId} of ${executionId} is missing`);
     timer = setTimeout(() => abort('timeout'), agent.timeoutSeconds * 1000);
-    const history = (await conversationMessages(db, row.conversationId)).map((m) => m.modelMessage as ModelMessage);
+    const history = messageRows.map((m) => m.modelMessage as ModelMessage);
 
     let resolved: ReturnType<typeof resolveModel>;
     try {
       resolved = resolveModel(agent.model, { environment: row.environment });
     } catch (err) {
-      if (err instanceof ModelError) return void (await end({ status: 'failed', error: { code: err.code, message: err.message } }));
+      if (err instanceof ModelError) return await end({ status: 'failed', error: { code: err.code, message: err.message } });
       throw err;
     }
 
@@ -100,12 +134,11 @@ export async function runExecution(rt: ProcessRuntime, executionId: string): Pro
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
         await recorder.push({ type: 'text.delta', data: { delta: hit.output, step: 0 } });
-        await recorder.flush();
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
-        return void (await end(
+        return await end(
           { status: 'succeeded', output: hit.output, cached: true, model: resolved.used, usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens } },
-          async (tx) => void (await tx.insert(messages).values(asMessage(message, executionId, row.conversationId))),
-        ));
+          (tx) => tx.insert(messages).values(asMessage(message, executionId, row.conversationId)).execute(),
+        );
       }
     }
 
@@ -153,41 +186,42 @@ export async function runExecution(rt: ProcessRuntime, executionId: string): Pro
           break;
       }
     }
-    await recorder.flush();
     const reason = controller.signal.reason as AbortReason | undefined;
-    if (reason === 'cancelled') return; // the row is cancelled (or lost) already: nothing of ours to write
+    if (reason === 'cancelled') return { settled, final }; // the row is cancelled (or lost) already: nothing of ours to write
     const usage = steps.reduce((u, s) => ({ inputTokens: u.inputTokens + s.usage.inputTokens, outputTokens: u.outputTokens + s.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
     const base = { steps, usage, model: resolved.used };
     if (reason === 'timeout') {
-      return void (await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } }));
+      return await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } });
     }
-    if (failure) return void (await end({ ...base, status: 'failed', error: classifyModelError(failure) }));
+    if (failure) return await end({ ...base, status: 'failed', error: classifyModelError(failure) });
     const last = steps.at(-1);
     if (last && last.finishReason === 'tool-calls') {
       const toolFailed = last.toolResults.some((r) => r.isError);
-      return void (await end({
+      return await end({
         ...base,
         status: 'failed',
         error: toolFailed
           ? { code: 'tool_error', message: `A tool call failed on the last of the agent's ${agent.maxSteps} steps` }
           : { code: 'max_steps_exceeded', message: `The model still wanted to call tools after ${agent.maxSteps} steps (maxSteps)` },
-      }));
+      });
     }
     const output = last?.text ?? '';
     const responseMessages = (await result.responseMessages) as ModelMessage[];
-    await end({ ...base, status: 'succeeded', output }, async (tx) => {
-      if (responseMessages.length > 0) await tx.insert(messages).values(responseMessages.map((m) => asMessage(m, executionId, row.conversationId)));
-      const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
-      if (key && !toolsCalled) {
-        await tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing();
-      }
-    });
+    const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
+    await end({ ...base, status: 'succeeded', output }, (tx) =>
+      Promise.all([
+        responseMessages.length > 0 ? tx.insert(messages).values(responseMessages.map((m) => asMessage(m, executionId, row.conversationId))).execute() : null,
+        key && !toolsCalled
+          ? tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
+          : null,
+      ]),
+    );
   } catch (err) {
     const reason = controller.signal.reason as AbortReason | undefined;
-    if (reason === 'cancelled') return;
+    if (reason === 'cancelled') return { settled, final };
     if (reason === 'timeout') {
       await end({ status: 'failed', error: { code: 'timeout', message: "The execution did not finish within the agent's timeout" } }).catch(() => {});
-      return;
+      return { settled, final };
     }
     log.error({ err, executionId }, 'execution failed unexpectedly');
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
@@ -197,6 +231,7 @@ export async function runExecution(rt: ProcessRuntime, executionId: string): Pro
     offCancel();
     recorder.close();
   }
+  return { settled, final };
 }
 
 export type { ExecutionRow };

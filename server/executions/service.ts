@@ -10,7 +10,8 @@ import { keysetList } from '../keyset';
 import type { Page, PageParams } from '../pagination';
 import { executionQueue } from './queue';
 import type { ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
-import { cancel, executionView, isFinal, type ExecutionRow } from './status';
+import type { Started } from './runner';
+import { cancel, executionView, isFinal, recordStarted, runningFromStart, type ExecutionRow } from './status';
 
 // Executions and conversations as a caller sees them (DESIGN.md 6.2, 6.4): start one (the
 // execution, its conversation's lock, the user message and the job are written in one
@@ -66,7 +67,10 @@ export async function cancelExecution(db: Db, scope: Scope, id: string): Promise
 /**
  * Starts an execution of an agent: a new conversation, or the given one if it belongs to this
  * agent and is idle (one execution at a time: 409 conversation_busy). The job is sent in the
- * same transaction: it exists only if the execution does.
+ * same transaction: it exists only if the execution does. `inline`: the caller runs it at once in
+ * this process (a worker slot it holds): it is created `running` with its `execution.started`
+ * event and no job, and `started` is what the run needs (a process that dies with it leaves a
+ * running execution the sweeper fails as worker_lost, as for any worker).
  */
 export async function startExecution(
   db: Db,
@@ -74,17 +78,18 @@ export async function startExecution(
   actor: Actor,
   agentId: string,
   input: ExecuteInput,
-): Promise<{ row: ExecutionRow; timeoutSeconds: number }> {
+  opts: { id?: string; inline?: boolean } = {},
+): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started }> {
+  const id = opts.id ?? newId('exe');
   const [agent] = isId('agt', agentId)
     ? await db
-        .select({ id: agents.id, model: agents.model, timeoutSeconds: agents.timeoutSeconds })
+        .select()
         .from(agents)
         .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
     : [];
   if (!agent) throw notFound('agent', agentId);
-  const id = newId('exe');
-  const row = await db.transaction(async (tx) => {
-    let conversationId: string;
+  const row = await db.transaction(async (tx): Promise<{ row: ExecutionRow; started?: Started }> => {
+    let conversationId: string | undefined;
     if (input.conversationId !== undefined) {
       conversationId = input.conversationId;
       const [conversation] = isId('conv', conversationId)
@@ -109,36 +114,50 @@ export async function startExecution(
           param: 'conversationId',
         });
       }
-    } else {
-      conversationId = newId('conv');
-      await tx.insert(conversations).values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id });
     }
-    const [row] = await tx
+    // One round trip for the rest: statements issued together are pipelined on the transaction's
+    // connection and run in this order (the conversation before the rows that reference it).
+    // (A drizzle query runs each time it is awaited: `.execute()` makes each one promise.)
+    const writes: Promise<unknown>[] = [];
+    if (input.conversationId === undefined) {
+      conversationId = newId('conv');
+      writes.push(tx.insert(conversations).values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id }).execute());
+    }
+    const inserted = tx
       .insert(executions)
       .values({
         id,
         workspaceId: actor.workspaceId,
         environment: actor.environment,
         agentId: agent.id,
-        conversationId,
+        conversationId: conversationId!,
         status: 'queued',
         input: input.input,
         model: agent.model,
         metadata: input.metadata ?? {},
+        ...(opts.inline ? runningFromStart : {}),
       })
-      .returning();
-    await tx.insert(messages).values({
-      id: newId('msg'),
-      conversationId,
-      executionId: id,
-      role: 'user',
-      content: input.input,
-      modelMessage: { role: 'user', content: input.input },
-    });
-    await jobs.send(executionQueue, { executionId: id }, { tx });
-    return row!;
+      .returning()
+      .execute();
+    writes.push(
+      inserted,
+      tx.insert(messages).values({
+        id: newId('msg'),
+        conversationId: conversationId!,
+        executionId: id,
+        role: 'user',
+        content: input.input,
+        modelMessage: { role: 'user', content: input.input },
+      }).execute(),
+    );
+    const history = opts.inline ? Promise.resolve(conversationMessages(tx, conversationId!)) : jobs.send(executionQueue, { executionId: id }, { tx }).then(() => null);
+    await Promise.all([...writes, history]);
+    const [row] = await inserted;
+    if (!opts.inline) return { row: row! };
+    await recordStarted(tx, row!);
+    return { row: row!, started: { row: row!, agent, history: (await history)! } };
   });
-  return { row, timeoutSeconds: agent.timeoutSeconds };
+  return { ...row, timeoutSeconds: agent.timeoutSeconds };
 }
 
 // ---- conversations ----

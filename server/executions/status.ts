@@ -50,8 +50,10 @@ const notifyEvents = (id: string, seq: number, final = false) => sql`select pg_n
 /**
  * A worker takes a queued execution: `running`, attempt + 1, first heartbeat, and the
  * `execution.started` event. Null when it is not queued (cancelled meanwhile, or already taken).
+ * `read` runs in the same transaction, pipelined with the event (the agent and the history the
+ * run needs: one round trip for all of it).
  */
-export async function claim(db: Db, id: string): Promise<ExecutionRow | null> {
+export async function claim<T>(db: Db, id: string, read: (tx: Db, row: ExecutionRow) => Promise<T>): Promise<{ row: ExecutionRow; read: T } | null> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(executions)
@@ -65,10 +67,20 @@ export async function claim(db: Db, id: string): Promise<ExecutionRow | null> {
       .where(and(eq(executions.id, id), eq(executions.status, 'queued')))
       .returning();
     if (!row) return null;
-    await tx.insert(executionEvents).values({ executionId: id, seq: row.eventSeq, type: 'execution.started', data: { execution: executionView(row) } });
-    await tx.execute(notifyEvents(id, row.eventSeq));
-    return row;
+    const [, got] = await Promise.all([recordStarted(tx, row), read(tx, row)]);
+    return { row, read: got };
   });
+}
+
+/** The values of an execution that starts running as it is created (no job: see `startExecution`). */
+export const runningFromStart = { status: 'running', attempt: 1, startedAt: sql`now()`, heartbeatAt: sql`now()`, eventSeq: 1 } as const;
+
+/** Appends a just-started execution's `execution.started` event and signals it (in the transaction that started it). */
+export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
+  return Promise.all([
+    tx.insert(executionEvents).values({ executionId: row.id, seq: row.eventSeq, type: 'execution.started', data: { execution: executionView(row) } }).execute(),
+    tx.execute(notifyEvents(row.id, row.eventSeq)),
+  ]);
 }
 
 /** Renews the worker's heartbeat; false when the run is no longer its own (cancelled, or declared lost). */
@@ -130,14 +142,17 @@ export interface FinishGuard {
 /**
  * Moves an execution to a final state, appends the terminal event (carrying the execution),
  * frees its conversation and signals it, all in one transaction (`db` may be one already).
- * `extra` runs inside it (messages of a succeeded run). Null when the guard did not hold.
+ * `pending`: events of the run not written yet, appended before the terminal one. `extra` runs
+ * inside the transaction, pipelined with the rest (messages of a succeeded run, the job's
+ * completion). Null when the guard did not hold.
  */
 export async function finish(
   db: Db,
   id: string,
   outcome: Outcome,
   guard: FinishGuard,
-  extra?: (tx: Db, row: ExecutionRow) => Promise<void>,
+  extra?: (tx: Db, row: ExecutionRow) => Promise<unknown>,
+  pending: RunEvent[] = [],
 ): Promise<ExecutionRow | null> {
   return db.transaction(async (tx) => {
     const conditions = [eq(executions.id, id), inArray(executions.status, [...guard.from])];
@@ -147,7 +162,7 @@ export async function finish(
       .set({
         status: outcome.status,
         completedAt: sql`now()`,
-        eventSeq: sql`${executions.eventSeq} + 1`,
+        eventSeq: sql`${executions.eventSeq} + ${pending.length + 1}::int`,
         ...(outcome.output !== undefined ? { output: outcome.output } : {}),
         ...(outcome.steps ? { steps: outcome.steps } : {}),
         ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
@@ -158,16 +173,25 @@ export async function finish(
       .where(and(...conditions))
       .returning();
     if (!row) return null;
-    await tx
-      .insert(executionEvents)
-      .values({ executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: executionView(row) } });
-    await tx
-      .update(conversations)
-      .set({ activeExecutionId: null, updatedAt: sql`now()` })
-      .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)));
-    await extra?.(tx, row);
-    await tx.execute(notifyEvents(id, row.eventSeq, true));
-    if (outcome.status === 'cancelled') await tx.execute(sql`select pg_notify('aas_cancel', ${id})`);
+    const first = row.eventSeq - pending.length;
+    // Issued together: pipelined on the transaction's connection, run in this order.
+    await Promise.all([
+      tx
+        .insert(executionEvents)
+        .values([
+          ...pending.map((e, i) => ({ executionId: id, seq: first + i, type: e.type, data: e.data })),
+          { executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: executionView(row) } },
+        ])
+        .execute(),
+      tx
+        .update(conversations)
+        .set({ activeExecutionId: null, updatedAt: sql`now()` })
+        .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
+        .execute(),
+      extra?.(tx, row),
+      tx.execute(notifyEvents(id, row.eventSeq, true)),
+      outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
+    ]);
     return row;
   });
 }

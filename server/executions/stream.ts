@@ -149,12 +149,22 @@ export function eventStreamResponse(opts: { db: Db; bus: Bus; executionId: strin
   });
 }
 
-/** Waits until the execution is final (or `timeoutMs` passed, or the caller left) and returns its row as it is then. */
-export async function waitForFinal(db: Db, bus: Bus, executionId: string, timeoutMs: number, res?: ServerResponse): Promise<ExecutionRow> {
-  const watch = watcher(bus, executionId, true);
+/** A subscription to an execution's terminal event, to open before the execution starts (see `waitForFinal`). */
+export const watchFinal = (bus: Bus, executionId: string) => watcher(bus, executionId, true);
+type Watch = ReturnType<typeof watchFinal>;
+
+/**
+ * Waits until the execution is final (or `timeoutMs` passed, or the caller left) and returns its
+ * row as it is then. With `watch` (opened before the execution was created), the first read
+ * waits for a signal: nothing can have been missed.
+ */
+export async function waitForFinal(db: Db, bus: Bus, executionId: string, timeoutMs: number, res?: ServerResponse, watch?: Watch): Promise<ExecutionRow> {
+  const fresh = watch !== undefined;
+  watch ??= watchFinal(bus, executionId);
   res?.once('close', watch.signal);
   const deadline = Date.now() + timeoutMs;
   try {
+    if (fresh) await watch.wait(Math.min(POLL_MS, timeoutMs));
     for (;;) {
       const [row] = await db.select().from(executions).where(eq(executions.id, executionId));
       // A caller that went away stops the wait (never the execution).

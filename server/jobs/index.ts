@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { fromDrizzle, fromPglite, PgBoss, type Job, type QueueOptions } from 'pg-boss';
 import type { Database, Db } from '../../db/client';
 import type { Bus } from '../bus';
-import { consume, type Consumer } from './consumer';
+import { consume, type ConsumeHandler, type Consumer, type Slot } from './consumer';
 import { log } from '../log';
 
 // Durable jobs in the database (pg-boss), on PostgreSQL and on the embedded PGlite alike.
@@ -37,7 +37,12 @@ export interface Jobs {
   /** Runs `handler` for the queue's jobs in this process (workers only). */
   work<T extends object>(spec: QueueSpec<T>, handler: (job: Job<T>) => Promise<void>, opts?: WorkOptions): Promise<void>;
   /** Like `work`, for many concurrent handlers: one fetch loop for the process (consumer.ts). */
-  consume<T extends object>(spec: QueueSpec<T>, handler: (job: Job<T>) => Promise<void>, opts: { concurrency: number }): void;
+  consume<T extends object>(spec: QueueSpec<T>, handler: ConsumeHandler<T>, opts: { concurrency: number }): void;
+  /**
+   * A free handler slot of this process's consumer of the queue, for work it starts itself
+   * without a job (null when the process runs no consumer of it, or all its slots are taken).
+   */
+  reserve(spec: QueueSpec<object>): Slot | null;
   /** Sends a job to the queue on a cron schedule (kept in the database: one schedule for every process). */
   schedule<T extends object>(spec: QueueSpec<T>, cron: string, data?: T): Promise<void>;
   /** Stops fetching, waits up to `timeoutMs` for running handlers, and closes pg-boss's connections. */
@@ -57,7 +62,7 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
   const declared = new Set<string>();
-  const consumers: Consumer[] = [];
+  const consumers = new Map<string, Consumer>();
 
   return {
     async declare(...specs) {
@@ -72,13 +77,18 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
     },
     async send(spec, data, opts = {}) {
       if (!declared.has(spec.name)) throw new Error(`Queue ${spec.name} was not declared at start-up`);
-      const id = await boss.send(spec.name, data, {
-        ...(opts.tx ? { db: fromDrizzle(opts.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
-        ...(opts.singletonKey ? { singletonKey: opts.singletonKey } : {}),
-        ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
-      });
-      // Wakes the queue's consumers (consumer.ts); inside `tx`, at its commit.
-      await (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${spec.name})`);
+      const job = () =>
+        boss.send(spec.name, data, {
+          ...(opts.tx ? { db: fromDrizzle(opts.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
+          ...(opts.singletonKey ? { singletonKey: opts.singletonKey } : {}),
+          ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
+        });
+      // The NOTIFY wakes the queue's consumers (consumer.ts). Inside `tx` it is delivered at the
+      // commit, so both go together (one round trip, pipelined); without, after the job exists.
+      const wake = () => (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${spec.name})`);
+      if (opts.tx) return (await Promise.all([job(), wake()]))[0];
+      const id = await job();
+      await wake();
       return id;
     },
     async work(spec, handler, opts = {}) {
@@ -98,10 +108,13 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
       await boss.schedule(spec.name, cron, data ?? null, { tz: 'UTC' });
     },
     consume(spec, handler, opts) {
-      consumers.push(consume(boss, bus, spec.name, handler as never, opts.concurrency));
+      consumers.set(spec.name, consume(boss, bus, spec.name, handler as never, opts.concurrency));
+    },
+    reserve(spec) {
+      return consumers.get(spec.name)?.reserve() ?? null;
     },
     async stop(timeoutMs = 10_000) {
-      await Promise.all(consumers.map((c) => c.stop(timeoutMs)));
+      await Promise.all([...consumers.values()].map((c) => c.stop(timeoutMs)));
       await boss.stop({ graceful: true, timeout: timeoutMs, close: true });
     },
   };

@@ -29,7 +29,7 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => void>
     log.info({ job: job.id, ...result }, 'maintenance done');
   });
   await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
-  jobs.consume(executionQueue, (job) => runExecution(runtime, job.data.executionId), { concurrency: EXECUTION_CONCURRENCY });
+  jobs.consume(executionQueue, (job, settle) => runExecution(runtime, job.data.executionId, settle), { concurrency: EXECUTION_CONCURRENCY });
 
   const sweep = () =>
     failLostExecutions(db).then(

@@ -220,3 +220,54 @@ describe('list', () => {
     expectError(await api.request('GET', `/v1/executions?after=${a}`, { key: owner.key }), 400, 'invalid_cursor');
   });
 });
+
+describe('in place', () => {
+  // A process that runs workers runs a `wait` or `stream` execution itself when it has a free
+  // slot: created running, no job; with every slot taken it goes through the queue as usual.
+  const jobsOf = (id: string) => api.query<{ n: number }>(sql`select count(*)::int as n from pgboss.job where data->>'executionId' = ${id}`);
+
+  it('wait and stream run in the process that took them: no job, no time queued', async () => {
+    const res = await execute(api, owner.key, agentId, { input: 'right here', wait: true });
+    expectStatus(res, 200);
+    assert.equal(res.body.status, 'succeeded');
+    assert.equal(res.body.startedAt, res.body.createdAt);
+    assert.equal((await jobsOf(res.body.id))[0]!.n, 0);
+    const queued = await execute(api, owner.key, agentId, { input: 'via the queue' });
+    expectStatus(queued, 202);
+    await waitFor(api, owner.key, queued.body.id);
+    assert.equal((await jobsOf(queued.body.id))[0]!.n, 1, 'the default (202) mode still goes through the queue');
+  });
+
+  it('a streamed run in place is cancelled at once from another request', async () => {
+    const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
+    const input = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
+    const streaming = readStream(`${api.url}/v1/agents/${slow}/execute`, { method: 'POST', key: owner.key, body: { input, stream: true } });
+    const list = async () => (await api.request<{ data: Execution[] }>('GET', `/v1/executions?agentId=${slow}&status=running`, { key: owner.key })).body.data;
+    let running: Execution[] = [];
+    for (let i = 0; i < 100 && running.length === 0; i++) {
+      running = await list();
+      if (running.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(running.length, 1);
+    const t0 = Date.now();
+    expectStatus(await api.request('POST', `/v1/executions/${running[0]!.id}/cancel`, { key: owner.key }), 200);
+    const stream = await streaming;
+    assert.equal(stream.events.at(-1)!.event, 'execution.cancelled');
+    assert.ok(Date.now() - t0 < 1_000, 'the stream ends within a second');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await waitFor(api, owner.key, running[0]!.id)).status, 'cancelled');
+  });
+
+  it('with every slot taken, a wait goes through the queue and still answers', async () => {
+    const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
+    const busy = await Promise.all(Array.from({ length: 20 }, (_, i) => execute(api, owner.key, slow, { input: `hold slot ${i} a b c` })));
+    for (const b of busy) expectStatus(b, 202);
+    await Promise.all(busy.map((b) => waitFor(api, owner.key, b.body.id, (e) => e.status === 'running')));
+    const res = await execute(api, owner.key, agentId, { input: 'after the others', wait: true });
+    expectStatus(res, 200);
+    assert.equal(res.body.status, 'succeeded');
+    assert.equal((await jobsOf(res.body.id))[0]!.n, 1);
+    assert.ok(res.body.startedAt! > res.body.createdAt, 'it waited for a slot');
+    await Promise.all(busy.map((b) => waitFor(api, owner.key, b.body.id)));
+  });
+});
