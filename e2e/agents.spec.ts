@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectNoHorizontalScroll, signUp } from './helpers';
+import { expectNoHorizontalScroll, shot, signUp } from './helpers';
 
 // Agents, the playground and executions in a real browser. `sandbox/slow` streams its answer
 // word by word (200 ms apart), `sandbox/echo` answers at once; both answer "Echo: <input>".
@@ -102,6 +102,7 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await expect(lastReply(page).getByTestId('reply-text')).toHaveText('Echo: And a second message', { timeout: 15_000 });
   await expect(page.getByTestId('playground-turn')).toHaveCount(2);
   await expect(page.getByTestId('playground-conversation')).toHaveText(conversation);
+  await shot(page, 'agent-playground-1280');
 
   // "New conversation" starts over.
   await page.getByTestId('new-conversation').click();
@@ -118,6 +119,7 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await expect(page.getByTestId('executions-empty')).toContainText('No executions match');
   await page.getByTestId('filter-status').selectOption('succeeded');
   await expect(rows).toHaveCount(2);
+  await shot(page, 'executions-1280');
   await rows.filter({ hasText: first }).getByRole('link').first().click();
   await expect(page).toHaveURL(/\/dashboard\/executions\/exe_/);
   await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', 'succeeded');
@@ -127,6 +129,7 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await expect(page.getByTestId('execution-step')).toHaveCount(1);
   await expect(page.getByTestId('conversation-message')).toHaveCount(4);
   await expect(page.getByTestId('cancel-execution')).toHaveCount(0);
+  await shot(page, 'execution-1280');
 
   // The dashboard's event stream: the signed-in user's own executions only, replayed in full once finished.
   const stream = `/api/dashboard/executions/${page.url().split('/').pop()}/stream`;
@@ -207,6 +210,7 @@ test.describe('on a 390px phone', () => {
     await expect(lastReply(page).getByTestId('reply-text')).toContainText('Echo: A reply on a phone', { timeout: 15_000 });
     await expectNoHorizontalScroll(page);
     await expect(page.getByTestId('playground-send')).toBeInViewport();
+    await shot(page, 'agent-playground-390');
 
     await page.getByTestId('nav-agents').click();
     await expect(page.getByTestId('agent-row')).toHaveCount(1);
@@ -219,5 +223,6 @@ test.describe('on a 390px phone', () => {
     await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', 'succeeded');
     await expectNoHorizontalScroll(page);
     await expect(page.getByTestId('execution-agent')).toContainText('Pocket echo');
+    await shot(page, 'execution-390');
   });
 });

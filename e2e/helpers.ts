@@ -60,3 +60,9 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByTestId('signin-submit').click();
 }
+
+/** With E2E_SCREENSHOTS=<dir>, saves a full-page screenshot there (to look at the pages as a user would). */
+export async function shot(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
