@@ -1,6 +1,7 @@
 'use client';
 
-import { useEffect, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { Button } from './ui';
 
 // Copying a one-time secret: the clipboard when the browser allows it, else the text is
 // selected for Ctrl+C. Shared by the key and agent secret modals.
@@ -50,5 +51,47 @@ export function CopyStatus({ state, testId }: { state: CopyState; testId: string
 }
 
 /** The read-only field a secret is shown in (selected on focus, wraps instead of scrolling). */
-export const SECRET_FIELD =
+const SECRET_FIELD =
   'block w-full resize-none rounded-md border-0 bg-slate-50 px-3 py-2 font-mono text-sm break-all text-slate-900 ring-1 ring-slate-300 outline-none ring-inset [field-sizing:content] focus:ring-2 focus:ring-indigo-600';
+
+/**
+ * A secret shown once: its label (and `badge`), a Copy button, the read-only field (selected on
+ * focus, or for a manual copy where the clipboard is refused) and the copy status.
+ * Test ids: `<testId>-copy`, `<testId>-value`, and `statusTestId`.
+ */
+export function SecretField({ id, label, badge, value, testId, statusTestId }: { id: string; label: string; badge?: ReactNode; value: string; testId: string; statusTestId: string }) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const copy = useCopy(() => {
+    ref.current?.focus();
+    ref.current?.select();
+  });
+  return (
+    <div className="space-y-1.5">
+      <div className="flex items-center justify-between gap-3">
+        <div className="flex items-center gap-2">
+          <label htmlFor={id} className="text-sm font-medium text-slate-800">
+            {label}
+          </label>
+          {badge}
+        </div>
+        <Button variant="secondary" onClick={() => void copy.copy(value)} data-testid={`${testId}-copy`} className="shrink-0">
+          {copy.state === 'copied' ? 'Copied' : 'Copy'}
+        </Button>
+      </div>
+      <textarea
+        ref={ref}
+        id={id}
+        readOnly
+        rows={2}
+        value={value}
+        onFocus={(e) => e.currentTarget.select()}
+        spellCheck={false}
+        autoCapitalize="off"
+        autoCorrect="off"
+        data-testid={`${testId}-value`}
+        className={SECRET_FIELD}
+      />
+      <CopyStatus state={copy.state} testId={statusTestId} />
+    </div>
+  );
+}

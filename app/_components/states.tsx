@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import { Button, ButtonLink } from './ui';
+import { Button, ButtonLink, Card, Spinner } from './ui';
 
 // The empty and failed states of a list or a page, in the keys page's style.
 
@@ -19,6 +19,49 @@ export function LoadError({ what, error, onRetry, testId }: { what: string; erro
         {apiErrorOf(error)?.code === 'unauthenticated' && <ButtonLink href="/signin">Sign in</ButtonLink>}
       </div>
     </div>
+  );
+}
+
+/** A detail page loading: its title, a wide card and a narrow one. */
+export function PageSkeleton({ label, testId }: { label: string; testId: string }) {
+  return (
+    <div className="space-y-6" aria-busy="true" aria-label={label} data-testid={testId}>
+      <div className="h-8 w-64 animate-pulse rounded bg-slate-200" />
+      <div className="grid gap-6 lg:grid-cols-3">
+        <Card className="h-96 animate-pulse lg:col-span-2" />
+        <Card className="h-96 animate-pulse" />
+      </div>
+    </div>
+  );
+}
+
+/** What a paged list query offers its footer (a tRPC infinite query). */
+interface PagedList {
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  fetchNextPage: () => Promise<unknown>;
+  isError: boolean;
+  error: unknown;
+}
+
+/** Under a loaded list: "Load more" while there are more pages, and the error of a page that failed. */
+export function ListFooter({ list }: { list: PagedList }) {
+  return (
+    <>
+      {list.hasNextPage && (
+        <div className="flex justify-center border-t border-slate-100 px-4 py-3">
+          <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
+            {list.isFetchingNextPage && <Spinner />}
+            Load more
+          </Button>
+        </div>
+      )}
+      {list.isError && (
+        <p role="alert" className="px-4 pb-3 text-center text-sm text-red-600">
+          {errorMessage(list.error)}
+        </p>
+      )}
+    </>
   );
 }
 

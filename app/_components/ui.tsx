@@ -70,37 +70,10 @@ const INPUT =
   'block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 ' +
   'outline-none placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 aria-invalid:ring-red-500';
 
-export function TextField({
-  label,
-  hint,
-  error,
-  id,
-  className,
-  ...props
-}: InputHTMLAttributes<HTMLInputElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
-  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="space-y-1.5">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
-        {label}
-      </label>
-      <input id={id} className={cx(INPUT, className)} aria-invalid={error ? true : undefined} aria-describedby={described} {...props} />
-      {hint && (
-        <p id={`${id}-hint`} className="text-xs text-slate-500">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} className="text-xs text-red-600">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
+type FieldProps = { id: string; label: ReactNode; hint?: ReactNode; error?: string | null };
 
-/** The label, hint and error around a form control (TextField's frame, for other controls). */
-function Field({ id, label, hint, error, children }: { id: string; label: ReactNode; hint?: ReactNode; error?: string | null; children: ReactNode }) {
+/** The label, hint and error around a form control, and the control's own accessibility attributes. */
+function Field({ id, label, hint, error, children }: FieldProps & { children: ReactNode }) {
   return (
     <div className="space-y-1.5">
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">
@@ -121,47 +94,32 @@ function Field({ id, label, hint, error, children }: { id: string; label: ReactN
   );
 }
 
-const describedBy = (id: string, hint: unknown, error: unknown) =>
-  [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
-
-export function TextAreaField({
-  label,
-  hint,
-  error,
+const controlProps = ({ id, hint, error }: FieldProps) => ({
   id,
-  className,
-  ...props
-}: TextareaHTMLAttributes<HTMLTextAreaElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
+  'aria-invalid': error ? true : undefined,
+  'aria-describedby': [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined,
+});
+
+export function TextField({ label, hint, error, id, className, ...props }: InputHTMLAttributes<HTMLInputElement> & FieldProps) {
   return (
     <Field id={id} label={label} hint={hint} error={error}>
-      <textarea
-        id={id}
-        className={cx(INPUT, 'min-h-20 resize-y', className)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...props}
-      />
+      <input {...controlProps({ id, label, hint, error })} className={cx(INPUT, className)} {...props} />
     </Field>
   );
 }
 
-export function SelectField({
-  label,
-  hint,
-  error,
-  id,
-  className,
-  ...props
-}: SelectHTMLAttributes<HTMLSelectElement> & { id: string; label: ReactNode; hint?: ReactNode; error?: string | null }) {
+export function TextAreaField({ label, hint, error, id, className, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement> & FieldProps) {
   return (
     <Field id={id} label={label} hint={hint} error={error}>
-      <select
-        id={id}
-        className={cx(INPUT, 'pr-8', className)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...props}
-      />
+      <textarea {...controlProps({ id, label, hint, error })} className={cx(INPUT, 'min-h-20 resize-y', className)} {...props} />
+    </Field>
+  );
+}
+
+export function SelectField({ label, hint, error, id, className, ...props }: SelectHTMLAttributes<HTMLSelectElement> & FieldProps) {
+  return (
+    <Field id={id} label={label} hint={hint} error={error}>
+      <select {...controlProps({ id, label, hint, error })} className={cx(INPUT, 'pr-8', className)} {...props} />
     </Field>
   );
 }
@@ -179,6 +137,19 @@ export function Logo({ className, compact = false }: { className?: string; compa
       </span>
       <span className={compact ? 'max-sm:sr-only' : undefined}>Agent Automation</span>
     </span>
+  );
+}
+
+/** An object's metadata as `key: value` lines. */
+export function MetadataList({ metadata }: { metadata: Record<string, string> }) {
+  return (
+    <ul className="space-y-0.5 font-mono text-xs">
+      {Object.entries(metadata).map(([k, v]) => (
+        <li key={k} className="break-all">
+          <span className="text-slate-500">{k}:</span> {v}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { formatDate } from '@/app/_lib/format';
 import type { Agent } from '@/app/_lib/types';
-import { Badge, Card } from '../ui';
+import { Badge, Card, MetadataList } from '../ui';
 import { ModelBadge } from './agents-table';
 
 // What the agent is: its settings, tools and identifiers, beside the playground.
@@ -58,13 +58,7 @@ export function AgentDetails({ agent }: { agent: Agent }) {
         </Row>
         {metadata.length > 0 && (
           <Row label="Metadata">
-            <ul className="space-y-0.5 font-mono text-xs">
-              {metadata.map(([k, v]) => (
-                <li key={k} className="break-all">
-                  <span className="text-slate-500">{k}:</span> {v}
-                </li>
-              ))}
-            </ul>
+            <MetadataList metadata={agent.metadata} />
           </Row>
         )}
         <Row label="ID">

@@ -5,23 +5,11 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { apiErrorOf } from '@/app/_lib/errors';
 import { useEnvironment, useTRPC } from '../providers';
-import { AgentIcon, Breadcrumb, EmptyState, LoadError } from '../states';
+import { AgentIcon, Breadcrumb, EmptyState, LoadError, PageSkeleton } from '../states';
 import { Alert, Badge, Button, ButtonLink, Card } from '../ui';
 import { AgentDetails } from './agent-details';
 import { DeleteAgentDialog } from './delete-agent-dialog';
 import { Playground } from './playground';
-
-function AgentSkeleton() {
-  return (
-    <div className="space-y-6" aria-busy="true" aria-label="Loading the agent" data-testid="agent-loading">
-      <div className="h-8 w-64 animate-pulse rounded bg-slate-200" />
-      <div className="grid gap-6 lg:grid-cols-3">
-        <Card className="h-96 animate-pulse lg:col-span-2" />
-        <Card className="h-96 animate-pulse" />
-      </div>
-    </div>
-  );
-}
 
 export function AgentView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -32,7 +20,7 @@ export function AgentView({ id }: { id: string }) {
   const providers = useQuery({ ...trpc.models.providers.queryOptions(), staleTime: 5 * 60_000 });
   const [deleting, setDeleting] = useState(false);
 
-  if (agent.isPending) return <AgentSkeleton />;
+  if (agent.isPending) return <PageSkeleton label="Loading the agent" testId="agent-loading" />;
   if (agent.isError) {
     const missing = apiErrorOf(agent.error)?.code === 'resource_not_found';
     return (

@@ -1,10 +1,9 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { errorMessage } from '@/app/_lib/errors';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
-import { AgentIcon, EmptyState, LoadError } from '../states';
-import { Button, ButtonLink, Card, Spinner } from '../ui';
+import { AgentIcon, EmptyState, ListFooter, LoadError } from '../states';
+import { ButtonLink, Card } from '../ui';
 import { AgentsTable, TableSkeleton } from './agents-table';
 
 const PAGE_SIZE = 20;
@@ -65,19 +64,7 @@ export function AgentsView() {
         ) : (
           <>
             <AgentsTable agents={agents} />
-            {list.hasNextPage && (
-              <div className="flex justify-center border-t border-slate-100 px-4 py-3">
-                <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-                  {list.isFetchingNextPage && <Spinner />}
-                  Load more
-                </Button>
-              </div>
-            )}
-            {list.isError && (
-              <p role="alert" className="px-4 pb-3 text-center text-sm text-red-600">
-                {errorMessage(list.error)}
-              </p>
-            )}
+            <ListFooter list={list} />
           </>
         )}
       </Card>

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { durationBetween, formatCount, formatDuration, formatTime } from '@/app/_lib/format';
 import type { Execution } from '@/app/_lib/types';
-import { Badge, Card } from '../ui';
+import { Badge, Card, MetadataList } from '../ui';
 
 // The execution's facts beside its content: agent, model, usage, timings, metadata.
 
@@ -69,13 +69,7 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
           {metadata.length === 0 ? (
             muted('None')
           ) : (
-            <ul className="space-y-0.5 font-mono text-xs">
-              {metadata.map(([k, v]) => (
-                <li key={k} className="break-all">
-                  <span className="text-slate-500">{k}:</span> {v}
-                </li>
-              ))}
-            </ul>
+            <MetadataList metadata={e.metadata} />
           )}
         </Row>
       </dl>

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { apiErrorOf } from '@/app/_lib/errors';
 import { useEnvironment, useTRPC } from '../providers';
-import { Breadcrumb, EmptyState, LoadError, RunIcon } from '../states';
+import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
 import { CancelExecutionDialog } from './cancel-execution-dialog';
 import { ConversationPanel } from './conversation-panel';
@@ -43,15 +43,7 @@ export function ExecutionView({ id }: { id: string }) {
   const [cancelling, setCancelling] = useState(false);
 
   if (execution.isPending) {
-    return (
-      <div className="space-y-6" aria-busy="true" aria-label="Loading the execution" data-testid="execution-loading">
-        <div className="h-8 w-72 animate-pulse rounded bg-slate-200" />
-        <div className="grid gap-6 lg:grid-cols-3">
-          <Card className="h-80 animate-pulse lg:col-span-2" />
-          <Card className="h-80 animate-pulse" />
-        </div>
-      </div>
-    );
+    return <PageSkeleton label="Loading the execution" testId="execution-loading" />;
   }
   if (execution.isError) {
     const missing = apiErrorOf(execution.error)?.code === 'resource_not_found';

@@ -3,11 +3,10 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
-import { errorMessage } from '@/app/_lib/errors';
 import type { ExecutionStatus } from '@/app/_lib/types';
 import { TableSkeleton } from '../agents/agents-table';
 import { useTRPC, useTRPCClient } from '../providers';
-import { EmptyState, LoadError, RunIcon } from '../states';
+import { EmptyState, ListFooter, LoadError, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
 import { ExecutionsTable } from './executions-table';
 import { isActive, STATUSES } from './status-badge';
@@ -123,19 +122,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
         ) : (
           <>
             <ExecutionsTable executions={executions} agentNames={agentNames} now={list.dataUpdatedAt} />
-            {list.hasNextPage && (
-              <div className="flex justify-center border-t border-slate-100 px-4 py-3">
-                <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-                  {list.isFetchingNextPage && <Spinner />}
-                  Load more
-                </Button>
-              </div>
-            )}
-            {list.isError && (
-              <p role="alert" className="px-4 pb-3 text-center text-sm text-red-600">
-                {errorMessage(list.error)}
-              </p>
-            )}
+            <ListFooter list={list} />
           </>
         )}
       </Card>

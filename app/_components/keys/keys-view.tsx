@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import type { CreatedKey, KeyItem, StarterCall } from '@/app/_lib/types';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
-import { Alert, Button, ButtonLink, Card, Spinner } from '../ui';
+import { ListFooter } from '../states';
+import { Alert, Button, ButtonLink, Card } from '../ui';
 import { CreateKeyDialog } from './create-key-dialog';
 import { KeysSkeleton, KeysTable } from './keys-table';
 import { RevokeDialog } from './revoke-dialog';
@@ -100,19 +101,7 @@ export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[
         ) : (
           <>
             <KeysTable keys={keys} now={list.dataUpdatedAt} onRevoke={setRevoking} />
-            {list.hasNextPage && (
-              <div className="flex justify-center border-t border-slate-100 px-4 py-3">
-                <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-                  {list.isFetchingNextPage && <Spinner />}
-                  Load more
-                </Button>
-              </div>
-            )}
-            {list.isError && (
-              <p role="alert" className="px-4 pb-3 text-center text-sm text-red-600">
-                {errorMessage(list.error)}
-              </p>
-            )}
+            <ListFooter list={list} />
           </>
         )}
       </Card>

@@ -2,7 +2,7 @@
 
 import { useRef } from 'react';
 import type { CreatedKey, StarterCall } from '@/app/_lib/types';
-import { CopyStatus, SECRET_FIELD, selectContents, useCopy } from '../copy';
+import { CopyStatus, SecretField, selectContents, useCopy } from '../copy';
 import { Modal } from '../modal';
 import { Alert, Badge, Button } from '../ui';
 
@@ -11,12 +11,7 @@ const code = (text: string) => <code className="font-mono text-[0.95em] text-sla
 // Shows a new key's secret exactly once, with a first request to try it. The parent drops the
 // key from its state on "Done", so nothing on the page can show it again.
 export function SecretModal({ created, calls, onDone }: { created: CreatedKey; calls: readonly StarterCall[]; onDone: () => void }) {
-  const secretRef = useRef<HTMLTextAreaElement>(null);
   const curlRef = useRef<HTMLPreElement>(null);
-  const secretCopy = useCopy(() => {
-    secretRef.current?.focus();
-    secretRef.current?.select();
-  });
   const curlCopy = useCopy(() => selectContents(curlRef));
 
   // The first GET this key's scopes allow; otherwise the first one there is (it answers 403).
@@ -50,33 +45,14 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
           revoke it and create a new one. Keep it out of source control.
         </Alert>
 
-        <div className="space-y-1.5">
-          <div className="flex items-center justify-between gap-3">
-            <div className="flex items-center gap-2">
-              <label htmlFor="new-key-secret" className="text-sm font-medium text-slate-800">
-                Secret key
-              </label>
-              <Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{created.environment}</Badge>
-            </div>
-            <Button variant="secondary" onClick={() => void secretCopy.copy(created.key)} data-testid="secret-copy" className="shrink-0">
-              {secretCopy.state === 'copied' ? 'Copied' : 'Copy'}
-            </Button>
-          </div>
-          <textarea
-            ref={secretRef}
-            id="new-key-secret"
-            readOnly
-            rows={2}
-            value={created.key}
-            onFocus={(e) => e.currentTarget.select()}
-            spellCheck={false}
-            autoCapitalize="off"
-            autoCorrect="off"
-            data-testid="secret-value"
-            className={SECRET_FIELD}
-          />
-          <CopyStatus state={secretCopy.state} testId="copy-status" />
-        </div>
+        <SecretField
+          id="new-key-secret"
+          label="Secret key"
+          badge={<Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{created.environment}</Badge>}
+          value={created.key}
+          testId="secret"
+          statusTestId="copy-status"
+        />
 
         {call && curl && (
           <div className="space-y-1.5">
