@@ -8,9 +8,10 @@ import { log } from './log';
 //
 // Channels: `aas_execution` (payload `<executionId>:<seq>`: events were appended) and
 // `aas_cancel` (payload `<executionId>`: the execution was cancelled; its worker aborts),
-// `aas_jobs` (payload: a queue name: a job was sent; its consumers fetch).
+// `aas_jobs` (payload: a queue name: a job was sent; its consumers fetch), `aas_events` (an
+// event was written to the outbox; the webhook relay makes its deliveries).
 
-export const CHANNELS = ['aas_execution', 'aas_cancel', 'aas_jobs'] as const;
+export const CHANNELS = ['aas_execution', 'aas_cancel', 'aas_jobs', 'aas_events'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface Bus {

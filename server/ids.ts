@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid';
 
 // Prefixed, time-sortable, URL-safe identifiers: `key_01JD…` (ULID, Crockford base32).
 // Monotonic within a process, so ids made in the same millisecond still sort by creation.
-export const ID_PREFIXES = ['usr', 'ws', 'key', 'agt', 'exe', 'conv', 'whk', 'evt', 'msg', 'req'] as const;
+export const ID_PREFIXES = ['usr', 'ws', 'key', 'agt', 'exe', 'conv', 'whk', 'evt', 'dlv', 'msg', 'req'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 // The same randomness as ulid's default (one CSPRNG byte per character, byte / 256), drawn from a

@@ -6,3 +6,4 @@ export * from './sessions';
 export * from './agents';
 export * from './executions';
 export * from './idempotency';
+export * from './webhooks';

@@ -7,6 +7,7 @@ import { agents, type StoredHttpTool } from '../../db/schema';
 import type { Actor } from '../actor';
 import { env } from '../env.js';
 import { ApiError, notFound } from '../errors';
+import { emit } from '../events/emit';
 import { cancelAgentExecutions } from '../executions/status';
 import { isId, newId } from '../ids';
 import { keysetList, type ListRow } from '../keyset';
@@ -191,27 +192,32 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
   const tools = await checkTools(input.tools);
-  const [row] = await db
-    .insert(agents)
-    .values({
-      id: newId('agt'),
-      workspaceId: actor.workspaceId,
-      environment: actor.environment,
-      name: input.name,
-      description: input.description,
-      model: input.model,
-      instructions: input.instructions,
-      tools,
-      temperature: input.temperature,
-      maxSteps: input.maxSteps,
-      timeoutSeconds: input.timeoutSeconds,
-      metadata: input.metadata,
-      toolSecret: newToolSecret(),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return { ...agentView(row!), toolSecret: row!.toolSecret };
+  // The agent and its `agent.created` event commit together (the event never carries the tool secret).
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(agents)
+      .values({
+        id: newId('agt'),
+        workspaceId: actor.workspaceId,
+        environment: actor.environment,
+        name: input.name,
+        description: input.description,
+        model: input.model,
+        instructions: input.instructions,
+        tools,
+        temperature: input.temperature,
+        maxSteps: input.maxSteps,
+        timeoutSeconds: input.timeoutSeconds,
+        metadata: input.metadata,
+        toolSecret: newToolSecret(),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const view = agentView(row!);
+    await emit(tx, actor, 'agent.created', view);
+    return { ...view, toolSecret: row!.toolSecret };
+  });
 }
 
 export async function listAgents(db: Db, actor: Owner, params: PageParams): Promise<Page<AgentView>> {
@@ -238,22 +244,28 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
   if (input.tools !== undefined) changes.tools = await checkTools(input.tools);
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
-  const [row] = await db
-    .update(agents)
-    .set({ ...changes, updatedAt: now })
-    .where(owned(actor, id))
-    .returning();
-  if (!row) throw notFound('agent', id);
-  return agentView(row);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ ...changes, updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('agent', id);
+    const view = agentView(row);
+    await emit(tx, actor, 'agent.updated', view);
+    return view;
+  });
 }
 
-/** Deletes the agent and cancels its queued and running executions, in one transaction. */
+/** Deletes the agent and cancels its queued and running executions, with their events, in one transaction. */
 export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Date()): Promise<DeletedAgentView> {
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
-    const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning({ id: agents.id });
+    const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning();
     if (!row) throw notFound('agent', id);
+    // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`.
     await cancelAgentExecutions(tx, row.id);
+    await emit(tx, actor, 'agent.deleted', agentView(row));
     return { id: row.id, deleted: true as const };
   });
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { agents, conversations, executions, messages } from '../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
+import { emit } from '../events/emit';
 import { isId, newId } from '../ids';
 import type { Jobs } from '../jobs';
 import { keysetList } from '../keyset';
@@ -199,16 +200,22 @@ export async function getConversation(db: Db, scope: Scope, id: string): Promise
   return { id: row.id, agentId: row.agentId, messages: rows.map(messageView), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
 }
 
-/** Deletes a conversation and its messages; 409 while one of its executions is queued or running. */
+/** Deletes a conversation and its messages (with its `conversation.deleted` event); 409 while one of its executions is queued or running. */
 export async function deleteConversation(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await findConversation(db, scope, id);
   if (!row) throw notFound('conversation', id);
-  const deleted = await db
-    .delete(conversations)
-    .where(and(eq(conversations.id, id), isNull(conversations.activeExecutionId)))
-    .returning({ id: conversations.id });
-  if (deleted.length === 0) {
-    throw new ApiError('conversation_busy', 'This conversation has a queued or running execution; cancel it or wait for it to finish');
-  }
-  return { id, deleted: true };
+  return db.transaction(async (tx) => {
+    const deleted = await tx
+      .delete(conversations)
+      .where(and(eq(conversations.id, id), isNull(conversations.activeExecutionId)))
+      .returning();
+    const gone = deleted[0];
+    if (!gone) {
+      throw new ApiError('conversation_busy', 'This conversation has a queued or running execution; cancel it or wait for it to finish');
+    }
+    // The conversation's view without its messages: deleting them must not keep a copy for 30 days.
+    const view: ConversationView = { id, agentId: gone.agentId, messages: [], createdAt: gone.createdAt.toISOString(), updatedAt: gone.updatedAt.toISOString() };
+    await emit(tx, gone, 'conversation.deleted', view);
+    return { id, deleted: true as const };
+  });
 }

@@ -2,6 +2,7 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { queryRows } from '../../db/rows';
 import { conversations, executionEvents, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
+import { emit } from '../events/emit';
 import type { ExecutionView } from './schemas';
 
 // The one module that moves an execution through its states (DESIGN.md 6.2):
@@ -9,7 +10,7 @@ import type { ExecutionView } from './schemas';
 // Every transition is a conditional UPDATE on the status (and, for a worker's writes, on its
 // `attempt`): a late worker changes 0 rows and its write is dropped, so `cancelled` and every
 // final state stay as they are. A final transition also appends the terminal event, frees the
-// conversation and signals the change, in one transaction.
+// conversation, writes the webhook event (the outbox) and signals the change, in one transaction.
 
 export type ExecutionRow = typeof executions.$inferSelect;
 export const FINAL: readonly ExecutionStatus[] = ['succeeded', 'failed', 'cancelled'];
@@ -77,9 +78,11 @@ export const runningFromStart = { status: 'running', attempt: 1, startedAt: sql`
 
 /** Appends a just-started execution's `execution.started` event and signals it (in the transaction that started it). */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
+  const view = executionView(row);
   return Promise.all([
-    tx.insert(executionEvents).values({ executionId: row.id, seq: row.eventSeq, type: 'execution.started', data: { execution: executionView(row) } }).execute(),
+    tx.insert(executionEvents).values({ executionId: row.id, seq: row.eventSeq, type: 'execution.started', data: { execution: view } }).execute(),
     tx.execute(notifyEvents(row.id, row.eventSeq)),
+    emit(tx, row, 'execution.started', view),
   ]);
 }
 
@@ -174,15 +177,17 @@ export async function finish(
       .returning();
     if (!row) return null;
     const first = row.eventSeq - pending.length;
+    const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
       tx
         .insert(executionEvents)
         .values([
           ...pending.map((e, i) => ({ executionId: id, seq: first + i, type: e.type, data: e.data })),
-          { executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: executionView(row) } },
+          { executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: view } },
         ])
         .execute(),
+      emit(tx, row, `execution.${outcome.status}`, view),
       tx
         .update(conversations)
         .set({ activeExecutionId: null, updatedAt: sql`now()` })

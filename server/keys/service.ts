@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { apiKeys, workspaces, type Plan } from '../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
+import { emit } from '../events/emit';
 import { newId } from '../ids';
 import { keysetList, type ListRow } from '../keyset';
 import type { Page, PageParams } from '../pagination';
@@ -171,24 +172,29 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
   }
   const expiresAt = input.expiresAt === undefined ? null : parseExpiry(input.expiresAt, now);
   const generated = generateKey(environment);
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      id: newId('key'),
-      workspaceId: actor.workspaceId,
-      environment,
-      name: input.name,
-      prefix: generated.prefix,
-      hash: generated.hash,
-      scopes,
-      expiresAt,
-      createdAt: now,
-      createdByUserId: actor.kind === 'user' ? actor.userId : null,
-      createdByKeyId: actor.kind === 'key' ? actor.keyId : null,
-    })
-    .returning();
-  const { lastUsed: _omit, ...rest } = view(row!);
-  return { ...rest, key: generated.key };
+  // The key and its `key.created` event commit together (the event carries the key's view, never its secret).
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId('key'),
+        workspaceId: actor.workspaceId,
+        environment,
+        name: input.name,
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes,
+        expiresAt,
+        createdAt: now,
+        createdByUserId: actor.kind === 'user' ? actor.userId : null,
+        createdByKeyId: actor.kind === 'key' ? actor.keyId : null,
+      })
+      .returning();
+    const shown = view(row!);
+    await emit(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown);
+    const { lastUsed: _omit, ...rest } = shown;
+    return { ...rest, key: generated.key };
+  });
 }
 
 export async function listKeys(db: Db, actor: Actor, params: PageParams): Promise<Page<KeyView>> {
@@ -196,19 +202,23 @@ export async function listKeys(db: Db, actor: Actor, params: PageParams): Promis
   return { ...page, data: page.data.map(view) };
 }
 
+/** Revokes a key and writes its `key.revoked` event, in one transaction. */
 export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date()) {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(
-      and(
-        eq(apiKeys.id, id),
-        eq(apiKeys.workspaceId, actor.workspaceId),
-        eq(apiKeys.environment, actor.environment),
-        isNull(apiKeys.revokedAt),
-      ),
-    )
-    .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
-  if (!row) throw notFound('key', id);
-  return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          eq(apiKeys.workspaceId, actor.workspaceId),
+          eq(apiKeys.environment, actor.environment),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
+      .returning();
+    if (!row) throw notFound('key', id);
+    await emit(tx, actor, 'key.revoked', view(row));
+    return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
+  });
 }

@@ -1,0 +1,134 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { workspaces } from './accounts';
+import { environmentColumn, textEnum, ts } from './columns';
+
+// Events and their webhook deliveries (DESIGN.md 7).
+//
+//   events             the outbox: one row per change, written in the change's transaction;
+//                      `dispatched_at` is null until the relay has made its deliveries.
+//   webhooks           the endpoints, with their signing secrets (the previous one signs too,
+//                      until `previous_secret_expires_at`).
+//   webhook_deliveries one row per (event, webhook): pending until a 2xx, failed after the last
+//                      retry; `next_attempt_at` is when it is due.
+//   webhook_attempts   every HTTP attempt of a delivery (the delivery log).
+
+const eventEnvironment = environmentColumn('events');
+const webhookEnvironment = environmentColumn('webhooks');
+const deliveryEnvironment = environmentColumn('webhook_deliveries');
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+const deliveryStatus = textEnum('webhook_deliveries', 'status', DELIVERY_STATUSES);
+
+export const DISABLED_REASONS = ['manual', 'endpoint_gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+const disabledReason = textEnum('webhooks', 'disabled_reason', DISABLED_REASONS);
+
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: eventEnvironment.column,
+    type: text('type').notNull(),
+    // The REST view of the resource (`data.object` of the payload); `json` keeps its key order.
+    object: json('object').$type<Record<string, unknown>>().notNull(),
+    // Set when the event is meant for one webhook only (a test event), else null.
+    webhookId: text('webhook_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    dispatchedAt: ts('dispatched_at'),
+  },
+  (t) => [
+    eventEnvironment.check(t.environment),
+    index('events_list_idx').on(t.workspaceId, t.environment, t.id),
+    index('events_type_idx').on(t.workspaceId, t.environment, t.type, t.id),
+    index('events_undispatched_idx')
+      .on(t.id)
+      .where(sql`${t.dispatchedAt} is null`),
+  ],
+);
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: webhookEnvironment.column,
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    description: text('description'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: disabledReason.column,
+    disabledAt: ts('disabled_at'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: ts('previous_secret_expires_at'),
+    // Start of the current run of failed attempts (null after a success): the "failing for days" rule.
+    firstFailureAt: ts('first_failure_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    webhookEnvironment.check(t.environment),
+    disabledReason.check(t.disabledReason),
+    index('webhooks_list_idx').on(t.workspaceId, t.environment, t.id),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    environment: deliveryEnvironment.column,
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    status: deliveryStatus.column.notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    lastAttemptAt: ts('last_attempt_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    deliveryEnvironment.check(t.environment),
+    deliveryStatus.check(t.status),
+    index('webhook_deliveries_list_idx').on(t.workspaceId, t.environment, t.webhookId, t.id),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+    index('webhook_deliveries_due_idx')
+      .on(t.webhookId, t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    at: ts('at').notNull(),
+    // The HTTP status, or null when no answer came (timeout, refused, connection error).
+    statusCode: integer('status_code'),
+    latencyMs: integer('latency_ms').notNull(),
+    error: text('error'),
+    // The first 1 KB of the answer's body (UTF-8, cut on a character boundary).
+    responseExcerpt: text('response_excerpt'),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
+);

@@ -1,0 +1,23 @@
+// The event types of DESIGN.md 7, the ones a webhook can subscribe to (or `*`: all of them).
+// `webhook.test` is sent to one webhook on request ("send test event") and cannot be subscribed to.
+export const EVENT_TYPES = [
+  'execution.started',
+  'execution.succeeded',
+  'execution.failed',
+  'execution.cancelled',
+  'agent.created',
+  'agent.updated',
+  'agent.deleted',
+  'key.created',
+  'key.revoked',
+  'conversation.deleted',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const TEST_EVENT_TYPE = 'webhook.test';
+/** Every type an event can have (what `GET /v1/events?type=` accepts). */
+export const ALL_EVENT_TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE] as const;
+export type AnyEventType = (typeof ALL_EVENT_TYPES)[number];
+
+/** Events are kept this long (`GET /v1/events`); maintenance deletes older ones with their deliveries. */
+export const EVENT_RETENTION_DAYS = 30;
