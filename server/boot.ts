@@ -69,7 +69,7 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
 
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */
 export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
-  runtime.stopWorkers?.();
+  await runtime.stopWorkers?.();
   await runtime.jobs.stop();
   await runtime.bus.close();
   await runtime.limits.close();

@@ -39,6 +39,10 @@ export const env = createEnv({
       .string()
       .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
       .default('5,300,1800,7200,18000,36000,36000'),
+    // An endpoint whose attempts have all failed for this long is disabled (5 days).
+    WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(432_000),
+    // One delivery attempt gives up after this long (connect, answer and the first 1 KB of body).
+    WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(15),
   },
   client: {},
   experimental__runtimeEnv: {},

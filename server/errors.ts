@@ -171,6 +171,20 @@ export const ERROR_CATALOGUE = [
     description: 'The conversation already has a queued or running execution.',
   },
   {
+    code: 'webhook_disabled',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The webhook is disabled; enable it (`PATCH` with `enabled: true`) before sending to it.',
+  },
+  {
+    code: 'webhook_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'This environment already has the most webhooks a workspace may have (20); delete one first.',
+  },
+  {
     code: 'idempotency_conflict',
     status: 409,
     type: 'invalid_request_error',

@@ -17,7 +17,7 @@ export interface ProcessRuntime {
   /** Cross-process signals (LISTEN/NOTIFY): execution events and cancels. */
   bus: Bus;
   /** Stops this process's worker timers (the worker_lost sweeper); set when it runs workers. */
-  stopWorkers?: () => void;
+  stopWorkers?: () => Promise<void>;
   /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */
   workers: boolean;
 }

@@ -14,6 +14,7 @@ import { log } from '../log';
 
 const POLL_MS = 5_000;
 const TOUCH_MS = 4_000;
+const MAX_DUE = 1_000;
 
 /** A handler slot held for work this process starts itself, without a job (`Consumer.reserve`). */
 export interface Slot {
@@ -43,6 +44,7 @@ export function consume<T extends object>(
   queue: string,
   handler: ConsumeHandler<T>,
   concurrency: number,
+  groupConcurrency?: number,
 ): Consumer {
   const active = new Map<string, Promise<void>>();
   let reserved = 0;
@@ -55,7 +57,36 @@ export function consume<T extends object>(
     wanted = true;
     wake?.();
   };
-  const offJobs = bus.subscribe('aas_jobs', (name) => name === queue && signal());
+  // Jobs due later (`<queue>@<epoch ms>`): fetch when each is due. Due times are kept sorted
+  // (at most MAX_DUE; beyond, the poll floor catches them) under one timer for the earliest.
+  const dues: number[] = [];
+  let dueTimer: NodeJS.Timeout | null = null;
+  const arm = () => {
+    if (dueTimer) clearTimeout(dueTimer);
+    dueTimer = null;
+    const next = dues[0];
+    if (next === undefined || stopped) return;
+    dueTimer = setTimeout(() => {
+      const now = Date.now();
+      while (dues.length > 0 && dues[0]! <= now) dues.shift();
+      signal();
+      arm();
+    }, Math.max(0, next - Date.now()) + 5);
+    dueTimer.unref();
+  };
+  const signalAt = (at: number) => {
+    if (!Number.isFinite(at) || at <= Date.now()) return signal();
+    if (dues.length >= MAX_DUE || dues.includes(at)) return;
+    const i = dues.findIndex((d) => d > at);
+    dues.splice(i === -1 ? dues.length : i, 0, at);
+    if (i === 0 || dues.length === 1) arm();
+  };
+  const offJobs = bus.subscribe('aas_jobs', (payload) => {
+    const [name, at] = payload.split('@');
+    if (name !== queue) return;
+    if (at === undefined) signal();
+    else signalAt(Number(at));
+  });
   const offReconnect = bus.onReconnect(signal);
   const toucher = setInterval(() => {
     const jobs = [...active.keys()].filter((id) => !local.has(id));
@@ -83,7 +114,7 @@ export function consume<T extends object>(
         wanted = false;
         let jobs: Job<T>[] = [];
         try {
-          jobs = await boss.fetch<T>(queue, { batchSize: free });
+          jobs = await boss.fetch<T>(queue, { batchSize: free, ...(groupConcurrency ? { groupConcurrency } : {}) });
         } catch (err) {
           log.error({ err, queue }, 'job fetch failed');
           await new Promise((r) => setTimeout(r, 1_000));
@@ -146,6 +177,7 @@ export function consume<T extends object>(
       wake?.();
       offJobs();
       offReconnect();
+      if (dueTimer) clearTimeout(dueTimer);
       await loop;
       await Promise.race([Promise.allSettled([...active.values()]), new Promise((r) => setTimeout(r, timeoutMs))]);
       clearInterval(toucher);

@@ -22,6 +22,16 @@ export function queue<T extends object>(name: string, options: QueueOptions = {}
   return { name, options };
 }
 
+export interface SendOptions {
+  tx?: Db;
+  singletonKey?: string;
+  startAfterSeconds?: number;
+  /** Not before this time. */
+  startAfter?: Date;
+  /** The job's group (see `consume`'s `groupConcurrency`). */
+  group?: string;
+}
+
 export interface WorkOptions {
   /** Jobs this process runs at once on the queue. */
   concurrency?: number;
@@ -33,11 +43,16 @@ export interface Jobs {
   /** Creates the queues (idempotent); every queue is declared at start-up, before any send. */
   declare(...specs: QueueSpec<object>[]): Promise<void>;
   /** Enqueues a job; with `tx`, as part of that transaction (sent only if it commits). */
-  send<T extends object>(spec: QueueSpec<T>, data: T, opts?: { tx?: Db; singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
+  send<T extends object>(spec: QueueSpec<T>, data: T, opts?: SendOptions): Promise<string | null>;
+  /** Enqueues several jobs in one statement; with `tx`, as part of that transaction. */
+  sendMany<T extends object>(spec: QueueSpec<T>, jobs: { data: T; group?: string; startAfter?: Date }[], opts?: { tx?: Db }): Promise<void>;
   /** Runs `handler` for the queue's jobs in this process (workers only). */
   work<T extends object>(spec: QueueSpec<T>, handler: (job: Job<T>) => Promise<void>, opts?: WorkOptions): Promise<void>;
-  /** Like `work`, for many concurrent handlers: one fetch loop for the process (consumer.ts). */
-  consume<T extends object>(spec: QueueSpec<T>, handler: ConsumeHandler<T>, opts: { concurrency: number }): void;
+  /**
+   * Like `work`, for many concurrent handlers: one fetch loop for the process (consumer.ts).
+   * `groupConcurrency`: at most this many jobs of one `group` run at once, across all processes.
+   */
+  consume<T extends object>(spec: QueueSpec<T>, handler: ConsumeHandler<T>, opts: { concurrency: number; groupConcurrency?: number }): void;
   /**
    * A free handler slot of this process's consumer of the queue, for work it starts itself
    * without a job (null when the process runs no consumer of it, or all its slots are taken).
@@ -82,14 +97,36 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
           ...(opts.tx ? { db: fromDrizzle(opts.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
           ...(opts.singletonKey ? { singletonKey: opts.singletonKey } : {}),
           ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
+          ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
+          ...(opts.group ? { group: { id: opts.group } } : {}),
         });
       // The NOTIFY wakes the queue's consumers (consumer.ts). Inside `tx` it is delivered at the
       // commit, so both go together (one round trip, pipelined); without, after the job exists.
-      const wake = () => (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${spec.name})`);
+      // A job due later says when (`<queue>@<epoch ms>`): consumers set a timer for it.
+      const due = opts.startAfter?.getTime() ?? (opts.startAfterSeconds ? Date.now() + opts.startAfterSeconds * 1000 : undefined);
+      const wake = () => (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${due ? `${spec.name}@${due}` : spec.name})`);
       if (opts.tx) return (await Promise.all([job(), wake()]))[0];
       const id = await job();
       await wake();
       return id;
+    },
+    async sendMany(spec, items, opts = {}) {
+      if (!declared.has(spec.name)) throw new Error(`Queue ${spec.name} was not declared at start-up`);
+      if (items.length === 0) return;
+      const insert = () =>
+        boss.insert(
+          spec.name,
+          items.map((item) => ({
+            data: item.data,
+            ...(item.group ? { group: { id: item.group } } : {}),
+            ...(item.startAfter ? { startAfter: item.startAfter } : {}),
+          })),
+          opts.tx ? { db: fromDrizzle(opts.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {},
+        );
+      // As in `send`: inside `tx` the NOTIFY goes out at the commit; without, after the jobs exist.
+      const wake = () => (opts.tx ?? database.db).execute(sql`select pg_notify('aas_jobs', ${spec.name})`);
+      if (opts.tx) await Promise.all([insert(), wake()]);
+      else await insert().then(wake);
     },
     async work(spec, handler, opts = {}) {
       await boss.work<typeof spec.payload & object>(
@@ -108,7 +145,7 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
       await boss.schedule(spec.name, cron, data ?? null, { tz: 'UTC' });
     },
     consume(spec, handler, opts) {
-      consumers.set(spec.name, consume(boss, bus, spec.name, handler as never, opts.concurrency));
+      consumers.set(spec.name, consume(boss, bus, spec.name, handler as never, opts.concurrency, opts.groupConcurrency));
     },
     reserve(spec) {
       return consumers.get(spec.name)?.reserve() ?? null;

@@ -1,20 +1,28 @@
 import { and, isNotNull, lt, or } from 'drizzle-orm';
+import { encodeTime } from 'ulid';
 import type { Db } from '../../db/client';
-import { userSessions } from '../../db/schema';
-import { queue } from './index';
+import { events, userSessions } from '../../db/schema';
+import { EVENT_RETENTION_DAYS } from '../events/types';
+import { wakeOverdue } from '../webhooks/deliver';
+import { queue, type Jobs } from './index';
 
 // Housekeeping run by the workers: dashboard sessions that ended more than a day ago are
-// deleted (their JWTs are dead already; the rows only answered "no").
+// deleted (their JWTs are dead already; the rows only answered "no"); events older than 30 days
+// go, with their deliveries; webhooks with overdue deliveries get a drain job (a safety net).
 export const maintenanceQueue = queue<{ requestedBy?: string }>('maintenance', { retryLimit: 1, expireInSeconds: 300 });
 
 /** Every 15 minutes, on whichever worker the schedule lands. */
 export const MAINTENANCE_CRON = '*/15 * * * *';
 
-export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number }> {
+export async function runMaintenance(db: Db, jobs: Jobs, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; webhooksWoken: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const deleted = await db
     .delete(userSessions)
     .where(or(lt(userSessions.expiresAt, dayAgo), and(isNotNull(userSessions.revokedAt), lt(userSessions.revokedAt, dayAgo))))
     .returning({ id: userSessions.id });
-  return { sessionsDeleted: deleted.length };
+  // Event ids start with their creation time (ULID): every id below this one is older than the retention.
+  const oldest = `evt_${encodeTime(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000, 10)}`;
+  const expired = await db.delete(events).where(lt(events.id, oldest)).returning({ id: events.id });
+  const webhooksWoken = await wakeOverdue(db, jobs);
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, webhooksWoken };
 }

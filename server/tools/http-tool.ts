@@ -45,7 +45,7 @@ export interface HttpToolCallOptions {
 
 export const TOOL_TIMEOUT_MS = 30_000;
 export const TOOL_MAX_BYTES = 100 * 1024;
-const USER_AGENT = 'agent-automation-service/0.1';
+export const USER_AGENT = 'agent-automation-service/0.1';
 
 /** A fresh signing secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
 export function newToolSecret(): string {
@@ -136,7 +136,7 @@ function appendQuery(url: URL, args: unknown): void {
 }
 
 /** Reads at most maxBytes of the body, then drops the connection rather than draining the rest. */
-async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+export async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -153,7 +153,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
 }
 
 // Destroying an unfinished undici body emits RequestAbortedError: nobody is left to care.
-function discard(body: Dispatcher.ResponseData['body']): void {
+export function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => {});
   body.destroy();
 }
@@ -172,26 +172,29 @@ function decodeBody(bytes: Buffer, truncated: boolean, contentType: string | str
 }
 
 const CONNECTION_MESSAGES: Record<string, string> = {
-  ECONNREFUSED: 'The tool refused the connection',
-  ECONNRESET: 'The tool closed the connection',
-  UND_ERR_SOCKET: 'The tool closed the connection',
-  ENOTFOUND: 'The tool host could not be resolved',
-  EAI_AGAIN: 'The tool host could not be resolved',
-  UND_ERR_CONNECT_TIMEOUT: 'The tool could not be reached (connection timed out)',
-  ETIMEDOUT: 'The tool could not be reached (connection timed out)',
-  EHOSTUNREACH: 'The tool host is unreachable',
-  ENETUNREACH: 'The tool host is unreachable',
+  ECONNREFUSED: 'refused the connection',
+  ECONNRESET: 'closed the connection',
+  UND_ERR_SOCKET: 'closed the connection',
+  ENOTFOUND: 'host could not be resolved',
+  EAI_AGAIN: 'host could not be resolved',
+  UND_ERR_CONNECT_TIMEOUT: 'could not be reached (connection timed out)',
+  ETIMEDOUT: 'could not be reached (connection timed out)',
+  EHOSTUNREACH: 'host is unreachable',
+  ENETUNREACH: 'host is unreachable',
 };
 
-/** A safe message for a failed connection: no stack, no internal detail beyond the error kind. */
-function connectionError(err: unknown): string {
+/**
+ * A safe message for a failed connection to `subject` ("The tool", "The endpoint"): no stack, no
+ * internal detail beyond the error kind.
+ */
+export function connectionError(err: unknown, subject = 'The tool'): string {
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (e instanceof UrlRefused) return `The tool URL ${e.message}`;
+    if (e instanceof UrlRefused) return `${subject} URL ${e.message}`;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
-      if (CONNECTION_MESSAGES[code]) return CONNECTION_MESSAGES[code];
-      if (/CERT|TLS|SSL/.test(code)) return 'The tool’s TLS certificate could not be verified';
+      if (CONNECTION_MESSAGES[code]) return `${subject} ${CONNECTION_MESSAGES[code]}`;
+      if (/CERT|TLS|SSL/.test(code)) return `${subject}’s TLS certificate could not be verified`;
     }
   }
-  return 'The tool could not be reached';
+  return `${subject} could not be reached`;
 }

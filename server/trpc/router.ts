@@ -1,9 +1,11 @@
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
+import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
 import { modelsRouter } from './routers/models';
+import { webhooksRouter } from './routers/webhooks';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
 // OpenAPI meta are also the public REST API under /v1.
@@ -14,6 +16,8 @@ export const appRouter = router({
   executions: executionsRouter,
   conversations: conversationsRouter,
   models: modelsRouter,
+  webhooks: webhooksRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

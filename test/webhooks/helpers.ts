@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { expectStatus } from '../expect';
+import type { TestServer } from '../harness';
+import type { Received } from './receiver';
+
+// What the webhook tests do again and again: make a webhook, wait for its deliveries.
+
+export interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  secret: string;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: string | null;
+  attempts: { attempt: number; at: string; statusCode: number | null; latencyMs: number; error: string | null; responseExcerpt: string | null }[];
+}
+
+export async function createWebhook(api: TestServer, key: string, body: Record<string, unknown>): Promise<CreatedWebhook> {
+  const res = await api.request<CreatedWebhook>('POST', '/v1/webhooks', { key, body: { events: ['*'], ...body } });
+  expectStatus(res, 201);
+  return res.body;
+}
+
+export async function deliveries(api: TestServer, key: string, webhookId: string, query = ''): Promise<Delivery[]> {
+  const res = await api.request<{ data: Delivery[] }>('GET', `/v1/webhooks/${webhookId}/deliveries${query}`, { key });
+  expectStatus(res, 200);
+  return res.body.data;
+}
+
+/** Polls until `done(value)` holds, for at most `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) assert.fail(`${what} not reached in ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The received requests whose event is of one of `types`. */
+export const ofType = (received: Received[], ...types: string[]) => received.filter((r) => types.includes(r.json.type));
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
