@@ -47,8 +47,17 @@ export interface UrlGuardOptions {
 /** Resolves a host name to all its addresses (a test seam; defaults to dns.promises.lookup). */
 export type Resolver = (hostname: string, family?: number) => Promise<LookupAddress[]>;
 
-const defaultResolver: Resolver = (hostname, family) =>
+const systemResolver: Resolver = (hostname, family) =>
   dnsPromises.lookup(hostname, { all: true, family: family === 4 || family === 6 ? family : 0 });
+let defaultResolver: Resolver = systemResolver;
+
+/**
+ * Replaces the system resolver for this process (tests only: a name that resolves to 127.0.0.1
+ * without a DNS server); `null` restores it.
+ */
+export function setResolverForTests(resolver: Resolver | null): void {
+  defaultResolver = resolver ?? systemResolver;
+}
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -156,10 +165,10 @@ async function resolveOrRefuse(hostname: string, resolver: Resolver, family?: nu
  * The `lookup` given to net/tls.connect: resolve, keep only public addresses (all of them when
  * allowPrivate), fail with UrlRefused when none remain. Exported for tests.
  */
-export function guardedLookup(allowPrivate: boolean, resolver: Resolver = defaultResolver): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolver?: Resolver): LookupFunction {
   return (hostname, options, callback) => {
     const cb = callback as (err: Error | null, address?: string | LookupAddress[], family?: number) => void;
-    resolveOrRefuse(hostname, resolver, options.family as number | undefined).then(
+    resolveOrRefuse(hostname, resolver ?? defaultResolver, options.family as number | undefined).then(
       (addresses) => {
         const usable = allowPrivate ? addresses : addresses.filter((a) => addressRefusal(a.address) === null);
         const first = usable[0];

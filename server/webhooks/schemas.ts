@@ -15,6 +15,12 @@ const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T20
 export const MAX_WEBHOOKS = 20;
 export const MAX_DESCRIPTION = 500;
 
+/**
+ * A JSON boolean, never a string: trpc-to-openapi coerces the plain `z.boolean()` fields of a
+ * body (`"true"` → true: FINDINGS.md); a field behind a pipe is out of its reach.
+ */
+const jsonBoolean = () => z.boolean().pipe(z.boolean());
+
 const url = z.string().meta({
   description:
     'Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address ' +
@@ -40,7 +46,7 @@ export const createWebhookInput = z
     url,
     events: eventList,
     description: description.default(null),
-    enabled: z.boolean().default(true).meta({ description: '`false`: nothing is delivered until it is enabled. Default: `true`.', example: true }),
+    enabled: jsonBoolean().default(true).meta({ description: '`false`: nothing is delivered until it is enabled. Default: `true`.', example: true }),
   })
   .meta({ id: 'CreateWebhookRequest' });
 
@@ -53,7 +59,7 @@ export const updateWebhookInput = z
     url: url.optional(),
     events: eventList.optional(),
     description: description.optional(),
-    enabled: z.boolean().optional().meta({ description: '`true` enables the endpoint again (also after it was disabled for failing); `false` pauses it.' }),
+    enabled: jsonBoolean().optional().meta({ description: '`true` enables the endpoint again (also after it was disabled for failing); `false` pauses it.' }),
   })
   .meta({ description: 'The fields to change; the others keep their value.' });
 
