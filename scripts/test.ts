@@ -11,7 +11,11 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'test-results', 'playwright-report']);
 // Files that need PostgreSQL and several processes: run once, in the PostgreSQL pass.
-const MULTIPROCESS = new Set([path.join('test', 'multiprocess.int.test.ts'), path.join('test', 'executions', 'scale-out.int.test.ts')]);
+const MULTIPROCESS = new Set([
+  path.join('test', 'multiprocess.int.test.ts'),
+  path.join('test', 'executions', 'scale-out.int.test.ts'),
+  path.join('test', 'webhooks', 'processes.int.test.ts'),
+]);
 
 function findTests(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

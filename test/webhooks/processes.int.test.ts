@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase, type Database } from '../../db/client';
+import { createUser, setWorkspacePlan } from '../../server/auth/users';
+import { SCOPES } from '../../server/keys/scopes';
+import { createKey } from '../../server/keys/service';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { startReceiver, verify, type Receiver } from './receiver';
+
+// Webhooks across processes on one PostgreSQL database (DESIGN.md 2, 7): a web process
+// (RUN_WORKERS=false) writes the events; the one web process is killed with SIGKILL right after
+// the change, before anything was delivered; a worker process started afterwards delivers it
+// (nothing lost). With two workers, each event reaches each endpoint once, in order.
+
+const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
+
+describe('webhooks with separate web and worker processes', { skip }, () => {
+  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: Database;
+  let receiver: Receiver;
+  let web: Proc;
+  const workers: Proc[] = [];
+  let key: string;
+  let env: Record<string, string>;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-whk-'));
+
+  const call = async <T>(proc: Proc, method: string, p: string, body?: unknown) => {
+    const res = await fetch(proc.url + p, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+
+  before(async () => {
+    pg = await createTestDatabase();
+    receiver = await startReceiver();
+    env = {
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: 'warn',
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      REDIS_URL: '',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+    };
+    web = await startProcess({ ...env, RUN_WORKERS: 'false' });
+    await waitReady(web);
+    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
+    const m = await createUser(database.db, { email: `whk-${Date.now()}@example.test` });
+    await setWorkspacePlan(database.db, m.workspaceId, 'enterprise', 100_000);
+    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+    key = (await createKey(database.db, actor, { name: 'whk', scopes: [...SCOPES] })).key;
+  });
+
+  after(async () => {
+    await Promise.all([stop(web), ...workers.map((w) => stop(w))]);
+    await receiver?.close();
+    await database?.close();
+    await pg?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('an event written just before the server is SIGKILLed is delivered by a worker started later', async () => {
+    const hook = await call<{ id: string; secret: string }>(web, 'POST', '/v1/webhooks', { url: receiver.url, events: ['agent.created'] });
+    assert.equal(hook.status, 201);
+    const agent = await call<{ id: string }>(web, 'POST', '/v1/agents', { name: 'before the crash' });
+    assert.equal(agent.status, 201);
+    web.child.kill('SIGKILL');
+    await new Promise((r) => web.child.once('exit', r));
+    assert.equal(receiver.received.length, 0, 'nothing delivered yet: no worker was running');
+
+    workers.push(await startWorker(env), await startWorker(env));
+    const [got] = await receiver.waitFor(1, 30_000);
+    assert.equal(got!.json.type, 'agent.created');
+    assert.equal(got!.json.data.object.id, agent.body.id);
+    verify(hook.body.secret, got!);
+    web = await startProcess({ ...env, RUN_WORKERS: 'false' });
+    await waitReady(web);
+  });
+
+  it('with two workers, every event reaches each endpoint once and in order', async () => {
+    const second = await startReceiver();
+    try {
+      const start = receiver.received.length;
+      await call(web, 'POST', '/v1/webhooks', { url: second.url, events: ['agent.created'] });
+      const ids: string[] = [];
+      for (let i = 0; i < 15; i++) ids.push((await call<{ id: string }>(web, 'POST', '/v1/agents', { name: `n${i}` })).body.id);
+      await second.waitFor(15, 30_000);
+      await receiver.waitFor(start + 15, 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(second.received.map((r) => r.json.data.object.id), ids);
+      assert.deepEqual(receiver.received.slice(start).map((r) => r.json.data.object.id), ids);
+    } finally {
+      await second.close();
+    }
+  });
+});
