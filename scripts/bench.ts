@@ -3,20 +3,22 @@
 // scaled-out topologies (rate limits in Redis; in PostgreSQL without Redis), against a bare
 // node:http + postgres.js server doing the same work — all in the same run, on the same
 // PostgreSQL database, so each ratio compares numbers measured minutes apart on the same
-// machine. Then executions on a fake ~1 ms model (scripts/bench/executions.ts). docs/benchmark.md.
+// machine. Then executions on a fake ~1 ms model (scripts/bench/executions.ts), and webhook
+// deliveries to a local receiver (scripts/bench/webhooks.ts). docs/benchmark.md.
 //
 // Short runs, order rotated each round, ratios taken round by round (each target against the
 // baseline of its own round) and summarised by their median; CPU per request is measured too.
 //
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
 //   BENCH_STORES (redis,postgres): which app topologies to run for the lists
-//   BENCH_PARTS (list,executions): which parts to run; executions: see scripts/bench/executions.ts
+//   BENCH_PARTS (list,executions,webhooks): which parts to run; see scripts/bench/executions.ts, webhooks.ts
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchExecutions } from './bench/executions';
+import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,7 +27,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres').split(',').filter((s) => s === 'redis' || s === 'postgres');
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -222,6 +224,7 @@ async function main() {
 
     if (PARTS.includes('list')) await benchLists(setup);
     if (PARTS.includes('executions')) await benchExecutions({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('webhooks')) await benchWebhooks(setup);
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();
