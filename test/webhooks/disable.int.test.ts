@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { expectStatus } from '../expect';
+import { startServer, UNLIMITED, type TestServer } from '../harness';
+import { createWebhook, deliveries, eventually, sleep } from './helpers';
+import { startReceiver, type Receiver } from './receiver';
+
+// The "failing for days" rule (DESIGN.md 7), with the days compressed to 2 s: an endpoint whose
+// every attempt fails for that long is disabled (`failing`) and gets nothing more; a success in
+// between resets the streak.
+
+let api: TestServer;
+const receivers: Receiver[] = [];
+before(async () => {
+  api = await startServer({
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1', WEBHOOK_DISABLE_AFTER_SECONDS: '2' },
+  });
+});
+after(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await api?.close();
+});
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+describe('an endpoint failing for the configured time', () => {
+  it('is disabled with disabledReason failing; its pending deliveries fail; new events are not sent', async () => {
+    const o = await api.seed.key({ ...UNLIMITED });
+    const r = await receiver();
+    r.fallback = { status: 500 };
+    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'a' } }), 201);
+    const disabled = await eventually(
+      () => api.request<{ enabled: boolean; disabledReason: string | null }>('GET', `/v1/webhooks/${hook.id}`, { key: o.key }),
+      (res) => res.body.enabled === false,
+      10_000,
+      'disabled for failing',
+    );
+    assert.equal(disabled.body.disabledReason, 'failing');
+    const attempts = r.received.length;
+    assert.ok(attempts >= 3 && attempts <= 4, `failed for ~2 s at 1 s intervals: ${attempts} attempts`);
+    const [d] = await deliveries(api, o.key, hook.id);
+    assert.equal(d!.status, 'failed');
+    expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'b' } }), 201);
+    await sleep(1_500);
+    assert.equal(r.received.length, attempts);
+  });
+
+  it('a success resets the streak: failures around it do not add up', async () => {
+    const o = await api.seed.key({ ...UNLIMITED });
+    const r = await receiver();
+    // Fail, fail, succeed, then fail, fail: never 2 s of failures in a row.
+    r.script({ status: 500 }, { status: 200 }, { status: 500 }, { status: 500 });
+    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'a' } }), 201);
+    await r.waitFor(2);
+    expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'b' } }), 201);
+    await r.waitFor(4, 10_000);
+    await sleep(300);
+    const got = await api.request<{ enabled: boolean }>('GET', `/v1/webhooks/${hook.id}`, { key: o.key });
+    assert.equal(got.body.enabled, true);
+  });
+});
