@@ -21,7 +21,12 @@ export const MAX_DESCRIPTION = 500;
  */
 const jsonBoolean = () => z.boolean().pipe(z.boolean());
 
-const url = z.string().meta({
+/** In a `u` regex a surrogate pair is one code point: this matches only a lone surrogate (stored as U+FFFD otherwise). */
+const wellFormed = (schema: z.ZodString) => schema.refine((v) => !/\p{Cs}/u.test(v), 'must be valid Unicode text (it holds a lone surrogate)');
+
+const url = wellFormed(z.string())
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must not contain control characters (tab, line break…)')
+  .meta({
   description:
     'Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address ' +
     '(checked now and again at each delivery). At most 2,048 characters.',
@@ -35,9 +40,7 @@ const eventList = z
     description: `The event types to receive: any of ${EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}; or \`["*"]\` for all of them.`,
     example: ['execution.succeeded', 'execution.failed'],
   });
-const description = z
-  .string()
-  .max(MAX_DESCRIPTION)
+const description = wellFormed(z.string().max(MAX_DESCRIPTION))
   .nullable()
   .meta({ description: `What the endpoint is for (≤ ${MAX_DESCRIPTION} characters), or \`null\`.`, example: 'Order system' });
 

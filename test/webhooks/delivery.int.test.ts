@@ -25,6 +25,34 @@ async function receiver(): Promise<Receiver> {
   return r;
 }
 
+// Every request a receiver got must verify with the secret of a webhook pointing at it.
+const secrets = new Map<Receiver, string[]>();
+async function hookFor(key: string, r: Receiver, body: Record<string, unknown>) {
+  const hook = await createWebhook(api, key, { url: r.url, ...body });
+  secrets.set(r, [...(secrets.get(r) ?? []), hook.secret]);
+  return hook;
+}
+after(() => {
+  let checked = 0;
+  for (const [r, known] of secrets) {
+    for (const got of r.received) {
+      assert.ok(
+        known.some((secret) => {
+          try {
+            verify(secret, got);
+            return true;
+          } catch {
+            return false;
+          }
+        }),
+        `a delivery to ${r.url} does not verify`,
+      );
+      checked++;
+    }
+  }
+  assert.ok(checked > 40, `verified ${checked} deliveries`);
+});
+
 async function owner(): Promise<SeededKey> {
   return api.seed.key({ ...UNLIMITED });
 }
@@ -39,7 +67,7 @@ describe('signed deliveries', () => {
   it('delivers the event verifiable with standardwebhooks; the body is GET /v1/events/:id; a tampered body fails', async () => {
     const o = await owner();
     const r = await receiver();
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const agentId = await makeAgent(o.key);
     const [got] = await r.waitFor(1);
@@ -66,7 +94,7 @@ describe('signed deliveries', () => {
   it('after a rotation, signs with the new and the previous secret', async () => {
     const o = await owner();
     const r = await receiver();
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     const rotated = await api.request<{ secret: string; previousSecretExpiresAt: string }>('POST', `/v1/webhooks/${hook.id}/rotate-secret`, { key: o.key });
     expectStatus(rotated, 200);
     assert.notEqual(rotated.body.secret, hook.secret);
@@ -85,7 +113,7 @@ describe('retries', () => {
     const o = await owner();
     const r = await receiver();
     r.script({ status: 500, body: 'boom' }, { status: 500 });
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     const got = await r.waitFor(3);
     assert.equal(new Set(got.map((g) => g.headers['webhook-id'])).size, 1);
@@ -103,7 +131,7 @@ describe('retries', () => {
     const o = await owner();
     const r = await receiver();
     r.fallback = { status: 503 };
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     const [d] = await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.status === 'failed', 10_000);
     assert.equal(d!.attempts.length, 4);
@@ -115,7 +143,7 @@ describe('retries', () => {
     const o = await owner();
     const r = await receiver();
     r.script({ status: 429, headers: { 'retry-after': '2' } }, { status: 503, headers: { 'retry-after': '3600' } });
-    await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     const got = await r.waitFor(3, 10_000);
     const first = got[1]!.at - got[0]!.at;
@@ -127,7 +155,7 @@ describe('retries', () => {
   it('a receiver down, then up, gets every event (nothing lost)', async () => {
     const o = await owner();
     const r = await receiver();
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await r.stop();
     const ids = [await makeAgent(o.key, 'one'), await makeAgent(o.key, 'two'), await makeAgent(o.key, 'three')];
     await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds.length === 3 && ds.every((d) => d.attempts.length >= 1));
@@ -142,7 +170,7 @@ describe('retries', () => {
     const o = await owner();
     const r = await receiver();
     r.script({ status: 200, delayMs: 3_000 });
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     const [d] = await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.status === 'succeeded', 15_000);
     assert.equal(d!.attempts[0]!.statusCode, null);
@@ -156,7 +184,7 @@ describe('disabling', () => {
     const o = await owner();
     const r = await receiver();
     r.script({ status: 410 });
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     await r.waitFor(1);
     const after410 = await eventually(
@@ -174,7 +202,7 @@ describe('disabling', () => {
   it('a disabled webhook gets nothing; enabled again, it gets new events', async () => {
     const o = await owner();
     const r = await receiver();
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'], enabled: false });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'], enabled: false });
     assert.equal(hook.disabledReason, 'manual');
     await makeAgent(o.key);
     await sleep(1_000);
@@ -190,7 +218,7 @@ describe('disabling', () => {
     const target = await receiver();
     const r = await receiver();
     r.fallback = { status: 302, headers: { location: target.url } };
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
     await makeAgent(o.key);
     const [d] = await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.attempts.length === 2);
     assert.equal(d!.attempts[0]!.statusCode, 302);
@@ -204,8 +232,8 @@ describe('order and fan-out', () => {
     const o = await owner();
     const a = await receiver();
     const b = await receiver();
-    await createWebhook(api, o.key, { url: a.url, events: ['agent.created'] });
-    await createWebhook(api, o.key, { url: b.url, events: ['*'] });
+    await hookFor(o.key, a, { events: ['agent.created'] });
+    await hookFor(o.key, b, { events: ['*'] });
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(await makeAgent(o.key, `n${i}`));
     const fromA = await a.waitFor(8);
@@ -220,8 +248,8 @@ describe('order and fan-out', () => {
     const other = await owner();
     const mine = await receiver();
     const theirs = await receiver();
-    await createWebhook(api, o.key, { url: mine.url, events: ['agent.created'] });
-    await createWebhook(api, other.key, { url: theirs.url, events: ['agent.created'] });
+    await hookFor(o.key, mine, { events: ['agent.created'] });
+    await hookFor(other.key, theirs, { events: ['agent.created'] });
     await makeAgent(live.key);
     await makeAgent(other.key);
     await theirs.waitFor(1);
@@ -235,8 +263,8 @@ describe('test event and resend', () => {
     const o = await owner();
     const r = await receiver();
     const other = await receiver();
-    const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.deleted'] });
-    await createWebhook(api, o.key, { url: other.url, events: ['*'] });
+    const hook = await hookFor(o.key, r, { events: ['agent.deleted'] });
+    await hookFor(o.key, other, { events: ['*'] });
     const sent = await api.request<{ id: string; type: string; data: { object: { id: string } } }>('POST', `/v1/webhooks/${hook.id}/test`, { key: o.key });
     expectStatus(sent, 202);
     assert.equal(sent.body.type, 'webhook.test');

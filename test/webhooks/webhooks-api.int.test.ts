@@ -100,6 +100,10 @@ describe('validation (400 in the envelope, nothing written)', () => {
     ['credentials in the URL', { url: 'http://user:pw@127.0.0.1/hook', events: ['*'] }, 'url'],
     ['a 2,049-character URL', { url: `http://127.0.0.1/${'a'.repeat(2049 - 17)}`, events: ['*'] }, 'url'],
     ['a long description', { url: URL_OK, events: ['*'], description: 'x'.repeat(501) }, 'description'],
+    ['a description with a lone surrogate', { url: URL_OK, events: ['*'], description: 'a\ud800b' }, 'description'],
+    ['a description with NUL', { url: URL_OK, events: ['*'], description: 'a\u0000b' }, 'description'],
+    ['a URL with a line break', { url: 'http://127.0.0.1/a\nb', events: ['*'] }, 'url'],
+    ['a URL with a tab in the host', { url: 'http://127.0.\t0.1/a', events: ['*'] }, 'url'],
     ['enabled as a string', { url: URL_OK, events: ['*'], enabled: 'true' }, 'enabled'],
     ['an unknown field', { url: URL_OK, events: ['*'], secret: 'whsec_mine' }, 'secret'],
   ];
