@@ -17,8 +17,9 @@ import { sendWebhook, type AttemptResult } from './send';
 /** Delays before each retry, in seconds (WEBHOOK_RETRY_SCHEDULE): 1 + its length attempts in all. */
 export const RETRY_SCHEDULE: readonly number[] = env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number);
 const BATCH = 20;
-/** Deliveries one job sends at most before it hands over to a fresh job (bounds a job's duration). */
+/** A job hands over to a fresh one after this many deliveries or this long (well within its expiry). */
 const MAX_PER_JOB = 100;
+const MAX_JOB_MS = 120_000;
 
 /**
  * Seconds until the retry after failed attempt `n` (1-based): the schedule's entry, or the
@@ -38,6 +39,7 @@ export function payload(e: { id: string; type: string; createdAt: Date; environm
 
 export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promise<void> {
   let sent = 0;
+  const handOverAt = Date.now() + MAX_JOB_MS;
   for (;;) {
     const [hook] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
     if (!hook) return; // deleted: its deliveries went with it
@@ -76,7 +78,7 @@ export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promi
         log.warn({ webhook: hook.id, reason: disabled }, 'webhook disabled');
         break;
       }
-      if (++sent >= MAX_PER_JOB) {
+      if (++sent >= MAX_PER_JOB || Date.now() >= handOverAt) {
         await wakeWebhook(jobs, hook.id);
         return;
       }

@@ -137,7 +137,7 @@ export const deliverySchema = z
       example: 'succeeded',
     }),
     nextAttemptAt: timestamp.nullable().meta({ description: 'When the next attempt is due, while `pending`.', example: null }),
-    attempts: z.array(attemptSchema).meta({ description: 'Every attempt so far, oldest first.' }),
+    attempts: z.array(attemptSchema).meta({ description: 'The attempts so far, oldest first (the last 25 when there were more).' }),
     environment: z.enum(ENVIRONMENTS).meta({ example: 'live' }),
     createdAt: timestamp,
     completedAt: timestamp.nullable().meta({ description: 'When it succeeded or failed for good.' }),

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks, type Environment } from '../../db/schema';
@@ -214,14 +214,23 @@ function deliveryView(row: DeliveryRow, attempts: AttemptRow[]): DeliveryView {
   };
 }
 
-/** The deliveries' views, each with its attempts (one query for the attempts of all of them). */
+/** A delivery shows at most its last this many attempts (resends could grow the log without end). */
+export const MAX_ATTEMPTS_SHOWN = 25;
+
+/** The deliveries' views, each with its last attempts (one query for the attempts of all of them). */
 export async function deliveryViews(db: Db, rows: DeliveryRow[]): Promise<DeliveryView[]> {
   if (rows.length === 0) return [];
-  const attempts = await db
-    .select()
+  const ids = rows.map((r) => r.id);
+  const last = db
+    .select({ ...getTableColumns(webhookAttempts), rn: sql<number>`row_number() over (partition by ${webhookAttempts.deliveryId} order by ${webhookAttempts.attempt} desc)`.as('rn') })
     .from(webhookAttempts)
-    .where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.id)))
-    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt));
+    .where(inArray(webhookAttempts.deliveryId, ids))
+    .as('last');
+  const attempts = await db
+    .select({ deliveryId: last.deliveryId, attempt: last.attempt, at: last.at, statusCode: last.statusCode, latencyMs: last.latencyMs, error: last.error, responseExcerpt: last.responseExcerpt })
+    .from(last)
+    .where(lte(last.rn, MAX_ATTEMPTS_SHOWN))
+    .orderBy(asc(last.deliveryId), asc(last.attempt));
   const by = new Map<string, AttemptRow[]>();
   for (const a of attempts) by.set(a.deliveryId, [...(by.get(a.deliveryId) ?? []), a]);
   return rows.map((row) => deliveryView(row, by.get(row.id) ?? []));

@@ -75,7 +75,9 @@ describe('signed deliveries', () => {
     assert.equal(got!.headers['webhook-id'], got!.json.id);
     assert.match(String(got!.headers['webhook-id']), /^evt_/);
     verify(hook.secret, got!);
-    assert.throws(() => verify(hook.secret, { ...got!, body: got!.body.replace(agentId, agentId.slice(0, -1) + 'X') }));
+    const tampered = got!.body.replace('"type":"agent.created"', '"type":"agent.deleted"');
+    assert.notEqual(tampered, got!.body);
+    assert.throws(() => verify(hook.secret, { ...got!, body: tampered }));
     assert.throws(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, got!));
     const event = await api.request('GET', `/v1/events/${got!.json.id}`, { key: o.key });
     expectStatus(event, 200);
@@ -284,5 +286,20 @@ describe('test event and resend', () => {
     assert.equal(other.received.length, 0, 'a test event goes to its webhook only');
     const listed = await api.request<{ data: { id: string }[] }>('GET', '/v1/events', { key: o.key });
     assert.ok(!listed.body.data.some((e) => e.id === sent.body.id), 'test events are not listed');
+  });
+
+  it('the log shows the last 25 attempts of a delivery resent many times', async () => {
+    const o = await owner();
+    const r = await receiver();
+    const hook = await hookFor(o.key, r, { events: ['agent.created'] });
+    await makeAgent(o.key);
+    const [d] = await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.status === 'succeeded');
+    for (let i = 2; i <= 27; i++) {
+      expectStatus(await api.request('POST', `/v1/webhooks/${hook.id}/deliveries/${d!.id}/resend`, { key: o.key }), 202);
+      await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.status === 'succeeded' && ds[0].attempts.at(-1)!.attempt === i);
+    }
+    const [shown] = await deliveries(api, o.key, hook.id);
+    assert.deepEqual(shown!.attempts.map((a) => a.attempt), Array.from({ length: 25 }, (_, i) => i + 3));
+    assert.equal(r.received.length, 27);
   });
 });
