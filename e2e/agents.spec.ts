@@ -51,7 +51,7 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   const tool = page.getByTestId('tool-editor');
   await tool.getByLabel('Name').fill('lookup_order');
   await tool.getByLabel('Description').fill('Looks an order up by its number.');
-  await tool.getByLabel('URL').fill('http://127.0.0.1:9/orders');
+  await tool.getByLabel('URL').fill('http://user:secret@127.0.0.1:9/orders');
   const parameters = tool.getByLabel('Parameters (JSON Schema)');
   await parameters.fill('{"type": "array"}');
   await page.getByTestId('agent-submit').click();
@@ -61,11 +61,12 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await parameters.fill('{"type": "object", "properties": {"orderId": {"type": "string"}}, "required": ["orderId"]}');
   await expect(schemaError).toHaveCount(0);
 
-  // What only the server knows (a loopback URL is refused) lands on the field it names: tools.0.url.
+  // What only the server knows (a URL with credentials is refused; the e2e server allows private
+  // addresses for its local webhook receiver) lands on the field it names: tools.0.url.
   await page.getByTestId('agent-submit').click();
   const url = tool.getByLabel('URL');
   await expect(url).toHaveAttribute('aria-invalid', 'true');
-  await expect(tool.locator('#agent-tools-0-url-error')).toContainText('loopback');
+  await expect(tool.locator('#agent-tools-0-url-error')).toContainText('credentials');
   // A public address literal: accepted without DNS, and never called (no message names the tool).
   await url.fill('https://93.184.215.14/orders/lookup');
   await expect(url).not.toHaveAttribute('aria-invalid');

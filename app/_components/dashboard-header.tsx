@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useEffect, useRef } from 'react';
 import { UserMenu } from './account/user-menu';
 import { EnvironmentSwitch } from './environment-switch';
 import { useEnvironment } from './providers';
@@ -17,9 +18,12 @@ const SECTIONS = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
   { href: '/dashboard/keys', label: 'API keys' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/events', label: 'Events' },
 ];
 
-// Phones get three rows (logo and controls; workspace; navigation), up to 1280 px two (the
+// Phones get three rows (logo and controls; workspace; navigation, which scrolls sideways inside
+// itself when its links do not fit, the current one scrolled into view), up to 1280 px two (the
 // workspace and the navigation share the second), wider screens one.
 export function DashboardHeader({
   workspace,
@@ -31,6 +35,16 @@ export function DashboardHeader({
   const { environment } = useEnvironment();
   const testMode = environment === 'test';
   const pathname = usePathname();
+  const navRef = useRef<HTMLElement>(null);
+
+  // On a phone the navigation may be scrolled: keep the current section's link in view.
+  useEffect(() => {
+    const nav = navRef.current;
+    const link = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!nav || !link || nav.scrollWidth <= nav.clientWidth) return;
+    const left = link.offsetLeft - nav.offsetLeft;
+    if (left < nav.scrollLeft || left + link.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 8;
+  }, [pathname]);
 
   return (
     <header className={`border-b bg-white ${testMode ? 'border-amber-300' : 'border-slate-200'}`}>
@@ -48,7 +62,11 @@ export function DashboardHeader({
               {PLAN_LABEL[workspace.plan] ?? workspace.plan}
             </Badge>
           </div>
-          <nav className="flex shrink-0 items-center gap-1 text-sm max-sm:-mx-2.5 max-sm:w-[calc(100%+1.25rem)] sm:ml-auto xl:ml-0" aria-label="Main">
+          <nav
+            ref={navRef}
+            className="flex shrink-0 items-center gap-1 text-sm max-sm:-mx-2.5 max-sm:w-[calc(100%+1.25rem)] max-sm:overflow-x-auto max-sm:[scrollbar-width:none] sm:ml-auto xl:ml-0"
+            aria-label="Main"
+          >
             {SECTIONS.map((s) => {
               const current = pathname === s.href || pathname.startsWith(`${s.href}/`);
               return (

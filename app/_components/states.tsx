@@ -112,6 +112,25 @@ export function RunIcon() {
   );
 }
 
+export function WebhookIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M9 7.5a3.5 3.5 0 1 1 5.2 3.05L17 16" />
+      <path d="M6.6 13.6a3.5 3.5 0 1 0 3.9 5.4H17" />
+      <circle cx="17.5" cy="16.5" r="3" />
+    </svg>
+  );
+}
+
+export function EventIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M4 6h16M4 12h10M4 18h7" />
+      <circle cx="18" cy="16" r="3" />
+    </svg>
+  );
+}
+
 /** "Agents / Support bot": the way back to a list from a detail page. */
 export function Breadcrumb({ href, parent, current }: { href: string; parent: string; current: ReactNode }) {
   return (

@@ -23,3 +23,12 @@ export type ExecutionStatus = Execution['status'];
 export type ExecutionStep = Execution['steps'][number];
 export type Conversation = Outputs['conversations']['get'];
 export type ModelProvider = Outputs['models']['providers']['providers'][number];
+
+export type Webhook = Outputs['webhooks']['get'];
+export type CreatedWebhook = Outputs['webhooks']['create'];
+export type RotatedWebhook = Outputs['webhooks']['rotateSecret'];
+export type Delivery = Outputs['webhooks']['resend'];
+export type DeliveryStatus = Delivery['status'];
+export type DeliveryAttempt = Delivery['attempts'][number];
+export type WebhookEvent = Outputs['events']['get'];
+export type WebhookEventType = WebhookEvent['type'];

@@ -1,0 +1,146 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { errorMessage } from '@/app/_lib/errors';
+import { formatDate, formatDuration, formatRelative, formatTime } from '@/app/_lib/format';
+import type { Delivery, DeliveryAttempt } from '@/app/_lib/types';
+import { JsonBlock } from '../executions/json-block';
+import { useTRPC } from '../providers';
+import { Badge, Button, Spinner } from '../ui';
+import { DeliveryStatusBadge } from './status';
+
+// One delivery of the log: a summary line (status, event, attempts, last answer, time) that
+// opens to every attempt, with what the endpoint answered, and a "Resend" button.
+
+const ok = (code: number | null) => code !== null && code >= 200 && code < 300;
+
+export function StatusCode({ code }: { code: number | null }) {
+  if (code === null) return <span className="text-slate-500">no response</span>;
+  return <span className={ok(code) ? 'text-emerald-700' : 'text-red-700'}>HTTP {code}</span>;
+}
+
+function Attempt({ attempt: a }: { attempt: DeliveryAttempt }) {
+  return (
+    <li className="min-w-0 space-y-2 rounded-md bg-slate-50 p-3 ring-1 ring-slate-200" data-testid="delivery-attempt">
+      <p className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+        <span className="font-medium text-slate-900">Attempt {a.attempt}</span>
+        <Badge tone={ok(a.statusCode) ? 'green' : 'red'} data-testid="attempt-status-code">
+          {a.statusCode ?? 'No response'}
+        </Badge>
+        <span className="text-slate-600">{formatDuration(a.latencyMs)}</span>
+        <span className="text-slate-500 sm:ml-auto">{formatTime(a.at)}</span>
+      </p>
+      {a.error && <p className="text-xs break-words text-red-700" data-testid="attempt-error">{a.error}</p>}
+      {a.responseExcerpt !== null && a.responseExcerpt !== '' && (
+        <JsonBlock value={a.responseExcerpt} label="Response body (first 1 KB)" testId="attempt-response" />
+      )}
+    </li>
+  );
+}
+
+function pendingNote(d: Delivery, now: number): string {
+  if (d.attempts.length === 0) return 'Waiting for its first attempt…';
+  if (!d.nextAttemptAt || Date.parse(d.nextAttemptAt) <= now) return 'Retrying now…';
+  if (Date.parse(d.nextAttemptAt) - now < 60_000) return 'Next attempt in a few seconds.';
+  return `Next attempt ${formatRelative(d.nextAttemptAt, now)} (${formatTime(d.nextAttemptAt)}).`;
+}
+
+export function DeliveryItem({
+  delivery: d,
+  now,
+  open,
+  onToggle,
+  canResend,
+  onResent,
+}: {
+  delivery: Delivery;
+  now: number;
+  open: boolean;
+  onToggle: () => void;
+  canResend: boolean;
+  onResent: () => void;
+}) {
+  const trpc = useTRPC();
+  const resend = useMutation(trpc.webhooks.resend.mutationOptions({ onSuccess: onResent }));
+  const last = d.attempts.at(-1);
+  const count = d.attempts.length;
+  const panelId = `delivery-${d.id}`;
+
+  return (
+    <li data-testid="delivery-row" data-delivery-id={d.id} data-status={d.status}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={onToggle}
+        className="flex w-full flex-wrap items-start gap-x-3 gap-y-1.5 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:flex-nowrap sm:px-5"
+        data-testid="delivery-toggle"
+      >
+        <span aria-hidden className={`mt-0.5 inline-block text-slate-400 transition-transform ${open ? 'rotate-90' : ''}`}>
+          ▸
+        </span>
+        <span className="min-w-0 flex-1">
+          <span className="flex flex-wrap items-center gap-2">
+            <DeliveryStatusBadge status={d.status} />
+            <code className="font-mono text-sm font-medium break-all text-slate-900" data-testid="delivery-event-type">
+              {d.eventType}
+            </code>
+          </span>
+          <code className="mt-1 block truncate font-mono text-xs text-slate-500" data-testid="delivery-event-id">
+            {d.eventId}
+          </code>
+        </span>
+        <span className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600 max-sm:basis-full max-sm:pl-6 sm:flex-col sm:items-end">
+          <span className="flex gap-x-3 whitespace-nowrap">
+            <span data-testid="delivery-status-code">{last ? <StatusCode code={last.statusCode} /> : <span className="text-slate-500">not sent yet</span>}</span>
+            {last && <span data-testid="delivery-latency">{formatDuration(last.latencyMs)}</span>}
+            <span data-testid="delivery-attempts">{count === 1 ? '1 attempt' : `${count} attempts`}</span>
+          </span>
+          <span className="whitespace-nowrap text-slate-500" title={formatDate(d.createdAt)}>
+            {formatRelative(d.createdAt, now)}
+          </span>
+        </span>
+      </button>
+      {open && (
+        <div id={panelId} className="space-y-3 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="delivery-details">
+          {d.status === 'pending' && (
+            <p className="flex items-center gap-2 text-xs text-slate-600">
+              <Spinner className="size-3 text-indigo-500" />
+              {pendingNote(d, now)}
+            </p>
+          )}
+          {count > 0 && (
+            <ol className="space-y-2">
+              {d.attempts.map((a) => (
+                <Attempt key={a.attempt} attempt={a} />
+              ))}
+            </ol>
+          )}
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+            <Button
+              variant="secondary"
+              onClick={() => resend.mutate({ id: d.webhookId, deliveryId: d.id })}
+              disabled={!canResend || resend.isPending || d.status === 'pending'}
+              data-testid="delivery-resend"
+            >
+              {resend.isPending && <Spinner />}
+              Resend
+            </Button>
+            <span className="text-xs text-slate-500">
+              {!canResend
+                ? 'Enable the endpoint to resend.'
+                : d.status === 'pending'
+                  ? 'Already queued.'
+                  : <>Sends the same event again, with the same <code className="font-mono">webhook-id</code>.</>}
+            </span>
+          </div>
+          {resend.isError && (
+            <p role="alert" className="text-xs text-red-600">
+              {errorMessage(resend.error)}
+            </p>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,25 @@
+import { EVENT_TYPES, type EventType } from '@/server/events/types';
+
+// The event types a webhook can subscribe to (the server's list, so the form follows it), with
+// a line for people; `webhook.test` is only ever sent on request.
+
+export { EVENT_TYPES };
+
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'execution.started': 'An execution began running',
+  'execution.succeeded': 'An execution finished with an answer',
+  'execution.failed': 'An execution ended with an error',
+  'execution.cancelled': 'An execution was cancelled',
+  'agent.created': 'An agent was created',
+  'agent.updated': 'An agent’s settings changed',
+  'agent.deleted': 'An agent was deleted',
+  'key.created': 'An API key was created',
+  'key.revoked': 'An API key was revoked',
+  'conversation.deleted': 'A conversation was deleted',
+};
+
+/** "All events", or the types a webhook receives. */
+export function eventsSummary(events: readonly string[]): string {
+  if (events.includes('*')) return 'All events';
+  return events.length === 1 ? '1 event type' : `${events.length} event types`;
+}
