@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from 'react';
-import { Button, Spinner } from './ui';
+import { Alert, Button, Spinner } from './ui';
 
 // A modal on the native <dialog>: focus is trapped and restored by the browser, the page
 // behind is inert, and Escape closes it (unless `dismissible` is false).
@@ -91,7 +91,7 @@ export function Modal({
 }
 
 /**
- * A dialog's footer: Cancel, then the action. Without `onConfirm` the action submits the
+ * A dialog's footer: Cancel (or `cancelLabel`), then the action. Without `onConfirm` the action submits the
  * dialog's form (Modal's `onSubmit`); both are disabled while `pending`.
  */
 export function ModalActions({
@@ -101,6 +101,7 @@ export function ModalActions({
   pending,
   variant = 'primary',
   testId,
+  cancelLabel = 'Cancel',
 }: {
   label: string;
   onCancel: () => void;
@@ -108,16 +109,60 @@ export function ModalActions({
   pending: boolean;
   variant?: 'primary' | 'danger';
   testId?: string;
+  cancelLabel?: string;
 }) {
   return (
     <>
       <Button variant="secondary" onClick={onCancel} disabled={pending}>
-        Cancel
+        {cancelLabel}
       </Button>
       <Button type={onConfirm ? 'button' : 'submit'} variant={variant} onClick={onConfirm} disabled={pending} data-testid={testId}>
         {pending && <Spinner />}
         {label}
       </Button>
     </>
+  );
+}
+
+/**
+ * A secret shown once: only "Done" closes it (the parent then drops the secret), and `warning`
+ * stands in an amber alert above the rest. Test ids: `testId` on the dialog, `doneTestId` on Done.
+ */
+export function SecretModalFrame({
+  title,
+  description,
+  warning,
+  onDone,
+  testId,
+  doneTestId,
+  children,
+}: {
+  title: ReactNode;
+  description: ReactNode;
+  warning: ReactNode;
+  onDone: () => void;
+  testId: string;
+  doneTestId: string;
+  children: ReactNode;
+}) {
+  return (
+    <Modal
+      title={title}
+      description={description}
+      onClose={onDone}
+      dismissible={false}
+      testId={testId}
+      size="lg"
+      footer={
+        <Button onClick={onDone} data-testid={doneTestId}>
+          Done
+        </Button>
+      }
+    >
+      <div className="space-y-5">
+        <Alert tone="amber">{warning}</Alert>
+        {children}
+      </div>
+    </Modal>
   );
 }

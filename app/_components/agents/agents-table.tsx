@@ -1,14 +1,10 @@
 import Link from 'next/link';
 import { formatDate, formatDay } from '@/app/_lib/format';
 import type { AgentItem } from '@/app/_lib/types';
+import { CARD_ROW, CardTable, CELL, LABEL } from '../card-table';
 import { Badge } from '../ui';
 
 const COLUMNS = ['Name', 'Model', 'Tools', 'Limits', 'Updated', ''];
-
-// Below lg the rows become cards (one DOM, restyled), like the keys table; the name links to
-// the agent's page, and on a card the whole card is the link's target.
-const CELL = 'px-4 py-3 max-lg:p-0';
-const LABEL = 'block text-xs text-slate-500 lg:hidden';
 
 export function ModelBadge({ model }: { model: string }) {
   return (
@@ -18,70 +14,54 @@ export function ModelBadge({ model }: { model: string }) {
   );
 }
 
+// Below lg the rows become cards (see CardTable); the name links to the agent's page, and on a
+// card the whole card is the link's target.
 export function AgentsTable({ agents }: { agents: AgentItem[] }) {
   return (
-    <div className="relative lg:overflow-x-auto">
-      <table className="w-full text-sm max-lg:block lg:min-w-full lg:divide-y lg:divide-slate-200" data-testid="agents-table">
-        <thead className="bg-slate-50 max-lg:hidden">
-          <tr>
-            {COLUMNS.map((c, i) => (
-              <th key={i} scope="col" className="px-4 py-3 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase">
-                {c || <span className="sr-only">Open</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 bg-white max-lg:block">
-          {agents.map((a) => (
-            <tr
-              key={a.id}
-              data-testid="agent-row"
-              data-agent-id={a.id}
-              className="relative align-top max-lg:grid max-lg:grid-cols-2 max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 max-lg:hover:bg-slate-50/60 lg:hover:bg-slate-50/60"
-            >
-              <td className={`${CELL} min-w-0 max-lg:col-span-2 lg:max-w-md lg:min-w-56`}>
-                <Link href={`/dashboard/agents/${a.id}`} className="font-medium break-words text-slate-900 hover:text-indigo-600 max-lg:after:absolute max-lg:after:inset-0">
-                  {a.name}
-                </Link>
-                {a.description && <p className="mt-0.5 line-clamp-2 text-xs break-words text-slate-500">{a.description}</p>}
-              </td>
-              <td className={`${CELL} min-w-0`}>
-                <span className={LABEL}>Model</span>
-                <ModelBadge model={a.model} />
-              </td>
-              <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`}>
-                <span className={LABEL}>Tools</span>
-                {a.tools.length === 0 ? (
-                  <span className="text-slate-500">None</span>
-                ) : (
-                  <span className="flex flex-wrap gap-1">
-                    {a.tools.slice(0, 3).map((t) => (
-                      <Badge key={t.name} className="font-mono">
-                        {t.name}
-                      </Badge>
-                    ))}
-                    {a.tools.length > 3 && <Badge>+{a.tools.length - 3}</Badge>}
-                  </span>
-                )}
-              </td>
-              <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`}>
-                <span className={LABEL}>Limits</span>
-                {a.maxSteps} steps · {a.timeoutSeconds} s
-              </td>
-              <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`} title={formatDate(a.updatedAt)}>
-                <span className={LABEL}>Updated</span>
-                {formatDay(a.updatedAt)}
-              </td>
-              <td className="px-4 py-3 text-right max-lg:hidden">
-                <Link href={`/dashboard/agents/${a.id}`} className="text-sm font-semibold text-indigo-600 hover:text-indigo-500" aria-label={`Open ${a.name}`}>
-                  Open →
-                </Link>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable columns={COLUMNS} testId="agents-table">
+      {agents.map((a) => (
+        <tr key={a.id} data-testid="agent-row" data-agent-id={a.id} className={CARD_ROW}>
+          <td className={`${CELL} min-w-0 max-lg:col-span-2 lg:max-w-md lg:min-w-56`}>
+            <Link href={`/dashboard/agents/${a.id}`} className="font-medium break-words text-slate-900 hover:text-indigo-600 max-lg:after:absolute max-lg:after:inset-0">
+              {a.name}
+            </Link>
+            {a.description && <p className="mt-0.5 line-clamp-2 text-xs break-words text-slate-500">{a.description}</p>}
+          </td>
+          <td className={`${CELL} min-w-0`}>
+            <span className={LABEL}>Model</span>
+            <ModelBadge model={a.model} />
+          </td>
+          <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`}>
+            <span className={LABEL}>Tools</span>
+            {a.tools.length === 0 ? (
+              <span className="text-slate-500">None</span>
+            ) : (
+              <span className="flex flex-wrap gap-1">
+                {a.tools.slice(0, 3).map((t) => (
+                  <Badge key={t.name} className="font-mono">
+                    {t.name}
+                  </Badge>
+                ))}
+                {a.tools.length > 3 && <Badge>+{a.tools.length - 3}</Badge>}
+              </span>
+            )}
+          </td>
+          <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`}>
+            <span className={LABEL}>Limits</span>
+            {a.maxSteps} steps · {a.timeoutSeconds} s
+          </td>
+          <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`} title={formatDate(a.updatedAt)}>
+            <span className={LABEL}>Updated</span>
+            {formatDay(a.updatedAt)}
+          </td>
+          <td className="px-4 py-3 text-right max-lg:hidden">
+            <Link href={`/dashboard/agents/${a.id}`} className="text-sm font-semibold text-indigo-600 hover:text-indigo-500" aria-label={`Open ${a.name}`}>
+              Open →
+            </Link>
+          </td>
+        </tr>
+      ))}
+    </CardTable>
   );
 }
 

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { errorMessage } from '@/app/_lib/errors';
 import { formatDate, formatDuration, formatRelative } from '@/app/_lib/format';
 import type { WebhookEvent } from '@/app/_lib/types';
+import { DisclosureButton } from '../disclosure';
 import { JsonBlock } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Spinner } from '../ui';
@@ -75,17 +76,13 @@ export function EventItem({
   const panelId = `event-${e.id}`;
   return (
     <li data-testid="event-row" data-event-id={e.id} data-type={e.type}>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={onToggle}
+      <DisclosureButton
+        open={open}
+        controls={panelId}
+        onToggle={onToggle}
         className="flex w-full items-start gap-3 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:px-5"
-        data-testid="event-toggle"
+        testId="event-toggle"
       >
-        <span aria-hidden className={`mt-0.5 inline-block text-slate-400 transition-transform ${open ? 'rotate-90' : ''}`}>
-          ▸
-        </span>
         <span className="min-w-0 flex-1">
           <code className="block font-mono text-sm font-medium break-all text-slate-900" data-testid="event-type">
             {e.type}
@@ -97,7 +94,7 @@ export function EventItem({
         <span className="shrink-0 text-xs whitespace-nowrap text-slate-500" title={formatDate(e.createdAt)}>
           {formatRelative(e.createdAt, now)}
         </span>
-      </button>
+      </DisclosureButton>
       {open && (
         <div id={panelId} className="space-y-4 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="event-details">
           <div className="space-y-1.5">

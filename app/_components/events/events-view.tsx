@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import { EVENT_TYPES } from '@/app/_lib/event-types';
 import type { WebhookEventType } from '@/app/_lib/types';
 import { TableSkeleton } from '../agents/agents-table';
+import { useOpenSet } from '../disclosure';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 import { EmptyState, EventIcon, ListFooter, LoadError } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
@@ -22,7 +23,7 @@ export function EventsView({ initialType }: { initialType: WebhookEventType | nu
   const router = useRouter();
   const { environment } = useEnvironment();
   const [type, setType] = useState<WebhookEventType | null>(initialType);
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const { open, toggle } = useOpenSet();
 
   // The endpoints' URLs, to name the webhooks an event went to (at most 20 per environment).
   const webhooks = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 100 }), staleTime: 60_000 });
@@ -41,12 +42,6 @@ export function EventsView({ initialType }: { initialType: WebhookEventType | nu
     setType(next);
     router.replace(`/dashboard/events${next ? `?type=${next}` : ''}`, { scroll: false });
   }
-  const toggle = (id: string) =>
-    setOpen((prev) => {
-      const next = new Set(prev);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
 
   return (
     <div className="space-y-6">

@@ -1,5 +1,6 @@
 import { formatDate, formatDay, formatRelative } from '@/app/_lib/format';
 import type { KeyItem } from '@/app/_lib/types';
+import { CardTable, CELL, LABEL } from '../card-table';
 import { Badge, Button } from '../ui';
 
 const COLUMNS = ['Name', 'Key', 'Environment', 'Scopes', 'Last used', 'Expires', 'Created', ''];
@@ -16,72 +17,55 @@ function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   return <span title={formatDate(expiresAt)}>{formatDate(expiresAt)}</span>;
 }
 
-// Below lg the rows become cards (one DOM, restyled), so no column hides off-screen on a phone.
-const CELL = 'px-4 py-3 max-lg:p-0';
-const LABEL = 'block text-xs text-slate-500 lg:hidden';
-
 export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: number; onRevoke: (key: KeyItem) => void }) {
   return (
-    <div className="relative lg:overflow-x-auto">
-      <table className="w-full text-sm max-lg:block lg:min-w-full lg:divide-y lg:divide-slate-200" data-testid="keys-table">
-        <thead className="bg-slate-50 max-lg:hidden">
-          <tr>
-            {COLUMNS.map((c, i) => (
-              <th key={i} scope="col" className="px-4 py-3 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase">
-                {c || <span className="sr-only">Actions</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 bg-white max-lg:block">
-          {keys.map((k) => (
-            <tr
-              key={k.id}
-              data-testid="key-row"
-              data-key-id={k.id}
-              className="align-top max-lg:grid max-lg:grid-cols-6 max-lg:items-center max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 lg:hover:bg-slate-50/60"
-            >
-              <td className={`${CELL} font-medium break-words text-slate-900 max-lg:col-span-4 lg:min-w-40`}>{k.name}</td>
-              <td className={`${CELL} max-lg:col-span-4 max-lg:row-start-2`}>
-                <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-slate-700" data-testid="key-prefix">
-                  {k.prefix}…
-                </code>
-              </td>
-              <td className={`${CELL} max-lg:col-span-2 max-lg:row-start-2 max-lg:justify-self-end`}>
-                <Badge tone={k.environment === 'test' ? 'amber' : 'green'}>{k.environment}</Badge>
-              </td>
-              <td className={`${CELL} max-lg:col-span-6`}>
-                <div className="flex flex-wrap gap-1 lg:max-w-sm lg:min-w-56">
-                  {k.scopes.length === 0 && <span className="text-slate-400">None</span>}
-                  {k.scopes.map((s) => (
-                    <Badge key={s} className="font-mono">
-                      {s}
-                    </Badge>
-                  ))}
-                </div>
-              </td>
-              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
-                <span className={LABEL}>Last used</span>
-                {k.lastUsed ? formatRelative(k.lastUsed, now) : <span className="text-slate-500">Never</span>}
-              </td>
-              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`}>
-                <span className={LABEL}>Expires</span>
-                <Expiry expiresAt={k.expiresAt} now={now} />
-              </td>
-              <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={formatDate(k.createdAt)}>
-                <span className={LABEL}>Created</span>
-                {formatDay(k.createdAt)}
-              </td>
-              <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
-                <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
-                  Revoke
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable columns={COLUMNS} blankLabel="Actions" testId="keys-table">
+      {keys.map((k) => (
+        <tr
+          key={k.id}
+          data-testid="key-row"
+          data-key-id={k.id}
+          className="align-top max-lg:grid max-lg:grid-cols-6 max-lg:items-center max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 lg:hover:bg-slate-50/60"
+        >
+          <td className={`${CELL} font-medium break-words text-slate-900 max-lg:col-span-4 lg:min-w-40`}>{k.name}</td>
+          <td className={`${CELL} max-lg:col-span-4 max-lg:row-start-2`}>
+            <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-slate-700" data-testid="key-prefix">
+              {k.prefix}…
+            </code>
+          </td>
+          <td className={`${CELL} max-lg:col-span-2 max-lg:row-start-2 max-lg:justify-self-end`}>
+            <Badge tone={k.environment === 'test' ? 'amber' : 'green'}>{k.environment}</Badge>
+          </td>
+          <td className={`${CELL} max-lg:col-span-6`}>
+            <div className="flex flex-wrap gap-1 lg:max-w-sm lg:min-w-56">
+              {k.scopes.length === 0 && <span className="text-slate-400">None</span>}
+              {k.scopes.map((s) => (
+                <Badge key={s} className="font-mono">
+                  {s}
+                </Badge>
+              ))}
+            </div>
+          </td>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
+            <span className={LABEL}>Last used</span>
+            {k.lastUsed ? formatRelative(k.lastUsed, now) : <span className="text-slate-500">Never</span>}
+          </td>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`}>
+            <span className={LABEL}>Expires</span>
+            <Expiry expiresAt={k.expiresAt} now={now} />
+          </td>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={formatDate(k.createdAt)}>
+            <span className={LABEL}>Created</span>
+            {formatDay(k.createdAt)}
+          </td>
+          <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
+            <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
+              Revoke
+            </Button>
+          </td>
+        </tr>
+      ))}
+    </CardTable>
   );
 }
 

@@ -3,8 +3,8 @@
 import { useRef } from 'react';
 import type { CreatedKey, StarterCall } from '@/app/_lib/types';
 import { CopyStatus, SecretField, selectContents, useCopy } from '../copy';
-import { Modal } from '../modal';
-import { Alert, Badge, Button } from '../ui';
+import { SecretModalFrame } from '../modal';
+import { Badge, Button } from '../ui';
 
 const code = (text: string) => <code className="font-mono text-[0.95em] text-slate-800">{text}</code>;
 
@@ -21,7 +21,7 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
   const curl = call ? `curl ${origin}${call.path} \\\n  -H "Authorization: Bearer ${created.key}"` : null;
 
   return (
-    <Modal
+    <SecretModalFrame
       title="Save your API key"
       description={
         <>
@@ -29,66 +29,59 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
           {created.environment === 'test' ? 'test mode' : 'live mode'}.
         </>
       }
-      onClose={onDone}
-      dismissible={false}
-      testId="secret-modal"
-      size="lg"
-      footer={
-        <Button onClick={onDone} data-testid="secret-done">
-          Done
-        </Button>
-      }
-    >
-      <div className="space-y-5">
-        <Alert tone="amber">
+      warning={
+        <>
           <strong className="font-semibold">Copy this key now.</strong> For your security it will not be shown again. If you lose it,
           revoke it and create a new one. Keep it out of source control.
-        </Alert>
+        </>
+      }
+      onDone={onDone}
+      testId="secret-modal"
+      doneTestId="secret-done"
+    >
+      <SecretField
+        id="new-key-secret"
+        label="Secret key"
+        badge={<Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{created.environment}</Badge>}
+        value={created.key}
+        testId="secret"
+        statusTestId="copy-status"
+      />
 
-        <SecretField
-          id="new-key-secret"
-          label="Secret key"
-          badge={<Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{created.environment}</Badge>}
-          value={created.key}
-          testId="secret"
-          statusTestId="copy-status"
-        />
-
-        {call && curl && (
-          <div className="space-y-1.5">
-            <div className="flex items-center justify-between gap-3">
-              <p className="text-sm font-medium text-slate-800" id="first-request-label">
-                Try it
-              </p>
-              <Button variant="secondary" onClick={() => void curlCopy.copy(curl)} data-testid="secret-curl-copy" className="shrink-0">
-                {curlCopy.state === 'copied' ? 'Copied' : 'Copy'}
-              </Button>
-            </div>
-            <pre
-              ref={curlRef}
-              aria-labelledby="first-request-label"
-              data-testid="secret-curl"
-              className="rounded-md bg-slate-900 px-3 py-2.5 font-mono text-[13px] leading-relaxed break-all whitespace-pre-wrap text-slate-100"
-            >
-              {curl}
-            </pre>
-            <CopyStatus state={curlCopy.state} testId="curl-copy-status" />
-            <p className="text-xs text-slate-500" data-testid="secret-curl-note">
-              {allowed ? (
-                <>
-                  {code(`GET ${call.path}`)} needs the {code(call.scope)} scope, which this key has: expect {code('200')} with JSON.
-                </>
-              ) : (
-                <>
-                  This key has none of the scopes a simple {code('GET')} here needs, so this call answers{' '}
-                  {code('403 insufficient_scope')}: that still shows the key is accepted (an unknown key gets {code('401')}). A key with{' '}
-                  {code(call.scope)} gets {code('200')}.
-                </>
-              )}
+      {call && curl && (
+        <div className="space-y-1.5">
+          <div className="flex items-center justify-between gap-3">
+            <p className="text-sm font-medium text-slate-800" id="first-request-label">
+              Try it
             </p>
+            <Button variant="secondary" onClick={() => void curlCopy.copy(curl)} data-testid="secret-curl-copy" className="shrink-0">
+              {curlCopy.state === 'copied' ? 'Copied' : 'Copy'}
+            </Button>
           </div>
-        )}
-      </div>
-    </Modal>
+          <pre
+            ref={curlRef}
+            aria-labelledby="first-request-label"
+            data-testid="secret-curl"
+            className="rounded-md bg-slate-900 px-3 py-2.5 font-mono text-[13px] leading-relaxed break-all whitespace-pre-wrap text-slate-100"
+          >
+            {curl}
+          </pre>
+          <CopyStatus state={curlCopy.state} testId="curl-copy-status" />
+          <p className="text-xs text-slate-500" data-testid="secret-curl-note">
+            {allowed ? (
+              <>
+                {code(`GET ${call.path}`)} needs the {code(call.scope)} scope, which this key has: expect {code('200')} with JSON.
+              </>
+            ) : (
+              <>
+                This key has none of the scopes a simple {code('GET')} here needs, so this call answers{' '}
+                {code('403 insufficient_scope')}: that still shows the key is accepted (an unknown key gets {code('401')}). A key with{' '}
+                {code(call.scope)} gets {code('200')}.
+              </>
+            )}
+          </p>
+        </div>
+      )}
+    </SecretModalFrame>
   );
 }

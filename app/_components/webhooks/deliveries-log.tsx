@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { Delivery, DeliveryStatus } from '@/app/_lib/types';
+import { useOpenSet } from '../disclosure';
 import { useTRPC, useTRPCClient } from '../providers';
 import { ListFooter, LoadError } from '../states';
 import { Card, Spinner } from '../ui';
@@ -35,7 +36,7 @@ export function DeliveriesLog({ webhookId, enabled, awaited }: { webhookId: stri
   const client = useTRPCClient();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const { open, toggle } = useOpenSet();
 
   // The key sits under webhooks.deliveries, so invalidating it (after a test event) refreshes.
   const list = useInfiniteQuery({
@@ -60,13 +61,6 @@ export function DeliveriesLog({ webhookId, enabled, awaited }: { webhookId: stri
     }
     seen.current = statuses;
   }, [statuses, list.isPending, queryClient, trpc, webhookId]);
-
-  const toggle = (id: string) =>
-    setOpen((prev) => {
-      const next = new Set(prev);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
 
   return (
     <Card className="overflow-hidden" data-testid="deliveries-log">

@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '@/app/_lib/errors';
 import { formatDate, formatDuration, formatRelative, formatTime } from '@/app/_lib/format';
 import type { Delivery, DeliveryAttempt } from '@/app/_lib/types';
+import { DisclosureButton } from '../disclosure';
 import { JsonBlock } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Badge, Button, Spinner } from '../ui';
@@ -68,17 +69,13 @@ export function DeliveryItem({
 
   return (
     <li data-testid="delivery-row" data-delivery-id={d.id} data-status={d.status}>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={onToggle}
+      <DisclosureButton
+        open={open}
+        controls={panelId}
+        onToggle={onToggle}
         className="flex w-full flex-wrap items-start gap-x-3 gap-y-1.5 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:flex-nowrap sm:px-5"
-        data-testid="delivery-toggle"
+        testId="delivery-toggle"
       >
-        <span aria-hidden className={`mt-0.5 inline-block text-slate-400 transition-transform ${open ? 'rotate-90' : ''}`}>
-          ▸
-        </span>
         <span className="min-w-0 flex-1">
           <span className="flex flex-wrap items-center gap-2">
             <DeliveryStatusBadge status={d.status} />
@@ -100,7 +97,7 @@ export function DeliveryItem({
             {formatRelative(d.createdAt, now)}
           </span>
         </span>
-      </button>
+      </DisclosureButton>
       {open && (
         <div id={panelId} className="space-y-3 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="delivery-details">
           {d.status === 'pending' && (

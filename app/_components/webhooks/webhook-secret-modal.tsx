@@ -2,8 +2,8 @@
 
 import { formatDate } from '@/app/_lib/format';
 import { SecretField } from '../copy';
-import { Modal } from '../modal';
-import { Alert, Badge, Button } from '../ui';
+import { SecretModalFrame } from '../modal';
+import { Badge } from '../ui';
 
 const code = (text: string) => <code className="font-mono text-xs">{text}</code>;
 
@@ -25,7 +25,7 @@ export function WebhookSecretModal({
 }) {
   const rotated = previousExpiresAt !== undefined;
   return (
-    <Modal
+    <SecretModalFrame
       title={rotated ? 'Save the new signing secret' : 'Save the signing secret'}
       description={
         <>
@@ -34,40 +34,34 @@ export function WebhookSecretModal({
           {rotated ? ' was rotated.' : '.'}
         </>
       }
-      onClose={onDone}
-      dismissible={false}
-      testId="webhook-secret-modal"
-      size="lg"
-      footer={
-        <Button onClick={onDone} data-testid="webhook-secret-done">
-          Done
-        </Button>
-      }
-    >
-      <div className="space-y-5">
-        <Alert tone="amber">
+      warning={
+        <>
           <strong className="font-semibold">Copy this secret now.</strong> For your security it will not be shown again. If you lose it, rotate it
           to get a new one.
-        </Alert>
-        <SecretField
-          id="webhook-secret"
-          label="Signing secret"
-          badge={<Badge tone={environment === 'test' ? 'amber' : 'green'}>{environment}</Badge>}
-          value={secret}
-          testId="webhook-secret"
-          statusTestId="webhook-secret-copy-status"
-        />
-        {rotated && (
-          <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200" data-testid="previous-secret-note">
-            The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDate(previousExpiresAt)}</strong>: until
-            then each delivery carries both signatures, so your endpoint can switch to the new secret without missing an event.
-          </p>
-        )}
-        <p className="text-sm text-slate-600">
-          Each delivery carries the {code('webhook-id')}, {code('webhook-timestamp')} and {code('webhook-signature')} headers of the Standard
-          Webhooks spec: verify them with this secret, for example with the {code('standardwebhooks')} library, before trusting the body.
+        </>
+      }
+      onDone={onDone}
+      testId="webhook-secret-modal"
+      doneTestId="webhook-secret-done"
+    >
+      <SecretField
+        id="webhook-secret"
+        label="Signing secret"
+        badge={<Badge tone={environment === 'test' ? 'amber' : 'green'}>{environment}</Badge>}
+        value={secret}
+        testId="webhook-secret"
+        statusTestId="webhook-secret-copy-status"
+      />
+      {rotated && (
+        <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200" data-testid="previous-secret-note">
+          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDate(previousExpiresAt)}</strong>: until
+          then each delivery carries both signatures, so your endpoint can switch to the new secret without missing an event.
         </p>
-      </div>
-    </Modal>
+      )}
+      <p className="text-sm text-slate-600">
+        Each delivery carries the {code('webhook-id')}, {code('webhook-timestamp')} and {code('webhook-signature')} headers of the Standard
+        Webhooks spec: verify them with this secret, for example with the {code('standardwebhooks')} library, before trusting the body.
+      </p>
+    </SecretModalFrame>
   );
 }

@@ -1,0 +1,43 @@
+'use client';
+
+import { useState, type ReactNode } from 'react';
+
+// Lists whose items open in place (the event log, a webhook's delivery log).
+
+/** Which items are open, and a toggle for one of them (by id). */
+export function useOpenSet() {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  return { open, toggle };
+}
+
+/** An item's summary line as the button that opens its panel (`controls`), after a turning ▸. */
+export function DisclosureButton({
+  open,
+  controls,
+  onToggle,
+  className,
+  testId,
+  children,
+}: {
+  open: boolean;
+  controls: string;
+  onToggle: () => void;
+  className: string;
+  testId: string;
+  children: ReactNode;
+}) {
+  return (
+    <button type="button" aria-expanded={open} aria-controls={controls} onClick={onToggle} className={className} data-testid={testId}>
+      <span aria-hidden className={`mt-0.5 inline-block text-slate-400 transition-transform ${open ? 'rotate-90' : ''}`}>
+        ▸
+      </span>
+      {children}
+    </button>
+  );
+}
