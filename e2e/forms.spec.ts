@@ -33,7 +33,7 @@ test('a key-name error goes away once the name is typed', async ({ page }) => {
   for (const scope of ['agents:read', 'agents:write', 'agents:execute', 'analytics:read']) await dialog.getByTestId(`scope-${scope}`).uncheck();
   await dialog.getByTestId('create-key-submit').click();
   const scopesError = dialog.getByText('Select at least one scope.');
-  await expect(scopesError).toBeVisible();
+  await expect(scopesError).toBeInViewport();
   await dialog.getByTestId('scope-agents:read').check();
   await expect(scopesError).toHaveCount(0);
 });

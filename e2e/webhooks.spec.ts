@@ -81,12 +81,16 @@ test('add an endpoint, see its secret once, send a signed test event, read the l
     await urlField.fill(url);
     await dialog.getByLabel('Description (optional)').fill('E2E receiver');
     await dialog.getByTestId('create-webhook-submit').click();
-    await expect(dialog.getByText('Select at least one event type, or all events.')).toBeVisible();
+    // The message sits below the checkboxes, past the dialog's fold: it is scrolled into view
+    // and the focus goes to the first checkbox.
+    await expect(dialog.getByText('Select at least one event type, or all events.')).toBeInViewport();
+    await expect(dialog.getByTestId('event-all')).toBeFocused();
     await dialog.getByTestId('event-key.created').check();
     await expect(dialog.getByText('Select at least one event type, or all events.')).toHaveCount(0);
     await urlField.fill(`http://user:pw@127.0.0.1:${receiver.port}/hook`);
     await dialog.getByTestId('create-webhook-submit').click();
     await expect(dialog.locator('#webhook-url-error')).toContainText("'url' must not contain credentials");
+    await expect(urlField).toBeFocused();
     await expect(urlField).toHaveAttribute('aria-invalid', 'true');
     await urlField.fill(url);
     await expect(dialog.locator('#webhook-url-error')).toHaveCount(0);

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { revealProblem } from '@/app/_lib/reveal';
 import { Alert, ButtonLink, Button, Card, Spinner, TextAreaField, TextField } from '../ui';
 import { fieldId, inputOf, validate, type AgentDraft, type Problem } from './agent-draft';
 import { ModelField } from './model-field';
@@ -67,11 +68,7 @@ export function AgentForm({
     setProblem(next);
     const at = placeOf(next.param, draft.tools.length);
     // Bring the field (or the message at the top) into view.
-    requestAnimationFrame(() => {
-      const el = at ? document.getElementById(fieldId(at)) : document.getElementById('agent-form-error');
-      el?.focus({ preventScroll: true });
-      el?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    });
+    revealProblem(at ? fieldId(at) : 'agent-form-error');
   }
 
   async function submit(e: FormEvent<HTMLFormElement>) {

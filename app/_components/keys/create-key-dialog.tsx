@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { DashboardEnvironment } from '@/app/_lib/environment';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { toDateTimeLocal } from '@/app/_lib/format';
+import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedKey, ScopeInfo } from '@/app/_lib/types';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
@@ -16,6 +17,9 @@ interface Problem {
   message: string;
   param: string | null;
 }
+
+/** Where each field's problem is shown (see revealProblem). */
+const TARGETS: Record<string, string> = { name: 'key-name', scopes: 'scopes-error', expiresAt: 'key-expires' };
 
 /** Checks what the browser can check; the server validates everything again. */
 function validate(name: string, scopes: Scope[], expires: string): Problem | null {
@@ -59,7 +63,7 @@ export function CreateKeyDialog({
     e.preventDefault();
     const local = validate(name, selected, expires);
     setProblem(local);
-    if (local) return;
+    if (local) return revealProblem(TARGETS[local.param ?? ''] ?? null);
     try {
       const key = await create.mutateAsync({
         name: name.trim(),
@@ -69,7 +73,9 @@ export function CreateKeyDialog({
       });
       onCreated(key);
     } catch (err) {
-      setProblem({ message: errorMessage(err), param: apiErrorOf(err)?.param ?? null });
+      const param = apiErrorOf(err)?.param ?? null;
+      setProblem({ message: errorMessage(err), param });
+      revealProblem(TARGETS[param ?? ''] ?? null);
     }
   }
 

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { DashboardEnvironment } from '@/app/_lib/environment';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { EVENT_TYPES } from '@/app/_lib/event-types';
+import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedWebhook } from '@/app/_lib/types';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
@@ -17,6 +18,8 @@ interface Problem {
 }
 
 const FIELDS = ['url', 'description', 'events'];
+/** Where each field's problem is shown (see revealProblem). */
+const TARGETS: Record<string, string> = { url: 'webhook-url', description: 'webhook-description', events: 'events-error' };
 
 /** The field a server error belongs to (`events.2` → `events`). */
 const placeOf = (param: string | null) => (param ? param.split('.')[0]! : null);
@@ -61,14 +64,16 @@ export function CreateWebhookDialog({
     e.preventDefault();
     const local = validate(url, events);
     setProblem(local);
-    if (local) return;
+    if (local) return revealProblem(TARGETS[placeOf(local.param) ?? ''] ?? null);
     try {
       // In the list's order, whatever order they were ticked in.
       const chosen = events.includes('*') ? ['*'] : EVENT_TYPES.filter((t) => events.includes(t));
       const webhook = await create.mutateAsync({ url: url.trim(), events: chosen, description: description.trim() || null });
       onCreated(webhook);
     } catch (err) {
-      setProblem({ message: errorMessage(err), param: apiErrorOf(err)?.param ?? null });
+      const param = apiErrorOf(err)?.param ?? null;
+      setProblem({ message: errorMessage(err), param });
+      revealProblem(TARGETS[placeOf(param) ?? ''] ?? null);
     }
   }
 
