@@ -65,6 +65,8 @@ test('add an endpoint, see its secret once, send a signed test event, read the l
   test.setTimeout(120_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   await signUp(page, 'webhooks');
+  await page.getByTestId('nav-events').click();
+  await expect(page.getByTestId('events-empty').getByRole('link', { name: 'Set up a webhook' })).toHaveAttribute('href', '/dashboard/webhooks');
   await page.getByTestId('nav-webhooks').click();
   await expect(page).toHaveURL(/\/dashboard\/webhooks$/);
   await expect(page.getByTestId('webhooks-empty')).toContainText('No live endpoints yet');
@@ -193,6 +195,12 @@ test('add an endpoint, see its secret once, send a signed test event, read the l
     await expect(page.getByTestId('delivery-row').first().getByTestId('delivery-event-id')).toHaveText(String(third.headers['webhook-id']), { timeout: 20_000 });
     await expectDelivered(page, 1);
     await expect(page.getByTestId('delivery-row')).toHaveCount(2);
+
+    // No change yet in live mode: the event log is empty, and with an endpoint set up it
+    // points at making a change rather than at setting up a webhook.
+    await page.getByTestId('nav-events').click();
+    await expect(page.getByTestId('events-empty')).toContainText('No events yet');
+    await expect(page.getByTestId('events-empty').getByRole('link', { name: 'Create an agent' })).toHaveAttribute('href', '/dashboard/agents/new');
 
     // A real change: creating an API key sends key.created, the one type subscribed to.
     await page.getByTestId('nav-keys').click();

@@ -90,7 +90,19 @@ export function EventsView({ initialType }: { initialType: WebhookEventType | nu
               None in the last 30 days.
             </EmptyState>
           ) : (
-            <EmptyState icon={<EventIcon />} title="No events yet" action={<ButtonLink href="/dashboard/webhooks">Set up a webhook</ButtonLink>} testId="events-empty">
+            <EmptyState
+              icon={<EventIcon />}
+              title="No events yet"
+              action={
+                // With an endpoint already set up, the next step is a change that sends an event.
+                webhooks.isPending ? null : webhookUrls.size > 0 ? (
+                  <ButtonLink href="/dashboard/agents/new">Create an agent</ButtonLink>
+                ) : (
+                  <ButtonLink href="/dashboard/webhooks">Set up a webhook</ButtonLink>
+                )
+              }
+              testId="events-empty"
+            >
               An event is recorded each time an execution starts or ends, an agent or key changes, or a conversation is deleted; webhooks
               receive the ones they subscribe to.
             </EmptyState>
