@@ -1,4 +1,6 @@
+import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { formatDate, formatDay } from '@/app/_lib/format';
 
 // The frame of the dashboard's list tables: below lg the rows become cards (one DOM, restyled),
 // so no column hides off-screen on a phone; from lg up it is a plain table that scrolls sideways.
@@ -27,5 +29,26 @@ export function CardTable({ columns, blankLabel = 'Open', testId, children }: { 
         <tbody className="divide-y divide-slate-100 bg-white max-lg:block">{children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** A date cell: the day, the full time on hover; `className` adds to the cell's layout. */
+export function DayCell({ label, iso, className = '' }: { label: string; iso: string; className?: string }) {
+  return (
+    <td className={`${CELL} text-slate-600 lg:whitespace-nowrap ${className}`} title={formatDate(iso)}>
+      <span className={LABEL}>{label}</span>
+      {formatDay(iso)}
+    </td>
+  );
+}
+
+/** The last column of a table: "Open →" to the row's page (on a card the whole card is the link). */
+export function OpenCell({ href, name }: { href: string; name: string }) {
+  return (
+    <td className="px-4 py-3 text-right max-lg:hidden">
+      <Link href={href} className="text-sm font-semibold whitespace-nowrap text-indigo-600 hover:text-indigo-500" aria-label={`Open ${name}`}>
+        Open →
+      </Link>
+    </td>
   );
 }

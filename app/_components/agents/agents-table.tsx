@@ -1,7 +1,6 @@
 import Link from 'next/link';
-import { formatDate, formatDay } from '@/app/_lib/format';
 import type { AgentItem } from '@/app/_lib/types';
-import { CARD_ROW, CardTable, CELL, LABEL } from '../card-table';
+import { CARD_ROW, CardTable, CELL, DayCell, LABEL, OpenCell } from '../card-table';
 import { Badge } from '../ui';
 
 const COLUMNS = ['Name', 'Model', 'Tools', 'Limits', 'Updated', ''];
@@ -50,15 +49,8 @@ export function AgentsTable({ agents }: { agents: AgentItem[] }) {
             <span className={LABEL}>Limits</span>
             {a.maxSteps} steps · {a.timeoutSeconds} s
           </td>
-          <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`} title={formatDate(a.updatedAt)}>
-            <span className={LABEL}>Updated</span>
-            {formatDay(a.updatedAt)}
-          </td>
-          <td className="px-4 py-3 text-right max-lg:hidden">
-            <Link href={`/dashboard/agents/${a.id}`} className="text-sm font-semibold text-indigo-600 hover:text-indigo-500" aria-label={`Open ${a.name}`}>
-              Open →
-            </Link>
-          </td>
+          <DayCell label="Updated" iso={a.updatedAt} />
+          <OpenCell href={`/dashboard/agents/${a.id}`} name={a.name} />
         </tr>
       ))}
     </CardTable>

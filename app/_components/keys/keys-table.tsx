@@ -1,6 +1,6 @@
-import { formatDate, formatDay, formatRelative } from '@/app/_lib/format';
+import { formatDate, formatRelative } from '@/app/_lib/format';
 import type { KeyItem } from '@/app/_lib/types';
-import { CardTable, CELL, LABEL } from '../card-table';
+import { CardTable, CELL, DayCell, LABEL } from '../card-table';
 import { Badge, Button } from '../ui';
 
 const COLUMNS = ['Name', 'Key', 'Environment', 'Scopes', 'Last used', 'Expires', 'Created', ''];
@@ -54,10 +54,7 @@ export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: numbe
             <span className={LABEL}>Expires</span>
             <Expiry expiresAt={k.expiresAt} now={now} />
           </td>
-          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={formatDate(k.createdAt)}>
-            <span className={LABEL}>Created</span>
-            {formatDay(k.createdAt)}
-          </td>
+          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-2" />
           <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
             <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
               Revoke

@@ -2,9 +2,8 @@
 
 import Link from 'next/link';
 import { errorMessage } from '@/app/_lib/errors';
-import { formatDate, formatDay } from '@/app/_lib/format';
 import type { Webhook } from '@/app/_lib/types';
-import { CARD_ROW, CardTable, CELL, LABEL } from '../card-table';
+import { CARD_ROW, CardTable, CELL, DayCell, LABEL, OpenCell } from '../card-table';
 import { Button, Spinner } from '../ui';
 import { disabledNote, EventBadges, WebhookStatusBadge } from './status';
 import { useSetEnabled } from './use-set-enabled';
@@ -69,15 +68,8 @@ export function WebhooksTable({ webhooks }: { webhooks: Webhook[] }) {
             <span className={LABEL}>Status</span>
             <Status webhook={w} />
           </td>
-          <td className={`${CELL} text-slate-600 max-lg:justify-self-end max-lg:text-right lg:whitespace-nowrap`} title={formatDate(w.createdAt)}>
-            <span className={LABEL}>Created</span>
-            {formatDay(w.createdAt)}
-          </td>
-          <td className="px-4 py-3 text-right max-lg:hidden">
-            <Link href={`/dashboard/webhooks/${w.id}`} className="text-sm font-semibold whitespace-nowrap text-indigo-600 hover:text-indigo-500" aria-label={`Open ${w.url}`}>
-              Open →
-            </Link>
-          </td>
+          <DayCell label="Created" iso={w.createdAt} className="max-lg:justify-self-end max-lg:text-right" />
+          <OpenCell href={`/dashboard/webhooks/${w.id}`} name={w.url} />
         </tr>
       ))}
     </CardTable>
