@@ -31,11 +31,15 @@ export const workspaces = pgTable(
     plan: plan.column.notNull().default('starter'),
     // Requests per minute for the enterprise plan (custom); ignored on the other plans.
     customRpm: integer('custom_rpm'),
+    // Executions running at once per environment for the enterprise plan (custom); ignored on
+    // the other plans (docs/concurrency.md).
+    customConcurrency: integer('custom_concurrency'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
     plan.check(t.plan),
     check('workspaces_custom_rpm_check', sql`${t.customRpm} is null or ${t.customRpm} > 0`),
+    check('workspaces_custom_concurrency_check', sql`${t.customConcurrency} is null or ${t.customConcurrency} > 0`),
   ],
 );
 

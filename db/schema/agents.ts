@@ -34,6 +34,9 @@ export const agents = pgTable(
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     // Signs the agent's HTTP tool calls (Standard Webhooks, `whsec_…`); never in an API response.
     toolSecret: text('tool_secret').notNull(),
+    // After a rotation the previous secret signs alongside the new one until it expires (24 h).
+    previousToolSecret: text('previous_tool_secret'),
+    previousToolSecretExpiresAt: ts('previous_tool_secret_expires_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     // Deleted agents stay as rows so their executions keep their history; they are never listed.

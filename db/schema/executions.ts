@@ -51,7 +51,9 @@ export const executions = pgTable(
     // means the worker died (→ failed/worker_lost, never re-sent to the model).
     attempt: integer('attempt').notNull().default(0),
     heartbeatAt: ts('heartbeat_at'),
-    // Events appended so far (execution_events.seq of the last one).
+    // The highest event sequence number handed out: while a worker runs the execution it
+    // reserves numbers ahead of the events it has written (docs/executions.md), so a terminal
+    // event written by anyone else (cancel, worker_lost) always sorts after every event sent.
     eventSeq: integer('event_seq').notNull().default(0),
   },
   (t) => [
@@ -62,6 +64,8 @@ export const executions = pgTable(
     index('executions_status_idx').on(t.workspaceId, t.environment, t.status, t.id),
     index('executions_conversation_idx').on(t.workspaceId, t.environment, t.conversationId, t.id),
     index('executions_running_idx').on(t.heartbeatAt).where(sql`${t.status} = 'running'`),
+    // The queue: the workspaces with queued runs (a skip scan) and each one's oldest (the fair claim).
+    index('executions_queued_idx').on(t.workspaceId, t.environment, t.id).where(sql`${t.status} = 'queued'`),
     index('executions_agent_active_idx').on(t.agentId).where(sql`${t.status} in ('queued', 'running')`),
   ],
 );

@@ -10,12 +10,16 @@ export const idempotencyKeys = pgTable(
     workspaceId: text('workspace_id').notNull(),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     key: text('key').notNull(),
+    // The API key that made the first request: only it gets the stored answer back.
+    apiKeyId: text('api_key_id').notNull(),
     // SHA-256 of method, path and the canonical JSON body: another request under the same key is a conflict.
     fingerprint: text('fingerprint').notNull(),
     // Until then the first request holds the key; after it (a crashed process) a retry may take over.
     lockedUntil: ts('locked_until'),
     responseStatus: integer('response_status'),
-    responseBody: text('response_body'),
+    // The answer, sealed (AES-256-GCM) with a key derived from the caller's API key: readable
+    // only by a request that presents that key again (server/rest/idempotency.ts).
+    responseSealed: text('response_sealed'),
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
   },

@@ -7,3 +7,4 @@ export * from './agents';
 export * from './executions';
 export * from './idempotency';
 export * from './webhooks';
+export * from './streams';

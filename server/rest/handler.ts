@@ -14,7 +14,7 @@ import { createProcedureBridge } from './bridge';
 import { idempotencyKeyOf, withIdempotency } from './idempotency';
 import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute, type RestRoute } from './routes';
-import { authenticate, checkScope, createAddressGuard, limitKey } from './steps';
+import { authenticate, bearer, checkScope, createAddressGuard, limitKey } from './steps';
 
 // The REST face: /v1/* straight from node:http (no Next in between). Checks run in the order
 // DESIGN.md 3.1 gives: route → auth → rate limit → scope → input → lookup; each is a named
@@ -81,7 +81,8 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     const idempotencyKey = key && route.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     if (idempotencyKey === undefined) return dispatch();
     const body = await readJsonBody(req);
-    await withIdempotency({ req, res, requestId, db, key: key!, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
+    const secret = bearer(req.headers.authorization)!;
+    await withIdempotency({ req, res, requestId, db, key: key!, secret, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
   }
 
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -17,6 +17,12 @@ import { log } from '../log';
 // The first request holds the key for LOCK_SECONDS; if its process dies, a retry after that
 // takes over. Routes that answer with a long wait or a stream settle the record as soon as the
 // work exists (`settle`), with a marker the replay turns back into the same kind of answer.
+//
+// A record belongs to the API key that made it: another key of the workspace presenting the same
+// Idempotency-Key gets 409 (it would otherwise receive an answer made for a key with other
+// scopes: a new key's secret, a webhook's). And the stored answer is sealed (AES-256-GCM) with a
+// key derived from the caller's own API key, so nobody who reads the table can read the secrets
+// some answers carry: only a request presenting that API key again opens it (docs/security.md).
 
 const TTL_SECONDS = 24 * 3600;
 const LOCK_SECONDS = 60;
@@ -41,6 +47,31 @@ export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   return key;
 }
 
+/** The sealing key of one record: HKDF-SHA-256 of the caller's API key, salted with the record's identity. */
+function sealingKey(apiKey: string, record: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', apiKey, record, 'aas idempotency answer v1', 32));
+}
+
+/** `base64url(iv | tag | ciphertext)` of the answer. */
+export function seal(apiKey: string, record: string, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey, record), iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The answer sealed by `seal`, or null when this API key cannot open it. */
+export function unseal(apiKey: string, record: string, sealed: string): string | null {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(apiKey, record), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** JSON with object keys sorted, so the same body in another key order is the same request. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -63,6 +94,8 @@ export async function withIdempotency(
     requestId: string;
     db: Db;
     key: VerifiedKey;
+    /** The API key as presented (the answer is sealed with a key derived from it). */
+    secret: string;
     idempotencyKey: string;
     path: string;
     body: unknown;
@@ -71,6 +104,7 @@ export async function withIdempotency(
   run: () => Promise<void>,
 ): Promise<void> {
   const { res, db, key } = opts;
+  const record = `${key.workspaceId}/${key.environment}/${opts.idempotencyKey}`;
   const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonical(opts.body)}`).digest('hex');
   const where = and(
     eq(idempotencyKeys.workspaceId, key.workspaceId),
@@ -85,6 +119,7 @@ export async function withIdempotency(
         workspaceId: key.workspaceId,
         environment: key.environment,
         key: opts.idempotencyKey,
+        apiKeyId: key.keyId,
         fingerprint,
         lockedUntil: sql`now() + ${`${LOCK_SECONDS} seconds`}::interval`,
         expiresAt: sql`now() + ${`${TTL_SECONDS} seconds`}::interval`,
@@ -103,6 +138,9 @@ export async function withIdempotency(
   if (!owner) {
     const [existing] = await db.select().from(idempotencyKeys).where(where);
     if (!existing) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is in progress; retry later');
+    if (existing.apiKeyId !== key.keyId) {
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
+    }
     const differs = existing.fingerprint !== fingerprint;
     const conflict = () =>
       new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with another request body or endpoint', { param: 'Idempotency-Key' });
@@ -123,8 +161,9 @@ export async function withIdempotency(
       owner = true;
     } else {
       if (differs) throw conflict();
+      const body = unseal(opts.secret, record, existing.responseSealed ?? '');
+      if (body === null) throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
       res.setHeader('Idempotent-Replayed', 'true');
-      const body = existing.responseBody ?? '';
       const marker = body.startsWith('{"$') ? (JSON.parse(body) as Record<string, string>) : null;
       if (marker && ('$stream' in marker || '$wait' in marker)) return opts.replayMarker(res, marker);
       res.statusCode = existing.responseStatus;
@@ -139,7 +178,7 @@ export async function withIdempotency(
     if (settled) return;
     settled = true;
     if (!kept(status)) await db.delete(idempotencyKeys).where(where);
-    else await db.update(idempotencyKeys).set({ responseStatus: status, responseBody: body, lockedUntil: null }).where(where);
+    else await db.update(idempotencyKeys).set({ responseStatus: status, responseSealed: seal(opts.secret, record, body), lockedUntil: null }).where(where);
   };
   (res as Tracked)[SETTLE] = store;
   const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;

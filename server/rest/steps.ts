@@ -11,7 +11,8 @@ import type { RestRoute } from './routes';
 // The named steps of a /v1 request, in the order DESIGN.md 3.1 gives: route → authenticate →
 // limit → scope → input. Each answers an ApiError (or nothing) and writes only headers.
 
-function bearer(header: string | undefined): string | null | undefined {
+/** The token of an `Authorization: Bearer <token>` header: undefined without one, null when malformed. */
+export function bearer(header: string | undefined): string | null | undefined {
   if (header === undefined) return undefined;
   const m = /^Bearer +(\S+)\s*$/i.exec(header);
   return m ? m[1]! : null;

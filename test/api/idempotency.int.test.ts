@@ -52,8 +52,8 @@ describe('Idempotency-Key', () => {
   });
 
   it('a retry while the first is still in progress is 409 (message says in progress)', async () => {
-    await api.query(sql`insert into idempotency_keys (workspace_id, environment, key, fingerprint, locked_until, expires_at)
-      values (${owner.workspace.id}, ${owner.environment}, 'busy-1', 'x', now() + interval '1 minute', now() + interval '1 day')`);
+    await api.query(sql`insert into idempotency_keys (workspace_id, environment, key, api_key_id, fingerprint, locked_until, expires_at)
+      values (${owner.workspace.id}, ${owner.environment}, 'busy-1', ${owner.id}, 'x', now() + interval '1 minute', now() + interval '1 day')`);
     const err = expectError(await createKey({ name: 'busy' }, 'busy-1'), 409, 'idempotency_conflict');
     assert.match(err.message, /in progress/);
   });
@@ -65,6 +65,35 @@ describe('Idempotency-Key', () => {
     const fixed = await createKey({ name: 'fixed' }, 'fix-1');
     expectStatus(fixed, 201);
     assert.equal(fixed.headers.get('idempotent-replayed'), null);
+  });
+
+  it('a record replays only to the API key that made it: another key of the workspace gets 409, never the answer', async () => {
+    // The attack: a key without keys:manage replays an admin key's Idempotency-Key and body to
+    // receive the secret of the key the admin created.
+    const admin = await api.seed.key({ workspace: owner.workspace, environment: owner.environment });
+    const created = await createKey({ name: 'made by admin' }, 'bound-1', admin.key);
+    expectStatus(created, 201);
+    const reader = await api.seed.key({ workspace: owner.workspace, environment: owner.environment, scopes: ['agents:read'] });
+    const stolen = await createKey({ name: 'made by admin' }, 'bound-1', reader.key);
+    expectError(stolen, 403, 'insufficient_scope');
+    const peer = await api.seed.key({ workspace: owner.workspace, environment: owner.environment });
+    const replay = expectError(await createKey({ name: 'made by admin' }, 'bound-1', peer.key), 409, 'idempotency_conflict', 'Idempotency-Key');
+    assert.match(replay.message, /another API key/);
+    assert.ok(!JSON.stringify(replay).includes(created.body.key), 'the secret never reaches another key');
+    const mine = await createKey({ name: 'made by admin' }, 'bound-1', admin.key);
+    assert.equal(mine.headers.get('idempotent-replayed'), 'true');
+    assert.equal(mine.body.key, created.body.key, 'the key that made it gets its answer back');
+  });
+
+  it('stored answers are sealed: the table holds no secret a reader of the database could use', async () => {
+    const created = await createKey({ name: 'sealed' }, 'sealed-1');
+    expectStatus(created, 201);
+    const rows = await api.query<Record<string, unknown>>(sql`select * from idempotency_keys where key = 'sealed-1'`);
+    assert.equal(rows.length, 1);
+    const stored = JSON.stringify(rows[0]);
+    assert.ok(!stored.includes(created.body.key), 'no plaintext secret');
+    assert.ok(!stored.includes(created.body.key.slice(12, 30)), 'not even part of it');
+    assert.ok(!stored.includes('"sealed"'), 'nor the rest of the answer');
   });
 
   it('keys are per workspace and environment', async () => {
