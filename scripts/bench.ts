@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchExecutions } from './bench/executions';
+import { benchHosted } from './bench/hosted';
 import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
@@ -27,7 +28,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres').split(',').filter((s) => s === 'redis' || s === 'postgres');
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -225,6 +226,7 @@ async function main() {
     if (PARTS.includes('list')) await benchLists(setup);
     if (PARTS.includes('executions')) await benchExecutions({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('webhooks')) await benchWebhooks(setup);
+    if (PARTS.includes('hosted')) await benchHosted({ ...setup, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -20,6 +20,9 @@ export const env = createEnv({
     AUTH_GITHUB_ID: z.string().min(1).optional(),
     AUTH_GITHUB_SECRET: z.string().min(1).optional(),
     RUN_WORKERS: bool.default(true),
+    // Executions one worker process runs at once. A run mostly waits on the model and its tools
+    // (seconds), so a process holds many; each costs memory (docs/concurrency.md).
+    EXECUTION_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // How many reverse proxies in front of us append to X-Forwarded-For (true = 1, false = 0).
     TRUST_PROXY: z

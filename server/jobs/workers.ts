@@ -1,6 +1,7 @@
 import { executionQueue } from '../executions/queue';
 import { runExecution } from '../executions/runner';
 import { failLostExecutions, HEARTBEAT_MS } from '../executions/status';
+import { env } from '../env.js';
 import { log } from '../log';
 import type { ProcessRuntime } from '../runtime';
 import { drainWebhook } from '../webhooks/deliver';
@@ -12,8 +13,6 @@ import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenanc
 // transaction needs its queue known first: FINDINGS.md), and the handlers a worker runs.
 export const QUEUES = [maintenanceQueue, executionQueue, webhookQueue];
 
-/** Executions one worker process runs at once (they mostly wait on the model and tools). */
-const EXECUTION_CONCURRENCY = 20;
 /** Webhook endpoints one worker process delivers to at once (one job per endpoint at a time, across processes). */
 const WEBHOOK_CONCURRENCY = 20;
 
@@ -34,7 +33,7 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
     log.info({ job: job.id, ...result }, 'maintenance done');
   });
   await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
-  jobs.consume(executionQueue, (job, settle) => runExecution(runtime, job.data.executionId, settle), { concurrency: EXECUTION_CONCURRENCY });
+  jobs.consume(executionQueue, (job, settle) => runExecution(runtime, job.data.executionId, settle), { concurrency: env.EXECUTION_CONCURRENCY });
   jobs.consume(webhookQueue, (job) => drainWebhook(db, jobs, job.data.webhookId), { concurrency: WEBHOOK_CONCURRENCY, groupConcurrency: 1 });
   const stopRelay = startRelay(db, runtime.bus, jobs);
 

@@ -23,6 +23,8 @@ export interface Behaviour {
   status?: number;
   /** Keep each request in `requests` (default true); a benchmark turns it off to stay flat in memory. */
   record?: boolean;
+  /** Called with each response's time from request arrival to response end (ms). */
+  onServed?: (ms: number) => void;
 }
 
 export interface FakeRequest {
@@ -40,6 +42,9 @@ export interface FakeOpenAI {
   /** Responses ended, and the sum of their times from request arrival to response end (ms): the model's time. */
   served: number;
   servedMs: number;
+  /** Requests being answered now, and the most there ever were at once (how many calls the service made in parallel). */
+  inFlight: number;
+  maxInFlight: number;
   set(behaviour: Partial<Behaviour>): void;
   /** Back to the starting behaviour, with no requests recorded. */
   reset(): void;
@@ -141,9 +146,13 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
 
   const server = createServer((req, res) => {
     const arrived = performance.now();
+    state.maxInFlight = Math.max(state.maxInFlight, ++state.inFlight);
+    res.on('close', () => state.inFlight--);
     res.on('finish', () => {
+      const took = performance.now() - arrived;
       state.served++;
-      state.servedMs += performance.now() - arrived;
+      state.servedMs += took;
+      behaviour.onServed?.(took);
     });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -180,6 +189,8 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
     aborted: 0,
     served: 0,
     servedMs: 0,
+    inFlight: 0,
+    maxInFlight: 0,
     set: (next) => void (behaviour = { ...behaviour, ...next }),
     reset: () => {
       behaviour = { ...DEFAULTS, ...initial };
@@ -187,6 +198,7 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
       state.aborted = 0;
       state.served = 0;
       state.servedMs = 0;
+      state.maxInFlight = state.inFlight;
       calls = 0;
     },
     close: () =>
