@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
+import { stepCountIs, streamText, type ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
 import { agents, messages, modelCache, type StoredStep } from '../../db/schema';
-import { env } from '../env.js';
 import { newId } from '../ids';
 import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../db/client';
 import type { ProcessRuntime } from '../runtime';
-import { callHttpTool } from '../tools/http-tool';
+import { buildTools } from '../tools/toolset';
 import { conversationMessages } from './service';
 import { appendEvents, claim, finish, heartbeat, HEARTBEAT_MS, type ExecutionRow, type Outcome, type RunEvent } from './status';
 import { Recorder } from './recorder';
@@ -21,27 +20,6 @@ import { Recorder } from './recorder';
 type AbortReason = 'cancelled' | 'timeout';
 
 type AgentRow = typeof agents.$inferSelect;
-
-function buildTools(agent: AgentRow, executionId: string, signal: AbortSignal): ToolSet {
-  const tools: ToolSet = {};
-  for (const spec of agent.tools) {
-    tools[spec.name] = tool({
-      description: spec.description,
-      inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
-      execute: async (args: unknown, options) => {
-        const result = await callHttpTool(spec, args, {
-          secret: agent.toolSecret,
-          callId: `${executionId}_${options.toolCallId}`,
-          signal,
-          allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS,
-        });
-        // A failed call goes back to the model as its result: it may retry or explain.
-        return result.ok ? { status: result.status, body: result.body, ...(result.truncated ? { truncated: true } : {}) } : { error: result.error, status: result.status };
-      },
-    });
-  }
-  return tools;
-}
 
 /** The key of a test-mode answer: everything the model is sent. */
 function cacheKey(model: string, agent: AgentRow, history: ModelMessage[]): string {
