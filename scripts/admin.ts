@@ -1,6 +1,6 @@
 // Headless set-up (DESIGN.md 10):
 //   npm run admin -- create-user --email E --password P
-//   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N]
+//   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
 //   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
@@ -15,7 +15,7 @@ import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/keys/scop
 
 const USAGE = `Usage:
   npm run admin -- create-user --email E --password P
-  npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N]
+  npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]`;
 
 class UsageError extends Error {}
@@ -53,6 +53,7 @@ async function run(argv: string[]): Promise<string> {
       password: { type: 'string' },
       plan: { type: 'string' },
       rpm: { type: 'string' },
+      concurrency: { type: 'string' },
       env: { type: 'string' },
       scopes: { type: 'string' },
       name: { type: 'string' },
@@ -77,10 +78,17 @@ async function run(argv: string[]): Promise<string> {
       rpm = Number(values.rpm);
       if (!Number.isInteger(rpm) || rpm < 1) throw new UsageError('--rpm must be a positive whole number');
     }
+    let concurrency: number | null = null;
+    if (values.concurrency !== undefined) {
+      if (plan !== 'enterprise') throw new UsageError('--concurrency applies to the enterprise plan only');
+      concurrency = Number(values.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100_000) throw new UsageError('--concurrency must be a whole number from 1 to 100000');
+    }
     action = async (db) => {
       const m = await member(db, email);
-      await setWorkspacePlan(db, m.workspaceId, plan, rpm);
-      return `workspace ${m.workspaceId} is now on the ${plan} plan${rpm ? ` (${rpm} requests/minute)` : ''}`;
+      await setWorkspacePlan(db, m.workspaceId, plan, rpm, concurrency);
+      const custom = [rpm ? `${rpm} requests/minute` : '', concurrency ? `${concurrency} executions at once` : ''].filter(Boolean).join(', ');
+      return `workspace ${m.workspaceId} is now on the ${plan} plan${custom ? ` (${custom})` : ''}`;
     };
   } else {
     const environment = oneOf<Environment>(need(values.env, 'env'), ENVIRONMENTS, 'env');

@@ -14,6 +14,7 @@ const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'tes
 const MULTIPROCESS = new Set([
   path.join('test', 'multiprocess.int.test.ts'),
   path.join('test', 'executions', 'scale-out.int.test.ts'),
+  path.join('test', 'executions', 'fairness-processes.int.test.ts'),
   path.join('test', 'webhooks', 'processes.int.test.ts'),
 ]);
 

@@ -2,6 +2,8 @@ import { openDatabase, type Database } from '../db/client';
 import { DataDirLockedError } from '../db/lock';
 import { migrateDatabase } from '../db/migrate';
 import { openBus } from './bus';
+import { Live } from './executions/live';
+import { StreamGuard } from './streams/guard';
 import { env } from './env.js';
 import { openJobs } from './jobs';
 import { declareQueues, startWorkers } from './jobs/workers';
@@ -56,7 +58,10 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
     const bus = await openBus(database);
     const jobs = await openJobs(database, bus, { workers });
     await declareQueues(jobs);
-    const runtime: ProcessRuntime = { database, limits, jobs, bus, workers };
+    const live = new Live(database.db, bus);
+    const streams = new StreamGuard(database.db);
+    streams.start();
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, workers };
     setRuntime(runtime);
     if (workers) runtime.stopWorkers = await startWorkers(runtime);
     return runtime;
@@ -71,6 +76,8 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
 export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
   await runtime.stopWorkers?.();
   await runtime.jobs.stop();
+  await runtime.streams.stop();
+  runtime.live.close();
   await runtime.bus.close();
   await runtime.limits.close();
   await runtime.database.close();

@@ -8,10 +8,12 @@ import { log } from './log';
 //
 // Channels: `aas_execution` (payload `<executionId>:<seq>`: events were appended) and
 // `aas_cancel` (payload `<executionId>`: the execution was cancelled; its worker aborts),
-// `aas_jobs` (payload: a queue name: a job was sent; its consumers fetch), `aas_events` (an
-// event was written to the outbox; the webhook relay makes its deliveries).
+// `aas_jobs` (payload: a queue name, or `executions`: a run was queued or a slot freed; the
+// consumers fetch or claim), `aas_events` (an event was written to the outbox; the webhook relay
+// makes its deliveries), `aas_follow` (payload `<executionId>`: a stream in another process
+// follows it; the process running it writes its events promptly).
 
-export const CHANNELS = ['aas_execution', 'aas_cancel', 'aas_jobs', 'aas_events'] as const;
+export const CHANNELS = ['aas_execution', 'aas_cancel', 'aas_jobs', 'aas_events', 'aas_follow'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface Bus {

@@ -23,6 +23,8 @@ export const env = createEnv({
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).
     EXECUTION_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+    // An event stream whose client reads nothing of a full buffer for this long is dropped.
+    STREAM_STALL_SECONDS: z.coerce.number().min(0.1).max(600).default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // How many reverse proxies in front of us append to X-Forwarded-For (true = 1, false = 0).
     TRUST_PROXY: z

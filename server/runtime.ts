@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client';
 import type { Bus } from './bus';
+import type { Live } from './executions/live';
+import type { ExecutionPool } from './executions/pool';
 import type { Jobs } from './jobs';
 import type { RateLimits } from './ratelimit';
+import type { StreamGuard } from './streams/guard';
 
 // Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
 // logger — once per process. Next evaluates our modules several times in one process (the
@@ -16,6 +19,12 @@ export interface ProcessRuntime {
   jobs: Jobs;
   /** Cross-process signals (LISTEN/NOTIFY): execution events and cancels. */
   bus: Bus;
+  /** The live events of executions this process streams or runs (one tail per execution). */
+  live: Live;
+  /** Open event streams: the per-key and per-session limits, and ending them on revocation. */
+  streams: StreamGuard;
+  /** The executions this process runs (when it runs workers). */
+  executions?: ExecutionPool;
   /** Stops this process's worker timers (the worker_lost sweeper); set when it runs workers. */
   stopWorkers?: () => Promise<void>;
   /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */

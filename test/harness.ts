@@ -93,6 +93,8 @@ export interface SeedKeyOptions {
   /** Plan of the new workspace when `workspace` is not given. */
   plan?: Plan;
   customRpm?: number;
+  /** Executions at once (enterprise only). */
+  customConcurrency?: number;
 }
 
 /** A plan no test file exhausts: for files whose subject is not the rate limit. */
@@ -106,8 +108,8 @@ export interface TestServer {
   query<T>(query: SQL): Promise<T[]>;
   request<T = ErrorBody>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
   seed: {
-    workspace(opts?: { plan?: Plan; customRpm?: number }): Promise<Workspace>;
-    setPlan(workspace: Workspace, plan: Plan, customRpm?: number | null): Promise<void>;
+    workspace(opts?: { plan?: Plan; customRpm?: number; customConcurrency?: number }): Promise<Workspace>;
+    setPlan(workspace: Workspace, plan: Plan, customRpm?: number | null, customConcurrency?: number | null): Promise<void>;
     /** A key made as the dashboard or admin CLI makes it (a user actor): how the first key exists. */
     key(opts?: SeedKeyOptions): Promise<SeededKey>;
   };
@@ -183,15 +185,15 @@ export async function startServer(
   }
 
   let users = 0;
-  async function workspace(o: { plan?: Plan; customRpm?: number } = {}): Promise<Workspace> {
+  async function workspace(o: { plan?: Plan; customRpm?: number; customConcurrency?: number } = {}): Promise<Workspace> {
     const email = `user${++users}-${randomBytes(3).toString('hex')}@example.test`;
     const m = await createUser(db, { email });
-    if (o.plan && (o.plan !== 'starter' || o.customRpm)) await setWorkspacePlan(db, m.workspaceId, o.plan, o.customRpm ?? null);
+    if (o.plan && (o.plan !== 'starter' || o.customRpm)) await setWorkspacePlan(db, m.workspaceId, o.plan, o.customRpm ?? null, o.customConcurrency ?? null);
     return { id: m.workspaceId, userId: m.userId, email };
   }
 
   async function key(o: SeedKeyOptions = {}): Promise<SeededKey> {
-    const ws = o.workspace ?? (await workspace({ plan: o.plan, customRpm: o.customRpm }));
+    const ws = o.workspace ?? (await workspace({ plan: o.plan, customRpm: o.customRpm, customConcurrency: o.customConcurrency }));
     const environment = o.environment ?? 'test';
     const created = await createKey(
       db,
@@ -217,7 +219,7 @@ export async function startServer(
     seed: {
       workspace,
       key,
-      setPlan: (ws, plan, customRpm = null) => setWorkspacePlan(db, ws.id, plan, customRpm),
+      setPlan: (ws, plan, customRpm = null, customConcurrency = null) => setWorkspacePlan(db, ws.id, plan, customRpm, customConcurrency),
     },
     async close() {
       server.closeAllConnections();

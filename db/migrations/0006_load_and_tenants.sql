@@ -3,6 +3,7 @@
 CREATE UNLOGGED TABLE "stream_leases" (
 	"id" text PRIMARY KEY NOT NULL,
 	"holder" text NOT NULL,
+	"workspace_id" text NOT NULL,
 	"process" text NOT NULL,
 	"expires_at" timestamp (3) with time zone NOT NULL
 );
@@ -17,6 +18,7 @@ ALTER TABLE "idempotency_keys" ADD COLUMN "api_key_id" text NOT NULL;--> stateme
 ALTER TABLE "idempotency_keys" ADD COLUMN "response_sealed" text;--> statement-breakpoint
 CREATE INDEX "stream_leases_holder_idx" ON "stream_leases" USING btree ("holder");--> statement-breakpoint
 CREATE INDEX "stream_leases_process_idx" ON "stream_leases" USING btree ("process");--> statement-breakpoint
+CREATE INDEX "stream_leases_workspace_idx" ON "stream_leases" USING btree ("workspace_id");--> statement-breakpoint
 CREATE INDEX "executions_queued_idx" ON "executions" USING btree ("workspace_id","environment","id") WHERE "executions"."status" = 'queued';--> statement-breakpoint
 ALTER TABLE "idempotency_keys" DROP COLUMN "response_body";--> statement-breakpoint
 ALTER TABLE "workspaces" ADD CONSTRAINT "workspaces_custom_concurrency_check" CHECK ("workspaces"."custom_concurrency" is null or "workspaces"."custom_concurrency" > 0);

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { sample, storePids, used, type CpuSample } from './cpu';
+import { cpuMs, sample, storePids, used, type CpuSample } from './cpu';
 import type { ExecutionsSetup } from './executions';
 import { freePorts, percentile, rssMb, sleep, spawnService, stopAll, waitFor } from './util';
 
@@ -64,6 +64,8 @@ export interface App {
   pids: number[];
   children: ChildProcess[];
   key: string;
+  /** Keys the clients take turns with (an API key holds at most 100 open streams). */
+  keys: string[];
   dataDir?: string;
 }
 
@@ -94,7 +96,13 @@ async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: stri
   }
   const app = spawnService('server/main.ts', env);
   await waitFor(`${origin}/readyz`, app);
-  return { origin, pids: [app.pid!], children: [app], key, dataDir };
+  const c: Client = { agent: clientAgent(), origin, key };
+  const keys = [key];
+  for (let i = keys.length; i < Math.ceil(CLIENTS / 50); i++) {
+    keys.push((await call<{ key: string }>(c, 'POST', '/v1/keys', { name: `hosted ${i}`, scopes: ['agents:read', 'agents:write', 'agents:execute'] }, 201)).body.key);
+  }
+  await c.agent.close();
+  return { origin, pids: [app.pid!], children: [app], key, keys, dataDir };
 }
 
 export interface Client {
@@ -155,12 +163,15 @@ interface Phase {
   latency: number[];
   first: number[];
   cpu: { server: number; stores: number };
+  /** CPU of the load generator (this process) and of the fake model's process. */
+  rest: { client: number; model: number };
   rss: number;
 }
 
 /** CLIENTS clients, each running executions back to back for `seconds`. */
-async function phase(app: App, setup: ExecutionsSetup, agentId: string, mode: 'wait' | 'stream', seconds: number, measure: boolean): Promise<Phase> {
-  const c: Client = { agent: clientAgent(), origin: app.origin, key: app.key };
+async function phase(app: App, setup: ExecutionsSetup, model: FakeModel, agentId: string, mode: 'wait' | 'stream', seconds: number, measure: boolean): Promise<Phase> {
+  const agent = clientAgent();
+  const restBefore = { client: cpuMs(process.pid), model: cpuMs(model.child.pid!) };
   const cpuNow = async (): Promise<CpuSample> => sample(app.pids, app.dataDir ? [] : await storePids(setup.admin, setup.dbName, setup.redis));
   const before = await cpuNow();
   const rss = watchRss(app.pids);
@@ -172,6 +183,7 @@ async function phase(app: App, setup: ExecutionsSetup, agentId: string, mode: 'w
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
+      const c: Client = { agent, origin: app.origin, key: app.keys[i % app.keys.length]! };
       for (let n = 0; performance.now() < until; n++) {
         const input = `Hello from client ${i}, run ${n}`;
         const start = performance.now();
@@ -196,8 +208,9 @@ async function phase(app: App, setup: ExecutionsSetup, agentId: string, mode: 'w
   );
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = used(before, await cpuNow());
-  await c.agent.close();
-  return { done, failed, seconds: elapsed, latency, first, cpu, rss: measure ? rss() : (rss(), 0) };
+  const rest = { client: cpuMs(process.pid) - restBefore.client, model: cpuMs(model.child.pid!) - restBefore.model };
+  await agent.close();
+  return { done, failed, seconds: elapsed, latency, first, cpu, rest, rss: measure ? rss() : (rss(), 0) };
 }
 
 export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
@@ -211,10 +224,10 @@ export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
         const { body: agent } = await call<{ id: string }>(c, 'POST', '/v1/agents', { name: 'Hosted pace', model: 'openai-compatible/hosted', instructions: 'Answer briefly.' }, 201);
         await c.agent.close();
         for (const mode of PHASES as ('wait' | 'stream')[]) {
-          await phase(app, setup, agent.id, mode, WARMUP_SECONDS, false);
+          await phase(app, setup, model, agent.id, mode, WARMUP_SECONDS, false);
           await sleep(1000);
           await model.reset();
-          const r = await phase(app, setup, agent.id, mode, SECONDS, true);
+          const r = await phase(app, setup, model, agent.id, mode, SECONDS, true);
           const stats = await model.stats();
           const modelMs = percentile(stats.times, 50);
           const ideal = (CLIENTS * 1000) / modelMs;
@@ -227,6 +240,7 @@ export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
             'first token p50 / p99 ms': r.first.length ? `${ms(percentile(r.first, 50))} / ${ms(percentile(r.first, 99))}` : '',
             'model calls at once (max)': String(stats.maxInFlight),
             'CPU ms/execution app + db': `${(r.cpu.server / Math.max(r.done, 1)).toFixed(1)} + ${(r.cpu.stores / Math.max(r.done, 1)).toFixed(1)}`,
+            'CPU ms/execution clients + model': `${(r.rest.client / Math.max(r.done, 1)).toFixed(1)} + ${(r.rest.model / Math.max(r.done, 1)).toFixed(1)}`,
             'peak RSS MB': r.rss.toFixed(0),
             'failed': String(r.failed),
           };

@@ -148,8 +148,9 @@ export async function findMembershipByEmail(db: Db, email: string): Promise<Memb
   return user ? membershipOf(db, user.id) : null;
 }
 
-export async function setWorkspacePlan(db: Db, workspaceId: string, plan: Plan, customRpm: number | null) {
-  await db.update(workspaces).set({ plan, customRpm }).where(eq(workspaces.id, workspaceId));
+/** The plan, with the enterprise plan's custom requests per minute and concurrency (null: the plan's own). */
+export async function setWorkspacePlan(db: Db, workspaceId: string, plan: Plan, customRpm: number | null, customConcurrency: number | null = null) {
+  await db.update(workspaces).set({ plan, customRpm, customConcurrency }).where(eq(workspaces.id, workspaceId));
 }
 
 export async function getWorkspace(db: Db, workspaceId: string) {

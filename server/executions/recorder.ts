@@ -1,61 +1,109 @@
 import type { LanguageModelUsage } from 'ai';
+import type { Db } from '../../db/client';
 import type { StoredStep } from '../../db/schema';
-import type { RunEvent } from './status';
+import { sseBlock, type Live, type Tail } from './live';
+import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
 
-// Buffers a run's events and appends them in small batches (one statement and one NOTIFY per
-// batch, every FLUSH_MS at most), so a reply streamed token by token costs a few writes, not one
-// per token. Consecutive text deltas of one step are merged. Batches are written in order.
+// The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
+// Each event gets its sequence number here and reaches this process's streams at once (the
+// run's tail, live.ts). Writing to the database is batched: lazily (every LAZY_MS) while nobody
+// follows the run from another process, promptly (EAGER_MS) once someone does, and always
+// before the buffer grows past MAX_PENDING_BYTES; what is left is written with the outcome. The
+// database keeps `event_seq` RESERVE numbers ahead of what was written, so an outcome written
+// by someone else (a cancel) always gets a higher number than any event already sent.
 
-const FLUSH_MS = 25;
+const LAZY_MS = 2_000;
+const EAGER_MS = 40;
+const MAX_PENDING_BYTES = 256 * 1024;
 
-export class Recorder {
-  private buffer: RunEvent[] = [];
+export class RunLog {
+  private next: number;
+  private reserved: number;
+  private pending: SeqEvent[] = [];
+  private pendingBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
+  private eager = false;
+  readonly tail: Tail;
 
-  /** `write` appends a batch (false: the run is no longer ours → `lost`). */
+  /** `lost`: called when a write finds the run no longer this worker's (cancelled, or declared lost). */
   constructor(
-    private readonly write: (events: RunEvent[]) => Promise<boolean>,
+    private readonly db: Db,
+    private readonly live: Live,
+    private readonly row: ExecutionRow,
     private readonly lost: () => void,
-  ) {}
+  ) {
+    const started = startedSeq(row);
+    this.next = started + 1;
+    this.reserved = row.eventSeq;
+    this.tail = live.local(row.id);
+    this.tail.append([{ seq: started, type: 'execution.started', frame: sseBlock(started, 'execution.started', { execution: executionView(row) }) }]);
+    this.tail.markPersisted(started);
+  }
 
   async push(event: RunEvent): Promise<void> {
-    const prev = this.buffer.at(-1);
-    if (event.type === 'text.delta' && prev?.type === 'text.delta' && prev.data.step === event.data.step) {
-      prev.data = { ...prev.data, delta: `${prev.data.delta as string}${event.data.delta as string}` };
-    } else {
-      this.buffer.push(event);
-    }
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    // Past the reservation: write first (which moves it up) before handing out more numbers.
+    if (this.next > this.reserved) await this.flush();
+    const seq = this.next++;
+    const frame = sseBlock(seq, event.type, event.data);
+    this.pending.push({ seq, ...event });
+    this.pendingBytes += frame.length;
+    this.tail.append([{ seq, type: event.type, frame }]);
+    if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
+  }
+
+  /** Someone follows the run from another process: write what is buffered now, and promptly from now on. */
+  follow(): void {
+    if (this.eager) return;
+    this.eager = true;
+    void this.flush();
   }
 
   /** Writes what is buffered (after every earlier batch). */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batch = this.buffer;
-    this.buffer = [];
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
     if (batch.length > 0) {
+      const last = batch.at(-1)!.seq;
+      const reserveTo = last + RESERVE;
       this.chain = this.chain.then(async () => {
-        if (!(await this.write(batch))) this.lost();
+        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, reserveTo))) return this.lost();
+        this.reserved = Math.max(this.reserved, reserveTo);
+        this.tail.markPersisted(last);
       });
     }
     return this.chain;
   }
 
-  /** The events not written yet, once every earlier batch is (to write with the outcome). */
-  async drain(): Promise<RunEvent[]> {
+  /** What the outcome's transaction writes: the events not written yet, and the terminal event's number. */
+  async drain(): Promise<RunTail> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const rest = this.buffer;
-    this.buffer = [];
+    const pending = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
     await this.chain;
-    return rest;
+    return { pending, terminalSeq: this.next++ };
   }
 
-  close(): void {
+  /**
+   * The run is over. `final`: the execution as this worker finished it (its terminal event goes
+   * to the tail); null when someone else ended it, and the tail reads their terminal event from
+   * the database like any stream of a run elsewhere.
+   */
+  close(final: ExecutionRow | null): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (final) {
+      const type = `execution.${final.status}`;
+      this.tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, type, { execution: executionView(final) }) }]);
+      this.tail.markPersisted(final.eventSeq);
+    }
+    this.live.unlocal(this.tail);
   }
 
   static newStep(index: number): StoredStep {

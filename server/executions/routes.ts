@@ -9,11 +9,9 @@ import type { RawRoute } from '../rest/routes';
 import { getRuntime } from '../runtime';
 import { findNul, inputError } from '../trpc/input-errors';
 import { executeInput } from './schemas';
-import { executionQueue } from './queue';
-import { runStarted } from './runner';
-import { findExecution, startExecution } from './service';
-import { executionView } from './status';
-import { streamEvents, waitForFinal, watchFinal } from './stream';
+import { findExecutionState, startExecution } from './service';
+import { executionView, isFinal } from './status';
+import { responseSink, streamEvents, waitForFinal, watchFinal } from './stream';
 import { newId } from '../ids';
 
 // The two execution routes that write their own response: execute (202, 200 or an event
@@ -67,36 +65,49 @@ export const executeRoute: RawRoute = {
     if (!parsed.success) throw inputError(parsed.error.issues, raw);
     const input = parsed.data;
     if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const rt = getRuntime();
-    const { jobs, bus } = rt;
+    const { live, streams, executions: pool } = getRuntime();
     const id = newId('exe');
+    // A stream counts against the key's open streams, a wait against the workspace's long
+    // requests, before anything is created.
+    const open = input.stream || input.wait ? await streams.acquire({ kind: input.stream ? 'key' : 'wait', id: key!.keyId, workspaceId: key!.workspaceId }) : null;
     // A caller that waits or streams is served fastest by this process running the execution
-    // itself, when it runs workers and has a free slot: no job, no hand-over (startExecution).
-    const slot = input.wait || input.stream ? jobs.reserve(executionQueue) : null;
+    // itself, when it runs workers and has a free slot: no hand-over (startExecution decides
+    // whether its workspace may start one now; if not, it is queued and the slot given back).
+    const slot = input.wait || input.stream ? (pool?.reserve() ?? null) : null;
     // Otherwise `wait: true` listens for the terminal event before the execution exists (never too late).
-    const watch = input.wait && !slot ? watchFinal(bus, id) : undefined;
+    const watch = input.wait ? watchFinal(live, id) : undefined;
     let start: Awaited<ReturnType<typeof startExecution>>;
     try {
-      start = await startExecution(db, jobs, key!, params.id!, input, { id, inline: slot !== null });
+      start = await startExecution(db, key!, params.id!, input, { id, inline: slot !== null });
     } catch (err) {
       slot?.release();
       watch?.close();
+      open?.close();
       throw err;
     }
     const { row, timeoutSeconds, started } = start;
-    const run = started ? runStarted(rt, started) : null;
-    if (run) slot!.run(id, () => run);
+    const run = started ? slot!.run(started) : null;
+    if (!started) slot?.release();
     // With an Idempotency-Key, a retry replays the same kind of answer for this execution.
     if (input.stream) {
-      await settle(res, 200, JSON.stringify({ $stream: row.id }));
-      return streamEvents({ db, bus, executionId: row.id, afterSeq: 0, res });
+      try {
+        await settle(res, 200, JSON.stringify({ $stream: row.id }));
+        return await streamEvents({ db, live, executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
+      } finally {
+        open!.close();
+      }
     }
     if (input.wait) {
-      await settle(res, 200, JSON.stringify({ $wait: row.id }));
-      // Run here: its outcome as recorded (unless another party ended it: then read it).
-      const final = run ? (await run).final : null;
-      const done = final ?? (await waitForFinal(db, bus, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
-      return sendJson(res, 200, executionView(done));
+      try {
+        await settle(res, 200, JSON.stringify({ $wait: row.id }));
+        // Run here: its outcome as recorded (unless another party ended it: then read it).
+        const final = run ? await run : null;
+        const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
+        if (final) watch?.close();
+        return sendJson(res, 200, executionView(done));
+      } finally {
+        open!.close();
+      }
     }
     sendJson(res, 202, executionView(row));
   },
@@ -130,17 +141,31 @@ export const streamRoute: RawRoute = {
       if (!/^\d{1,9}$/.test(value.trim())) throw new ApiError('invalid_parameter', "'Last-Event-ID' must be the id of an event (a whole number)", { param: 'Last-Event-ID' });
       afterSeq = Number(value.trim());
     }
-    const row = await findExecution(db, key!, params.id!);
+    const row = await findExecutionState(db, key!, params.id!);
     if (!row) throw notFound('execution', params.id!);
-    await streamEvents({ db, bus: getRuntime().bus, executionId: row.id, afterSeq, res });
+    const { live, streams } = getRuntime();
+    const open = await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId });
+    try {
+      const sink = responseSink(res);
+      // Finished, and the client has every event already: nothing more will come.
+      if (isFinal(row.status) && afterSeq >= row.eventSeq) return sink.end();
+      await streamEvents({ db, live, executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
+    } finally {
+      open.close();
+    }
   },
 };
 
 /** The replay of an idempotent execute that answered with a stream or a wait: the same answer, for the same execution. */
-export const replayExecution: MarkerReplay = async (res, marker) => {
-  const { database, bus } = getRuntime();
+export const replayExecution: MarkerReplay = async (res, marker, key) => {
+  const { database, live, streams } = getRuntime();
   const id = marker.$stream ?? marker.$wait!;
-  if (marker.$stream) return streamEvents({ db: database.db, bus, executionId: id, afterSeq: 0, res });
-  const done = await waitForFinal(database.db, bus, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
-  sendJson(res, 200, executionView(done));
+  const open = await streams.acquire({ kind: marker.$stream ? 'key' : 'wait', id: key.keyId, workspaceId: key.workspaceId });
+  try {
+    if (marker.$stream) return await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+    const done = await waitForFinal(database.db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
+    sendJson(res, 200, executionView(done));
+  } finally {
+    open.close();
+  }
 };

@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import { stepCountIs, streamText, type ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
-import { agents, messages, modelCache, type StoredStep } from '../../db/schema';
+import { messages, modelCache, type agents, type StoredStep } from '../../db/schema';
 import { newId } from '../ids';
 import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../db/client';
-import type { ProcessRuntime } from '../runtime';
 import { buildTools } from '../tools/toolset';
-import { conversationMessages } from './service';
-import { appendEvents, claim, finish, heartbeat, HEARTBEAT_MS, type ExecutionRow, type Outcome, type RunEvent } from './status';
-import { Recorder } from './recorder';
+import { finish, type ExecutionRow, type Outcome } from './status';
+import { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
 // agent's model with its HTTP tools through the AI SDK, record events as they happen and the
@@ -46,52 +44,26 @@ export interface Started {
   history: { modelMessage: unknown }[];
 }
 
-/**
- * Runs a queued execution's job: claims it, then runs it (`runStarted`). False when it was not
- * ours to run. `settle` completes the job inside the transaction that records the outcome; true
- * when that transaction committed with it (nothing left to settle).
- */
-export async function runExecution(rt: ProcessRuntime, executionId: string, settle?: (tx: Db) => Promise<unknown>): Promise<boolean> {
-  const claimed = await claim(rt.database.db, executionId, (tx, row) =>
-    Promise.all([tx.select().from(agents).where(eq(agents.id, row.agentId)).execute(), conversationMessages(tx, row.conversationId)]),
-  );
-  // Not queued: cancelled before it started, final, or already running (a job handed out
-  // again after its worker died: the sweeper fails it as worker_lost, it never runs twice).
-  if (!claimed) return false;
-  const [[agent], history] = claimed.read;
-  return (await runStarted(rt, { row: claimed.row, agent, history }, settle)).settled;
+/** What a run needs from the process running it: the abort (cancel, timeout) and the run's event log. */
+export interface RunControl {
+  controller: AbortController;
+  log: RunLog;
 }
 
 /**
- * Runs a running execution to its end and records the outcome. Never throws. `final`: the
- * execution as it finished (null when another party ended it: cancelled, or declared lost).
+ * Runs a running execution to its end and records the outcome. Never throws. Returns the
+ * execution as it finished, or null when another party ended it (cancelled, or declared lost).
  */
-export async function runStarted(
-  rt: ProcessRuntime,
-  { row, agent, history: messageRows }: Started,
-  settle?: (tx: Db) => Promise<unknown>,
-): Promise<{ settled: boolean; final: ExecutionRow | null }> {
-  const db = rt.database.db;
+export async function runAgent(db: Db, { row, agent, history: messageRows }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
   const executionId = row.id;
   let final: ExecutionRow | null = null;
   const attempt = row.attempt;
-  let settled = false;
-  const controller = new AbortController();
   const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
-  const offCancel = rt.bus.subscribe('aas_cancel', (id) => id === executionId && abort('cancelled'));
-  const beat = setInterval(() => {
-    heartbeat(db, executionId, attempt).then(
-      (ours) => ours || abort('cancelled'),
-      (err: unknown) => log.warn({ err, executionId }, 'heartbeat failed'),
-    );
-  }, HEARTBEAT_MS);
   let timer: NodeJS.Timeout | undefined;
-  const recorder = new Recorder((events: RunEvent[]) => appendEvents(db, executionId, attempt, events), () => abort('cancelled'));
   const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
-    const pending = await recorder.drain();
-    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, (tx) => Promise.all([extra?.(tx), settle?.(tx)]), pending);
-    settled = final !== null && settle !== undefined;
-    return { settled, final };
+    const tail = await recorder.drain();
+    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, tail);
+    return final;
   };
 
   try {
@@ -133,12 +105,12 @@ export async function runStarted(
       onError: () => {},
     });
     const steps: StoredStep[] = [];
-    let current = Recorder.newStep(0);
+    let current = RunLog.newStep(0);
     let failure: unknown = null;
     for await (const part of result.fullStream) {
       switch (part.type) {
         case 'start-step':
-          current = Recorder.newStep(steps.length);
+          current = RunLog.newStep(steps.length);
           break;
         case 'text-delta':
           current.text += part.text;
@@ -157,7 +129,7 @@ export async function runStarted(
           break;
         }
         case 'finish-step':
-          steps.push(Recorder.endStep(current, part.finishReason, part.usage));
+          steps.push(RunLog.endStep(current, part.finishReason, part.usage));
           break;
         case 'error':
           failure = part.error;
@@ -165,7 +137,7 @@ export async function runStarted(
       }
     }
     const reason = controller.signal.reason as AbortReason | undefined;
-    if (reason === 'cancelled') return { settled, final }; // the row is cancelled (or lost) already: nothing of ours to write
+    if (reason === 'cancelled') return final; // the row is cancelled (or lost) already: nothing of ours to write
     const usage = steps.reduce((u, s) => ({ inputTokens: u.inputTokens + s.usage.inputTokens, outputTokens: u.outputTokens + s.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
     const base = { steps, usage, model: resolved.used };
     if (reason === 'timeout') {
@@ -196,20 +168,18 @@ export async function runStarted(
     );
   } catch (err) {
     const reason = controller.signal.reason as AbortReason | undefined;
-    if (reason === 'cancelled') return { settled, final };
+    if (reason === 'cancelled') return final;
     if (reason === 'timeout') {
       await end({ status: 'failed', error: { code: 'timeout', message: "The execution did not finish within the agent's timeout" } }).catch(() => {});
-      return { settled, final };
+      return final;
     }
     log.error({ err, executionId }, 'execution failed unexpectedly');
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
   } finally {
-    clearInterval(beat);
     clearTimeout(timer);
-    offCancel();
-    recorder.close();
+    recorder.close(final);
   }
-  return { settled, final };
+  return final;
 }
 
 export type { ExecutionRow };

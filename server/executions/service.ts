@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { agents, conversations, executions, messages } from '../../db/schema';
@@ -6,13 +6,12 @@ import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
 import { emit } from '../events/emit';
 import { isId, newId } from '../ids';
-import type { Jobs } from '../jobs';
 import { keysetList } from '../keyset';
 import type { Page, PageParams } from '../pagination';
-import { executionQueue } from './queue';
 import type { ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
-import { cancel, executionView, isFinal, recordStarted, runningFromStart, type ExecutionRow } from './status';
+import { lockTenant, mayStartNow } from './admission';
+import { cancel, createdRunning, executionView, isFinal, recordStarted, type ExecutionRow } from './status';
 
 // Executions and conversations as a caller sees them (DESIGN.md 6.2, 6.4): start one (the
 // execution, its conversation's lock, the user message and the job are written in one
@@ -37,6 +36,16 @@ export async function findExecution(db: Db, scope: Scope, id: string): Promise<E
   if (!isId('exe', id)) return null;
   const [row] = await db
     .select()
+    .from(executions)
+    .where(and(eq(executions.id, id), ...owned(executions, scope)));
+  return row ?? null;
+}
+
+/** Whether the caller may see the execution, and where it stands (no input, output or steps: a stream needs only this). */
+export async function findExecutionState(db: Db, scope: Scope, id: string): Promise<Pick<ExecutionRow, 'id' | 'status' | 'eventSeq'> | null> {
+  if (!isId('exe', id)) return null;
+  const [row] = await db
+    .select({ id: executions.id, status: executions.status, eventSeq: executions.eventSeq })
     .from(executions)
     .where(and(eq(executions.id, id), ...owned(executions, scope)));
   return row ?? null;
@@ -67,15 +76,16 @@ export async function cancelExecution(db: Db, scope: Scope, id: string): Promise
 
 /**
  * Starts an execution of an agent: a new conversation, or the given one if it belongs to this
- * agent and is idle (one execution at a time: 409 conversation_busy). The job is sent in the
- * same transaction: it exists only if the execution does. `inline`: the caller runs it at once in
- * this process (a worker slot it holds): it is created `running` with its `execution.started`
- * event and no job, and `started` is what the run needs (a process that dies with it leaves a
- * running execution the sweeper fails as worker_lost, as for any worker).
+ * agent and is idle (one execution at a time: 409 conversation_busy). Queued, it wakes the
+ * workers (a NOTIFY delivered at the commit). `inline`: the caller holds a worker slot of this
+ * process and runs it at once if its workspace may start one now (admission.ts: under its
+ * concurrency limit, nothing of its own queued ahead): it is then created `running` with its
+ * `execution.started` event, and `started` is what the run needs (a process that dies with it
+ * leaves a running execution the sweeper fails as worker_lost, as for any worker). Otherwise it
+ * is queued like any other.
  */
 export async function startExecution(
   db: Db,
-  jobs: Jobs,
   actor: Actor,
   agentId: string,
   input: ExecuteInput,
@@ -90,6 +100,8 @@ export async function startExecution(
     : [];
   if (!agent) throw notFound('agent', agentId);
   const row = await db.transaction(async (tx): Promise<{ row: ExecutionRow; started?: Started }> => {
+    // Issued first, answered with the conversation's checks (one round trip).
+    const admitted = opts.inline ? lockTenant(tx, actor).then(() => mayStartNow(tx, actor)) : Promise.resolve(false);
     let conversationId: string | undefined;
     if (input.conversationId !== undefined) {
       conversationId = input.conversationId;
@@ -116,6 +128,7 @@ export async function startExecution(
         });
       }
     }
+    const running = await admitted;
     // One round trip for the rest: statements issued together are pipelined on the transaction's
     // connection and run in this order (the conversation before the rows that reference it).
     // (A drizzle query runs each time it is awaited: `.execute()` makes each one promise.)
@@ -136,7 +149,7 @@ export async function startExecution(
         input: input.input,
         model: agent.model,
         metadata: input.metadata ?? {},
-        ...(opts.inline ? runningFromStart : {}),
+        ...(running ? createdRunning : {}),
       })
       .returning()
       .execute();
@@ -151,10 +164,10 @@ export async function startExecution(
         modelMessage: { role: 'user', content: input.input },
       }).execute(),
     );
-    const history = opts.inline ? Promise.resolve(conversationMessages(tx, conversationId!)) : jobs.send(executionQueue, { executionId: id }, { tx }).then(() => null);
+    const history = running ? conversationMessages(tx, conversationId!) : tx.execute(sql`select pg_notify('aas_jobs', 'executions')`).then(() => null);
     await Promise.all([...writes, history]);
     const [row] = await inserted;
-    if (!opts.inline) return { row: row! };
+    if (!running) return { row: row! };
     await recordStarted(tx, row!);
     return { row: row!, started: { row: row!, agent, history: (await history)! } };
   });

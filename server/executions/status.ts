@@ -1,8 +1,9 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { queryRows } from '../../db/rows';
+import { intArray, queryRows, textArray } from '../../db/rows';
 import { conversations, executionEvents, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
 import { emit } from '../events/emit';
+import { limitOf, lockTenant, type Tenant } from './admission';
 import type { ExecutionView } from './schemas';
 
 // The one module that moves an execution through its states (DESIGN.md 6.2):
@@ -49,51 +50,101 @@ export function executionView(row: ExecutionRow): ExecutionView {
 const notifyEvents = (id: string, seq: number, final = false) => sql`select pg_notify('aas_execution', ${`${id}:${seq}${final ? ':final' : ''}`})`;
 
 /**
- * A worker takes a queued execution: `running`, attempt + 1, first heartbeat, and the
- * `execution.started` event. Null when it is not queued (cancelled meanwhile, or already taken).
- * `read` runs in the same transaction, pipelined with the event (the agent and the history the
- * run needs: one round trip for all of it).
+ * Sequence numbers a running worker may hand out ahead of the events it has written
+ * (docs/executions.md). Its events reach streams in its own process before they are written, so
+ * `event_seq` is kept this far ahead of them: a terminal event written by anyone else (a cancel,
+ * the worker_lost sweeper) takes `event_seq + 1` and so sorts after every event already sent.
  */
-export async function claim<T>(db: Db, id: string, read: (tx: Db, row: ExecutionRow) => Promise<T>): Promise<{ row: ExecutionRow; read: T } | null> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(executions)
-      .set({
-        status: 'running',
-        attempt: sql`${executions.attempt} + 1`,
-        startedAt: sql`now()`,
-        heartbeatAt: sql`now()`,
-        eventSeq: sql`${executions.eventSeq} + 1`,
-      })
-      .where(and(eq(executions.id, id), eq(executions.status, 'queued')))
-      .returning();
-    if (!row) return null;
-    const [, got] = await Promise.all([recordStarted(tx, row), read(tx, row)]);
-    return { row, read: got };
-  });
-}
+export const RESERVE = 10_000;
 
-/** The values of an execution that starts running as it is created (no job: see `startExecution`). */
-export const runningFromStart = { status: 'running', attempt: 1, startedAt: sql`now()`, heartbeatAt: sql`now()`, eventSeq: 1 } as const;
+/** The columns that start a run: running, a new attempt, the first heartbeat, the sequence reserved. */
+export const startFields = {
+  status: 'running',
+  attempt: sql`${executions.attempt} + 1`,
+  startedAt: sql`now()`,
+  heartbeatAt: sql`now()`,
+  eventSeq: sql`${executions.eventSeq} + ${1 + RESERVE}::int`,
+} as const;
 
-/** Appends a just-started execution's `execution.started` event and signals it (in the transaction that started it). */
+/** The same for an execution that starts running as it is created (in place). */
+export const createdRunning = { status: 'running', attempt: 1, startedAt: sql`now()`, heartbeatAt: sql`now()`, eventSeq: 1 + RESERVE } as const;
+
+/** The sequence number of a just-started execution's `execution.started` event. */
+export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
+
+/** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
   const view = executionView(row);
+  const seq = startedSeq(row);
   return Promise.all([
-    tx.insert(executionEvents).values({ executionId: row.id, seq: row.eventSeq, type: 'execution.started', data: { execution: view } }).execute(),
-    tx.execute(notifyEvents(row.id, row.eventSeq)),
+    tx.insert(executionEvents).values({ executionId: row.id, seq, type: 'execution.started', data: { execution: view } }).execute(),
+    tx.execute(notifyEvents(row.id, seq)),
     emit(tx, row, 'execution.started', view),
   ]);
 }
 
-/** Renews the worker's heartbeat; false when the run is no longer its own (cancelled, or declared lost). */
-export async function heartbeat(db: Db, id: string, attempt: number): Promise<boolean> {
-  const rows = await db
-    .update(executions)
-    .set({ heartbeatAt: sql`now()` })
-    .where(and(eq(executions.id, id), eq(executions.status, 'running'), eq(executions.attempt, attempt)))
-    .returning({ id: executions.id });
-  return rows.length > 0;
+/**
+ * Starts queued runs: up to `count` of each tenant, its oldest first, never past its
+ * concurrency limit (counted under its admission lock, so exact across processes), all in one
+ * transaction with their `execution.started` events. `read` runs in the same transaction,
+ * pipelined with the events (what the runs need: agents, histories). Returns the started rows.
+ */
+export async function claimQueued<T>(
+  db: Db,
+  grants: { tenant: Tenant; count: number }[],
+  read: (tx: Db, rows: ExecutionRow[]) => Promise<T>,
+): Promise<{ rows: ExecutionRow[]; read: T } | null> {
+  if (grants.length === 0) return null;
+  // One lock order for every claimer: no deadlock between two of them.
+  const sorted = [...grants].sort((a, b) => tenantKey(a.tenant).localeCompare(tenantKey(b.tenant)));
+  return db.transaction(async (tx) => {
+    const claims = sorted.map(({ tenant: t, count }) => {
+      const lock = lockTenant(tx, t);
+      const rows = tx
+        .update(executions)
+        .set(startFields)
+        .where(
+          sql`${executions.id} in (
+            select id from executions
+            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued'
+            order by id
+            limit greatest(0, least(${count}::int,
+              (select ${limitOf('w')} from workspaces w where w.id = ${t.workspaceId})
+              - (select count(*) from executions r where r.workspace_id = ${t.workspaceId} and r.environment = ${t.environment} and r.status = 'running')))
+            for update skip locked)`,
+        )
+        .returning()
+        .execute();
+      return lock.then(() => rows);
+    });
+    const rows = (await Promise.all(claims)).flat();
+    if (rows.length === 0) return { rows, read: await read(tx, rows) };
+    const [got] = await Promise.all([read(tx, rows), ...rows.map((row) => recordStarted(tx, row))]);
+    return { rows, read: got };
+  });
+}
+
+const tenantKey = (t: Tenant) => `${t.workspaceId}:${t.environment}`;
+
+export interface RunRef {
+  id: string;
+  attempt: number;
+}
+
+/**
+ * Renews the heartbeat of every run a process holds, in one statement. Returns the ids that are
+ * still its own; the others were cancelled or declared lost (their worker aborts them).
+ */
+export async function heartbeat(db: Db, runs: RunRef[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set();
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update executions e set heartbeat_at = now()
+        from unnest(${textArray(runs.map((r) => r.id))}, ${intArray(runs.map((r) => r.attempt))}) as mine(id, attempt)
+        where e.id = mine.id and e.attempt = mine.attempt and e.status = 'running'
+        returning e.id`,
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface RunEvent {
@@ -101,23 +152,28 @@ export interface RunEvent {
   data: Record<string, unknown>;
 }
 
+/** An event of a run with the sequence number its worker gave it. */
+export interface SeqEvent extends RunEvent {
+  seq: number;
+}
+
 /**
- * Appends events of a running execution in one statement (sequence numbers from the row's
- * counter, then one NOTIFY). False when the worker's attempt no longer owns the run: nothing is written.
+ * Writes events of a running execution in one statement (with their sequence numbers, then one
+ * NOTIFY), moving the reservation up to `reserveTo`. False when the worker's attempt no longer
+ * owns the run: nothing is written.
  */
-export async function appendEvents(db: Db, id: string, attempt: number, events: RunEvent[]): Promise<boolean> {
+export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number): Promise<boolean> {
   if (events.length === 0) return true;
-  const n = events.length;
   const rows = await queryRows<{ last: number }>(
     db,
     sql`with s as (
-      update executions set event_seq = event_seq + ${n}::int
+      update executions set event_seq = greatest(event_seq, ${reserveTo}::int)
       where id = ${id} and status = 'running' and attempt = ${attempt}::int
-      returning event_seq
+      returning id
     ), ins as (
       insert into execution_events (execution_id, seq, type, data)
-      select ${id}, s.event_seq - ${n}::int + e.ord::int, e.value->>'type', e.value->'data'
-      from s, json_array_elements(${JSON.stringify(events)}::json) with ordinality as e(value, ord)
+      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data'
+      from s, json_array_elements(${JSON.stringify(events)}::json) as e(value)
       returning seq
     )
     select max(seq) as last, pg_notify('aas_execution', ${id} || ':' || max(seq)) from ins having max(seq) is not null`,
@@ -142,12 +198,20 @@ export interface FinishGuard {
   attempt?: number;
 }
 
+/** A worker's own end: the events it has not written yet (with their numbers) and the terminal event's number. */
+export interface RunTail {
+  pending: SeqEvent[];
+  terminalSeq: number;
+}
+
 /**
  * Moves an execution to a final state, appends the terminal event (carrying the execution),
  * frees its conversation and signals it, all in one transaction (`db` may be one already).
- * `pending`: events of the run not written yet, appended before the terminal one. `extra` runs
- * inside the transaction, pipelined with the rest (messages of a succeeded run, the job's
- * completion). Null when the guard did not hold.
+ * `run`: a worker's own end (its unwritten events, appended before the terminal one, and the
+ * terminal event's number); anyone else's terminal event takes `event_seq + 1`. `extra` runs
+ * inside the transaction, pipelined with the rest (messages of a succeeded run). When the
+ * execution held a slot, its workspace's next queued run is announced. Null when the guard did
+ * not hold.
  */
 export async function finish(
   db: Db,
@@ -155,8 +219,9 @@ export async function finish(
   outcome: Outcome,
   guard: FinishGuard,
   extra?: (tx: Db, row: ExecutionRow) => Promise<unknown>,
-  pending: RunEvent[] = [],
+  run?: RunTail,
 ): Promise<ExecutionRow | null> {
+  const pending = run?.pending ?? [];
   return db.transaction(async (tx) => {
     const conditions = [eq(executions.id, id), inArray(executions.status, [...guard.from])];
     if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
@@ -165,7 +230,7 @@ export async function finish(
       .set({
         status: outcome.status,
         completedAt: sql`now()`,
-        eventSeq: sql`${executions.eventSeq} + ${pending.length + 1}::int`,
+        eventSeq: run ? sql`${run.terminalSeq}::int` : sql`${executions.eventSeq} + 1`,
         ...(outcome.output !== undefined ? { output: outcome.output } : {}),
         ...(outcome.steps ? { steps: outcome.steps } : {}),
         ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
@@ -176,14 +241,13 @@ export async function finish(
       .where(and(...conditions))
       .returning();
     if (!row) return null;
-    const first = row.eventSeq - pending.length;
     const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
       tx
         .insert(executionEvents)
         .values([
-          ...pending.map((e, i) => ({ executionId: id, seq: first + i, type: e.type, data: e.data })),
+          ...pending.map((e) => ({ executionId: id, seq: e.seq, type: e.type, data: e.data })),
           { executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: view } },
         ])
         .execute(),
@@ -196,10 +260,16 @@ export async function finish(
       extra?.(tx, row),
       tx.execute(notifyEvents(id, row.eventSeq, true)),
       outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
+      row.startedAt ? tx.execute(announceQueued(row)) : null,
     ]);
     return row;
   });
 }
+
+/** Wakes the workers when the tenant has queued runs (one of its slots just freed). */
+export const announceQueued = (t: { workspaceId: string; environment: string }) =>
+  sql`select pg_notify('aas_jobs', 'executions') where exists (
+        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued')`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
 export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE });

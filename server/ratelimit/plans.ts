@@ -11,3 +11,15 @@ export function limitsFor(plan: Plan, customRpm: number | null) {
   const base = PLAN_LIMITS[plan];
   return plan === 'enterprise' && customRpm ? { ...base, perMinute: customRpm } : base;
 }
+
+// Executions running at once per workspace and environment (docs/concurrency.md); the rest wait
+// `queued`. Enterprise: 100 unless the operator sets another number (`admin set-plan --concurrency N`).
+export const PLAN_CONCURRENCY: Record<Plan, number> = {
+  starter: 5,
+  professional: 25,
+  enterprise: 100,
+};
+
+export function concurrencyFor(plan: Plan, customConcurrency: number | null): number {
+  return plan === 'enterprise' && customConcurrency ? customConcurrency : PLAN_CONCURRENCY[plan];
+}

@@ -35,7 +35,7 @@ type Settle = (status: number, body: string) => Promise<void>;
 type Tracked = ServerResponse & { [SETTLE]?: Settle };
 
 /** Replays a stored marker (`{"$stream": id}`, `{"$wait": id}`): the route that stored it knows how. */
-export type MarkerReplay = (res: ServerResponse, marker: Record<string, string>) => Promise<void>;
+export type MarkerReplay = (res: ServerResponse, marker: Record<string, string>, key: VerifiedKey) => Promise<void>;
 
 export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const value = req.headers['idempotency-key'];
@@ -165,7 +165,7 @@ export async function withIdempotency(
       if (body === null) throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
       res.setHeader('Idempotent-Replayed', 'true');
       const marker = body.startsWith('{"$') ? (JSON.parse(body) as Record<string, string>) : null;
-      if (marker && ('$stream' in marker || '$wait' in marker)) return opts.replayMarker(res, marker);
+      if (marker && ('$stream' in marker || '$wait' in marker)) return opts.replayMarker(res, marker, key);
       res.statusCode = existing.responseStatus;
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.end(body);

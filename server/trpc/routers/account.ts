@@ -5,7 +5,7 @@ import { changePassword, getWorkspace, signUp } from '../../auth/users';
 import { ApiError } from '../../errors';
 import { SCOPE_TABLE } from '../../keys/scopes';
 import { peekRuntime } from '../../runtime';
-import { limitsFor } from '../../ratelimit/plans';
+import { concurrencyFor, limitsFor } from '../../ratelimit/plans';
 import { publicProcedure, router, userProcedure } from '../init';
 
 const password = z.string().min(8, 'Use at least 8 characters').max(200);
@@ -69,7 +69,7 @@ export const accountRouter = router({
         id: ws.id,
         name: ws.name,
         plan: ws.plan,
-        limits: limitsFor(ws.plan, ws.customRpm),
+        limits: { ...limitsFor(ws.plan, ws.customRpm), concurrency: concurrencyFor(ws.plan, ws.customConcurrency) },
       },
     };
   }),

@@ -1,4 +1,3 @@
-import { getRuntime } from '../../runtime';
 import { cancelExecution, deleteConversation, getConversation, getExecution, listExecutions, startExecution } from '../../executions/service';
 import {
   conversationSchema,
@@ -61,7 +60,7 @@ export const executionsRouter = router({
     .output(executionSchema)
     .mutation(async ({ ctx, input }) => {
       const { agentId, ...rest } = input;
-      const { row } = await startExecution(ctx.db, getRuntime().jobs, ctx.actor, agentId, rest);
+      const { row } = await startExecution(ctx.db, ctx.actor, agentId, rest);
       return executionView(row);
     }),
 });

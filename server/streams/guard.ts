@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { queryRows, textArray } from '../../db/rows';
+import { ApiError } from '../errors';
+import { log } from '../log';
+
+// Requests that hold a connection for long (docs/concurrency.md): event streams, per API key
+// and per dashboard session, and `wait: true` requests.
+//   - at most MAX_STREAMS open streams per key or session, and MAX_PER_WORKSPACE long requests
+//     (streams and waits) per workspace, counted over every process: each holds a lease row
+//     (stream_leases) taken under the workspace's advisory lock; its process renews its leases
+//     every RENEW_MS and deletes each as the request ends; a process that died leaves leases
+//     that expire after LEASE_SECONDS;
+//   - a stream ends within seconds of its key's revocation or expiry, or its session's end: every
+//     CHECK_MS the process looks up the holders of its open streams (one query each kind).
+
+export const MAX_STREAMS = 100;
+export const MAX_PER_WORKSPACE = 1_000;
+const LEASE_SECONDS = 30;
+const RENEW_MS = 10_000;
+const CHECK_MS = 2_000;
+
+/** Who holds a long request: a key's or a session's event stream, or a key's `wait: true`. */
+export type Holder = { kind: 'key' | 'session' | 'wait'; id: string; workspaceId: string };
+
+const holderKey = (h: Holder) => `${h.kind}:${h.id}`;
+
+export interface OpenStream {
+  /** Aborted when the holder is no longer valid (revoked, expired, signed out). */
+  signal: AbortSignal;
+  /** Gives the lease back (idempotent). */
+  close(): void;
+}
+
+export class StreamGuard {
+  private readonly process = randomUUID();
+  private readonly open = new Map<string, { holder: Holder; streams: Set<{ lease: string; controller: AbortController }> }>();
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  start(): void {
+    const renew = setInterval(() => void this.renew(), RENEW_MS);
+    const check = setInterval(() => void this.check(), CHECK_MS);
+    for (const t of [renew, check]) t.unref();
+    this.timers.push(renew, check);
+  }
+
+  /**
+   * Opens a long request for `holder`: 429 when its key or session has MAX_STREAMS event
+   * streams open already (waits are not counted there), or its workspace MAX_PER_WORKSPACE long
+   * requests.
+   */
+  async acquire(holder: Holder): Promise<OpenStream> {
+    const key = holderKey(holder);
+    const lease = randomUUID();
+    const perHolder = holder.kind === 'wait' ? MAX_PER_WORKSPACE : MAX_STREAMS;
+    const [row] = await this.db.transaction(async (tx) => {
+      const [, , rows] = await Promise.all([
+        tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0))`),
+        tx.execute(sql`delete from stream_leases where workspace_id = ${holder.workspaceId} and expires_at < now()`),
+        queryRows<{ taken: boolean; holder: boolean }>(
+          tx,
+          sql`with counts as (
+                select count(*) filter (where holder = ${key}) < ${perHolder} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
+                from stream_leases where workspace_id = ${holder.workspaceId}
+              ), ins as (
+                insert into stream_leases (id, holder, workspace_id, process, expires_at)
+                select ${lease}, ${key}, ${holder.workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
+                from counts where counts.holder and counts.workspace
+                returning id
+              )
+              select exists (select 1 from ins) as taken, counts.holder from counts`,
+        ),
+      ]);
+      return rows;
+    });
+    if (!row?.taken) {
+      const who = holder.kind === 'key' ? 'this API key' : holder.kind === 'session' ? 'this dashboard session' : '';
+      const message =
+        who && !row?.holder
+          ? `Too many open event streams for ${who} (at most ${MAX_STREAMS}); close one first`
+          : `Too many open event streams and waiting requests for this workspace (at most ${MAX_PER_WORKSPACE}); close one first`;
+      throw new ApiError('rate_limit_exceeded', message, { headers: { 'Retry-After': '1' } });
+    }
+    let entry = this.open.get(key);
+    if (!entry) this.open.set(key, (entry = { holder, streams: new Set() }));
+    const stream = { lease, controller: new AbortController() };
+    entry.streams.add(stream);
+    let closed = false;
+    return {
+      signal: stream.controller.signal,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        entry.streams.delete(stream);
+        if (entry.streams.size === 0) this.open.delete(key);
+        this.db.execute(sql`delete from stream_leases where id = ${lease}`).catch((err: unknown) => log.warn({ err }, 'could not give a stream lease back'));
+      },
+    };
+  }
+
+  /** Open streams of this process (tests, the benchmark). */
+  get size(): number {
+    let n = 0;
+    for (const e of this.open.values()) n += e.streams.size;
+    return n;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.open.size === 0) return;
+    await this.db
+      .execute(sql`update stream_leases set expires_at = now() + ${`${LEASE_SECONDS} seconds`}::interval where process = ${this.process}`)
+      .catch((err: unknown) => log.warn({ err }, 'could not renew stream leases'));
+  }
+
+  /** Ends the streams whose key or session is no longer valid. */
+  private async check(): Promise<void> {
+    if (this.open.size === 0) return;
+    const ids = (kind: Holder['kind']) => [...this.open.values()].filter((e) => e.holder.kind === kind).map((e) => e.holder.id);
+    // Waits end on their own (the agent's timeout); streams end with their key or session.
+    const keyIds = ids('key');
+    const sessionIds = ids('session');
+    try {
+      const [keys, sessions] = await Promise.all([
+        keyIds.length
+          ? queryRows<{ id: string }>(this.db, sql`select id from api_keys where id = any(${textArray(keyIds)}) and revoked_at is null and (expires_at is null or expires_at > now())`)
+          : [],
+        sessionIds.length
+          ? queryRows<{ id: string }>(this.db, sql`select id from user_sessions where id = any(${textArray(sessionIds)}) and revoked_at is null and expires_at > now()`)
+          : [],
+      ]);
+      const valid = new Set([...keys.map((k) => `key:${k.id}`), ...sessions.map((s) => `session:${s.id}`)]);
+      for (const [key, entry] of this.open) {
+        if (entry.holder.kind === 'wait' || valid.has(key)) continue;
+        for (const s of entry.streams) s.controller.abort();
+      }
+    } catch (err) {
+      log.warn({ err }, 'could not check the holders of open streams');
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    await this.db.execute(sql`delete from stream_leases where process = ${this.process}`).catch(() => {});
+  }
+}

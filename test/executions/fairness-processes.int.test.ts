@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../../db/client';
+import { queryRows } from '../../db/rows';
+import type { Plan } from '../../db/schema';
+import { createUser, setWorkspacePlan } from '../../server/auth/users';
+import { SCOPES } from '../../server/keys/scopes';
+import { createKey } from '../../server/keys/service';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+
+// Concurrency limits and fairness hold across processes (docs/concurrency.md): one web process
+// that runs no workers and two worker processes of 3 slots each, on one PostgreSQL database.
+// A starter workspace never has more than 5 running at once, whichever worker runs them, and a
+// workspace with a backlog over both workers holds back another's next run by one slot's
+// turnover at most.
+
+const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
+const LONG = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+
+describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
+  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: Database;
+  let web: Proc;
+  let workers: Proc[] = [];
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-fair-'));
+
+  const call = async <T>(key: string, method: string, p: string, body?: unknown) => {
+    const res = await fetch(web.url + p, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  async function tenant(plan: Plan, customConcurrency: number | null = null) {
+    const m = await createUser(database.db, { email: `fair-${Math.random().toString(36).slice(2)}@example.test` });
+    await setWorkspacePlan(database.db, m.workspaceId, plan, plan === 'enterprise' ? 100_000 : null, customConcurrency);
+    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+    const key = (await createKey(database.db, actor, { name: 'fair', scopes: [...SCOPES] })).key;
+    const agent = await call<{ id: string }>(key, 'POST', '/v1/agents', { name: 'slow', model: 'sandbox/slow' });
+    assert.equal(agent.status, 201);
+    return { key, workspaceId: m.workspaceId, agentId: agent.body.id };
+  }
+  type Tenant = Awaited<ReturnType<typeof tenant>>;
+  const start = async (t: Tenant, input: string) => {
+    const res = await call<{ id: string }>(t.key, 'POST', `/v1/agents/${t.agentId}/execute`, { input });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    return res.body.id;
+  };
+  const count = async (workspaceId: string, status: string) =>
+    (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from executions where workspace_id = ${workspaceId} and status = ${status}`))[0]!.n;
+  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  before(async () => {
+    pg = await createTestDatabase();
+    const env = { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: 'warn', EXECUTION_CONCURRENCY: '3' };
+    web = await startProcess({ ...env, RUN_WORKERS: 'false' });
+    await waitReady(web);
+    workers = await Promise.all([startWorker(env), startWorker(env)]);
+    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
+  });
+
+  after(async () => {
+    await Promise.all([web, ...workers].filter(Boolean).map(stop));
+    await database?.close();
+    await pg?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a starter workspace never runs more than 5 at once over both workers', async () => {
+    const t = await tenant('starter');
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => start(t, `run ${i} a b c`)));
+    let most = 0;
+    await until('all 12 finished', async () => {
+      most = Math.max(most, await count(t.workspaceId, 'running'));
+      return (await count(t.workspaceId, 'succeeded')) === ids.length;
+    }, 30_000);
+    assert.equal(most, 5, `at most 5 at once (saw ${most})`);
+  });
+
+  it("a backlog over both workers holds back another workspace's next run by one slot's turnover at most", async () => {
+    const a = await tenant('enterprise');
+    const b = await tenant('enterprise');
+    const backlog: string[] = [];
+    for (let i = 0; i < 12; i++) backlog.push(await start(a, `${i} ${LONG}`));
+    await until('6 of A running (every slot of both workers)', async () => (await count(a.workspaceId, 'running')) === 6);
+    const mine = await start(b, LONG);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await count(b.workspaceId, 'running'), 0, 'no slot is free yet');
+    const [first] = await queryRows<{ id: string }>(database.db, sql`select id from executions where workspace_id = ${a.workspaceId} and status = 'running' limit 1`);
+    assert.equal((await call(a.key, 'POST', `/v1/executions/${first!.id}/cancel`)).status, 200);
+    await until("B's run takes the freed slot", async () => (await count(b.workspaceId, 'running')) === 1);
+    assert.equal(await count(a.workspaceId, 'running'), 5, "A's queued runs did not take it");
+    await Promise.all([...backlog, mine].map((id) => call(id === mine ? b.key : a.key, 'POST', `/v1/executions/${id}/cancel`)));
+  });
+});

@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { Agent, request } from 'undici';
+import { expectError, expectStatus } from '../expect';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { createAgent, execute, parseSse, waitFor } from './helpers';
+
+// What one tenant's streams may hold (docs/concurrency.md): at most 100 open event streams per
+// API key and per dashboard session (429 beyond), ended within seconds when the key is revoked
+// or the session ends; a client that stops reading is dropped without the server buffering the
+// execution for it; and streams of one process share one read of each event.
+
+let api: TestServer;
+let fake: FakeOpenAI;
+const LONG = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+/** Enough sockets for the tests' many open streams. */
+const dispatcher = new Agent({ connections: 400, keepAliveTimeout: 1_000 });
+
+before(async () => {
+  fake = await startFakeOpenAI();
+  api = await startServer({ env: { STREAM_STALL_SECONDS: '1', OPENAI_COMPATIBLE_BASE_URL: fake.url, TEST_MODE_REAL_MODELS: 'true' } });
+});
+after(async () => {
+  await dispatcher.close();
+  await api?.close();
+  await fake?.close();
+});
+
+/** Opens a stream; the body is read (and dropped) in the background until `close()`. */
+async function open(key: string, path: string) {
+  const controller = new AbortController();
+  const res = await request(`${api.url}${path}`, { dispatcher, headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  let ended = false;
+  let text = '';
+  const done = (async () => {
+    try {
+      for await (const chunk of res.body) text += (chunk as Buffer).toString();
+    } catch {
+      // aborted by us, or dropped by the server
+    }
+    ended = true;
+  })();
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    get ended() {
+      return ended;
+    },
+    get text() {
+      return text;
+    },
+    done,
+    close: () => controller.abort(),
+  };
+}
+type Open = Awaited<ReturnType<typeof open>>;
+
+async function longRun(k: SeededKey): Promise<string> {
+  const agentId = await createAgent(api, k.key, { model: 'sandbox/slow' });
+  const res = await execute(api, k.key, agentId, { input: LONG });
+  expectStatus(res, 202);
+  return res.body.id;
+}
+const cancel = (k: SeededKey, id: string) => api.request('POST', `/v1/executions/${id}/cancel`, { key: k.key });
+
+describe('open streams per key', () => {
+  it('at most 100 per key: the 101st is 429 with Retry-After, execute with stream too; another key still streams; closing one frees a place', async () => {
+    const k = await api.seed.key({ ...UNLIMITED });
+    const id = await longRun(k);
+    const streams: Open[] = [];
+    for (let i = 0; i < 100; i++) {
+      const s = await open(k.key, `/v1/executions/${id}/stream`);
+      assert.equal(s.status, 200, `stream ${i + 1}`);
+      streams.push(s);
+    }
+    const refused = await api.request('GET', `/v1/executions/${id}/stream`, { key: k.key });
+    const err = expectError(refused, 429, 'rate_limit_exceeded');
+    assert.match(err.message, /100/);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    const agentId = await createAgent(api, k.key);
+    const before = (await api.query<{ n: number }>(sql`select count(*)::int as n from executions where agent_id = ${agentId}`))[0]!.n;
+    expectError(await execute(api, k.key, agentId, { input: 'one more', stream: true }), 429, 'rate_limit_exceeded');
+    assert.equal((await api.query<{ n: number }>(sql`select count(*)::int as n from executions where agent_id = ${agentId}`))[0]!.n, before, 'nothing was created');
+
+    const peer = await api.seed.key({ workspace: k.workspace, environment: k.environment });
+    const theirs = await open(peer.key, `/v1/executions/${id}/stream`);
+    assert.equal(theirs.status, 200, 'the limit is per key');
+    theirs.close();
+
+    streams.pop()!.close();
+    let again: Open | undefined;
+    for (let i = 0; i < 100 && again?.status !== 200; i++) {
+      again?.close();
+      again = await open(k.key, `/v1/executions/${id}/stream`);
+      if (again.status !== 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(again!.status, 200, 'a closed stream gives its place back');
+    again!.close();
+    for (const s of streams) s.close();
+    await cancel(k, id);
+  });
+});
+
+describe('revocation', () => {
+  it("a key's open streams end within 5 s of its revocation", async () => {
+    const admin = await api.seed.key({ ...UNLIMITED });
+    const k = await api.seed.key({ workspace: admin.workspace, environment: admin.environment });
+    const id = await longRun(admin);
+    const streams = await Promise.all([0, 1, 2].map(() => open(k.key, `/v1/executions/${id}/stream`)));
+    assert.ok(streams.every((s) => s.status === 200));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(streams.every((s) => !s.ended), 'open while the key is valid');
+    const t0 = Date.now();
+    expectStatus(await api.request('DELETE', `/v1/keys/${k.id}`, { key: admin.key }), 200);
+    await Promise.all(streams.map((s) => s.done));
+    const took = Date.now() - t0;
+    assert.ok(took < 5_000, `ended ${took} ms after the revocation`);
+    // The run itself goes on: revoking a key is not cancelling its work.
+    assert.equal((await api.request<{ status: string }>('GET', `/v1/executions/${id}`, { key: admin.key })).body.status, 'running');
+    await cancel(admin, id);
+  });
+});
+
+describe('dashboard sessions', () => {
+  it('at most 100 open streams per session; they end within 5 s when the session ends', async () => {
+    const { dashboardStream } = await import('../../server/executions/dashboard-stream');
+    const { startSession, endSession } = await import('../../server/auth/sessions');
+    const { getRuntime } = await import('../../server/runtime');
+    const { live, streams } = getRuntime();
+    const k = await api.seed.key({ ...UNLIMITED });
+    const id = await longRun(k);
+    const sessionId = await startSession(api.db, k.workspace.userId);
+    const actor = { kind: 'user' as const, userId: k.workspace.userId, sessionId, workspaceId: k.workspace.id, environment: k.environment, scopes: k.scopes };
+    const follow = () => dashboardStream({ db: api.db, live, streams, actor, executionId: id, afterSeq: 0 });
+    const responses: Response[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await follow();
+      assert.equal(res.status, 200, `stream ${i + 1}`);
+      responses.push(res);
+    }
+    const refused = await follow();
+    assert.equal(refused.status, 429);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'rate_limit_exceeded');
+    const reading = responses.slice(0, 3).map((r) => r.text());
+    const t0 = Date.now();
+    await endSession(api.db, sessionId);
+    await Promise.all(reading);
+    assert.ok(Date.now() - t0 < 5_000, `ended ${Date.now() - t0} ms after sign-out`);
+    await Promise.all(responses.slice(3).map((r) => r.body?.cancel()));
+    await cancel(k, id);
+  });
+});
+
+describe('a client that stops reading', () => {
+  it('is dropped after STREAM_STALL_SECONDS, and the server does not buffer the execution for it', async () => {
+    // A live execution of about 6 MB of events (a 2 MB answer, twice more in the terminal event).
+    const k = await api.seed.key({ ...UNLIMITED, environment: 'live' });
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    fake.set({ reply: () => big });
+    const agentId = await createAgent(api, k.key, { model: 'openai-compatible/big' });
+    const res = await execute(api, k.key, agentId, { input: 'a big answer please', wait: true });
+    fake.reset();
+    expectStatus(res, 200);
+    assert.equal(res.body.output?.length, big.length);
+
+    const port = Number(new URL(api.url).port);
+    // What the process holds on to (after a collection), not garbage waiting for one.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const base = heap();
+    let peak = base;
+    const sampler = setInterval(() => (peak = Math.max(peak, heap())), 200);
+    // 16 clients ask for the stream and never read a byte of it.
+    const sockets = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        new Promise<net.Socket>((resolve) => {
+          const s = net.connect(port, '127.0.0.1', () => {
+            s.write(`GET /v1/executions/${res.body.id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k.key}\r\n\r\n`);
+            s.pause();
+            resolve(s);
+          });
+          s.on('error', () => {});
+        }),
+      ),
+    );
+    const t0 = Date.now();
+    // The server's side: its open streams of this key (a paused client does not see the drop).
+    const open = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from stream_leases where holder = ${`key:${k.id}`}`))[0]!.n;
+    let seen = 0;
+    while (Date.now() - t0 < 30_000) {
+      const n = await open();
+      seen = Math.max(seen, n);
+      if (seen > 0 && n === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    clearInterval(sampler);
+    const took = Date.now() - t0;
+    assert.equal(await open(), 0, `all dropped (after ${took} ms)`);
+    // Each client was answered (what it never read is still in its socket): a stream, then dropped.
+    const received = await Promise.all(
+      sockets.map(
+        (s) =>
+          new Promise<string>((resolve) => {
+            let head = '';
+            s.on('data', (d: Buffer) => void (head.length < 100 && (head += d.toString('latin1'))));
+            s.once('close', () => resolve(head));
+            s.resume();
+          }),
+      ),
+    );
+    for (const head of received) assert.match(head, /^HTTP\/1\.1 200/);
+    const grew = (peak - base) / 1024 / 1024;
+    // Buffering the stream for every client would hold 16 × 6 MB.
+    assert.ok(grew < 40, `memory held grew by ${grew.toFixed(0)} MB`);
+  });
+});
+
+describe('one read per process', () => {
+  it('30 streams of one run cost no database read per stream per event', async () => {
+    const k = await api.seed.key({ ...UNLIMITED });
+    const agentId = await createAgent(api, k.key, { model: 'sandbox/slow' });
+    const started = await execute(api, k.key, agentId, { input: 'a b c d e f g h' });
+    expectStatus(started, 202);
+    const reads = async () =>
+      (await api.query<{ n: number }>(sql`select (coalesce(idx_scan, 0) + coalesce(seq_scan, 0))::int as n from pg_stat_user_tables where relname = 'execution_events'`))[0]?.n ?? 0;
+    const before = await reads();
+    const streams = await Promise.all(Array.from({ length: 30 }, () => open(k.key, `/v1/executions/${started.body.id}/stream`)));
+    await Promise.all(streams.map((s) => s.done));
+    await waitFor(api, k.key, started.body.id);
+    for (const s of streams) {
+      const events = parseSse(s.text);
+      assert.equal(events.at(-1)?.event, 'execution.succeeded');
+      assert.deepEqual(events.map((e) => e.id), [...events.map((e) => e.id)].sort((a, b) => a - b), 'in order');
+    }
+    await new Promise((r) => setTimeout(r, 600)); // statistics are reported up to half a second late
+    const used = (await reads()) - before;
+    // Before: every stream read the table on every signal (30 streams × ~10 batches).
+    assert.ok(used < 30, `${used} reads of execution_events for 30 streams`);
+  });
+});
