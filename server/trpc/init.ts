@@ -7,7 +7,8 @@ import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus }
 import type { Scope } from '../keys/scopes';
 import type { RateLimits } from '../ratelimit';
 import { chargeDashboardMutation } from '../ratelimit/dashboard';
-import { findNul, inputError } from './input-errors';
+import { badTextError, findBadText } from '../text-input';
+import { inputError } from './input-errors';
 
 export interface Context {
   requestId: string;
@@ -91,20 +92,20 @@ const apiErrors = t.middleware(async ({ next, getRawInput }) => {
   return result;
 });
 
-/** No field may hold a NUL character: refused as bad input on every procedure, never a 500. */
-const noNul = t.middleware(async ({ next, getRawInput }) => {
-  const param = findNul(await getRawInput().catch(() => undefined));
-  if (param !== null) {
-    throw toTRPCError(
-      new ApiError('invalid_parameter', `'${param || 'input'}' must not contain NUL characters`, param ? { param } : {}),
-    );
-  }
+/**
+ * Every string and key of the input must be text PostgreSQL can store — well-formed Unicode,
+ * no NUL (server/text-input.ts) — on every procedure of both faces: invalid_parameter with the
+ * field's path, never a 500 from the database.
+ */
+const storableText = t.middleware(async ({ next, getRawInput }) => {
+  const found = findBadText(await getRawInput().catch(() => undefined));
+  if (found) throw toTRPCError(badTextError(found));
   return next();
 });
 
 const base = t.procedure.use(apiErrors);
 
-export const publicProcedure = base.use(noNul);
+export const publicProcedure = base.use(storableText);
 
 /**
  * The dashboard's mutations count against the workspace's plan, per environment, as a key's
@@ -133,7 +134,7 @@ export const apiProcedure = base
     if (meta?.scope && !ctx.actor.scopes.includes(meta.scope)) throw toTRPCError(insufficientScope(meta.scope));
     return next();
   })
-  .use(noNul);
+  .use(storableText);
 
 /** Dashboard only: a signed-in user. */
 export const userProcedure = base.use(({ ctx, next }) => {
@@ -142,4 +143,4 @@ export const userProcedure = base.use(({ ctx, next }) => {
     throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
   }
   return next({ ctx: { ...ctx, actor } });
-}).use(noNul);
+}).use(storableText);
