@@ -13,9 +13,13 @@ import { startProcess, stop, waitReady, type Proc } from './processes';
 
 // Two real server processes on one PostgreSQL database: revocation is seen at once by the other
 // process, and a key's rate limit is exact across both (DESIGN.md 2, 4, 8) — with the counters in
-// Redis, and in PostgreSQL when there is no Redis.
+// Redis, and in PostgreSQL when there is no Redis — even behind an address that keyless requests
+// put over its per-address limit (20 a minute here).
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The per-address counter of the test client (both processes see 127.0.0.1). */
+const ADDRESS_COUNTER = 'rl:addr:min:127.0.0.1';
 
 const TOPOLOGIES = [
   { store: 'redis', env: { REDIS_URL } },
@@ -34,7 +38,7 @@ for (const topology of TOPOLOGIES) {
     const keyIds: string[] = [];
 
     const startPgProcess = (databaseUrl: string) =>
-      startProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', AUTH_SECRET: TEST_AUTH_SECRET, ...topology.env });
+      startProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', AUTH_SECRET: TEST_AUTH_SECRET, RATE_LIMIT_ANON_PER_MINUTE: '20', ...topology.env });
 
     before(async () => {
       pg = await createTestDatabase();
@@ -49,7 +53,7 @@ for (const topology of TOPOLOGIES) {
       // Leave no counters behind in the shared Redis (the day windows would live 24 h).
       const redis = new Redis(REDIS_URL, { lazyConnect: true });
       await redis.connect();
-      if (keyIds.length > 0) await redis.del(...keyIds.flatMap((id) => [`rl:key:min:${id}`, `rl:key:day:${id}`]));
+      await redis.del(ADDRESS_COUNTER, ...keyIds.flatMap((id) => [`rl:key:min:${id}`, `rl:key:day:${id}`]));
       await redis.quit();
       await database?.close();
       await pg?.drop();
@@ -77,7 +81,8 @@ for (const topology of TOPOLOGIES) {
       }
     }
 
-    const get = (proc: Proc, key: string) => fetch(`${proc.url}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+    /** GET /v1/keys with a key, or with none (''). */
+    const get = (proc: Proc, key: string) => fetch(`${proc.url}/v1/keys`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
     it('a key revoked through one process is refused by the other on the very next request', async () => {
       const { actor, key: admin } = await seedKey();
@@ -109,6 +114,24 @@ for (const topology of TOPOLOGIES) {
       await Promise.all(responses.map((r) => r.body?.cancel()));
       // The counts live in the store this topology names (refused requests count in the minute too).
       assert.equal(await minuteCount(key.id), 100);
+    });
+
+    it('a starter key behind an address over its per-address limit still gets exactly its 60 (a NAT)', async () => {
+      if (topology.store === 'redis') {
+        const redis = new Redis(REDIS_URL);
+        await redis.del(ADDRESS_COUNTER).finally(() => redis.disconnect());
+      }
+      // A misconfigured script behind the same address: keyless requests to both processes.
+      const keyless = await Promise.all(Array.from({ length: 30 }, (_, i) => get(i % 2 === 0 ? a : b, '')));
+      // (The revocation test above spent two of the address's 20 in this window already.)
+      assert.ok(keyless.filter((r) => r.status === 429).length >= 10, 'the address is over its 20 across both processes');
+      const { key } = await seedKey(['keys:manage']);
+      const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => get(i % 2 === 0 ? a : b, key.key)));
+      const statuses = responses.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 200).length, 60, `statuses: ${statuses.join(',')}`);
+      for (const r of responses) assert.equal(r.headers.get('x-ratelimit-limit'), '60', 'the key\'s own limit');
+      await Promise.all([...keyless, ...responses].map((r) => r.body?.cancel()));
+      assert.equal((await get(a, '')).status, 429, 'keyless requests stay refused');
     });
   });
 }

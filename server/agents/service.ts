@@ -15,6 +15,7 @@ import { assertSafeKeys, METADATA_MAX_KEYS } from '../metadata';
 import { PROVIDERS, parseModel } from '../models/registry';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
+import { assertStorableText } from '../text-input';
 import { newToolSecret } from '../tools/http-tool';
 import { MAX_PARAMETERS_BYTES, type agentSchema, type createAgentInput, type createdAgentSchema, type ToolInput, type updateAgentInput } from './schemas';
 
@@ -76,14 +77,12 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
  * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
  * of their own. Refused: a metadata key named like an Object.prototype property or outside
  * 1–40 characters (param `metadata`); a `__proto__` key anywhere in a tool's `parameters`;
- * an object key holding a NUL character; and any string or key that is not well-formed
- * Unicode (a lone surrogate, which PostgreSQL's jsonb refuses), with the field's dotted path.
+ * and any string or key that is not storable text (NUL, a lone surrogate, which PostgreSQL's
+ * jsonb refuses: server/text-input.ts), with the field's dotted path.
  */
-/** In a `u` regex a surrogate pair is one code point: this matches only a lone surrogate. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 export function assertSafeAgentInput(raw: unknown): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  assertStorableText(raw);
   assertSafeKeys(raw, 'metadata');
   const metadata = (raw as Record<string, unknown>).metadata;
   if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
@@ -97,16 +96,10 @@ export function assertSafeAgentInput(raw: unknown): void {
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
     const param = path.join('.');
-    if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) throw invalid(param, `'${param}' is not valid Unicode text (it holds a lone surrogate)`);
-      continue;
-    }
     if (value === null || typeof value !== 'object') continue;
     // The field a bad key is reported on: the object holding it, or the tool's `parameters`.
     const owner = path[0] === 'tools' && path[2] === 'parameters' ? path.slice(0, 3).join('.') : param;
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\0')) throw invalid(owner, `'${owner || 'input'}' has a key with a NUL character`);
-      if (LONE_SURROGATE.test(key)) throw invalid(owner, `'${owner || 'input'}' has a key that is not valid Unicode text`);
       if (key === '__proto__' && owner.endsWith('.parameters')) throw invalid(owner, `'${owner}' cannot have a key named '__proto__'`);
       stack.push({ value: child, path: [...path, key] });
     }

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client';
+import type { Environment, Plan } from '../../db/schema';
 import { createAuthGuards, type AuthGuards } from '../auth/guards';
 import type { VerifiedKey } from '../keys/service';
 import { consume, type Decision } from './limiter';
@@ -9,10 +10,18 @@ import { redisStore } from './store-redis';
 
 export type { StoreKind } from './store';
 
+/** The name the dashboard's counter of a workspace and environment is kept under (never a key id: those start `key_`). */
+export const dashboardCounter = (workspaceId: string, environment: Environment) => `dash:${workspaceId}:${environment}`;
+
 export interface RateLimits {
   store: StoreKind;
   /** One request by a verified key, against its plan's minute and day windows. */
   forKey(key: VerifiedKey): Promise<Decision>;
+  /**
+   * One dashboard mutation of a workspace in an environment, against the plan's minute and day
+   * windows: a counter of its own, beside the workspace's keys (docs/decisions.md, "Dashboard").
+   */
+  forDashboard(workspaceId: string, environment: Environment, plan: Plan, customRpm: number | null): Promise<Decision>;
   /** One request that identified no valid key, against the per-address guard. */
   forAddress(address: string): Promise<Decision>;
   /** The dashboard's sign-in and sign-up brute-force guards. */
@@ -47,6 +56,10 @@ export function createRateLimits(opts: {
     forKey(key) {
       const limits = limitsFor(key.plan, key.customRpm);
       return store.chargeKey(key.keyId, limits.perMinute, limits.perDay);
+    },
+    forDashboard(workspaceId, environment, plan, customRpm) {
+      const limits = limitsFor(plan, customRpm);
+      return store.chargeKey(dashboardCounter(workspaceId, environment), limits.perMinute, limits.perDay);
     },
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);

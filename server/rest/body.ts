@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
 import { jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH } from '../http/exchange';
+import { assertStorableText } from '../text-input';
 
 const tooLarge = () => new ApiError('request_too_large', 'The request body is larger than 1 MiB');
 
@@ -32,7 +33,8 @@ export function readRawBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * The JSON object of a request that carries a body (POST, PATCH, PUT). No body at all is `{}`
  * (so `POST …/cancel` needs none); otherwise the type must be application/json (parameters
- * such as charset are fine) and the body a JSON object nested at most 32 levels deep.
+ * such as charset are fine), the body a JSON object nested at most 32 levels deep, and every
+ * string and key in it storable text (server/text-input.ts: 400 invalid_parameter otherwise).
  */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const raw = await readRawBody(req);
@@ -57,6 +59,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ApiError('invalid_json', 'The request body must be a JSON object');
   }
+  // JSON can spell a lone surrogate ("\ud800") or NUL that no database column can hold.
+  assertStorableText(parsed);
   return parsed as Record<string, unknown>;
 }
 

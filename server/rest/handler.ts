@@ -6,6 +6,7 @@ import { closeAfterResponse, hasBody } from '../http/exchange';
 import { sendError } from '../http/send';
 import { newId } from '../ids';
 import type { VerifiedKey } from '../keys/service';
+import { createUnknownKeys } from '../keys/unknown-keys';
 import { log } from '../log';
 import type { RateLimits } from '../ratelimit';
 import { appRouter } from '../trpc/router';
@@ -14,7 +15,7 @@ import { createProcedureBridge } from './bridge';
 import { idempotencyKeyOf, withIdempotency } from './idempotency';
 import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute, type RestRoute } from './routes';
-import { authenticate, bearer, checkScope, createAddressGuard, limitKey } from './steps';
+import { authenticate, bearer, checkScope, createAddressGuard, identify, limitKey } from './steps';
 
 // The REST face: /v1/* straight from node:http (no Next in between). Checks run in the order
 // DESIGN.md 3.1 gives: route → auth → rate limit → scope → input → lookup; each is a named
@@ -28,6 +29,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
   const routes = buildRouteTable(appRouter, RAW_ROUTES);
   const bridge = createProcedureBridge(routes);
   const addresses = createAddressGuard(limits);
+  const unknownKeys = createUnknownKeys();
 
   /** Input of a route: the query (null-prototype), and the JSON body of POST/PATCH (unless read already). */
   async function readInput(
@@ -49,7 +51,12 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     const path = (req.url ?? '/').split('?')[0]!;
     const match = matchRoute(routes, req.method ?? 'GET', path);
     if (match.kind !== 'found' || !match.route.auth) {
-      const refused = addresses.peek(req, res) ?? (await addresses.charge(req, res));
+      // Unknown routes, 405s and the public document: the route answers first (the order above),
+      // but the request is still counted: against its key's plan when it carries a valid key,
+      // against its address otherwise. Over either limit, 429 instead.
+      const identity = await identify(req, db, unknownKeys);
+      if ('key' in identity) keyRef.key = identity.key;
+      const refused = 'key' in identity ? await limitKey(res, limits, identity.key) : await addresses.check(req, res);
       if (refused) throw refused;
       if (match.kind === 'method_not_allowed') {
         throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${path.slice(0, 200)}`, {
@@ -62,7 +69,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     const { route, params } = match;
     let key: VerifiedKey | null = null;
     if (route.auth) {
-      const auth = await authenticate(req, res, db, addresses);
+      const auth = await authenticate(req, res, db, addresses, unknownKeys);
       if ('error' in auth) throw auth.error;
       key = keyRef.key = auth.key;
       const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);

@@ -18,7 +18,7 @@ export const RAW_ROUTES: RawRoute[] = [
       operation: {
         operationId: 'openapi',
         summary: 'This document',
-        description: 'The OpenAPI 3.1 document of the whole API. Needs no key (limited per client address).',
+        description: 'The OpenAPI 3.1 document of the whole API. Needs no key (limited per client address; with a valid key, counted against the key).',
         tags: ['Meta'],
         responses: { '200': { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
       },

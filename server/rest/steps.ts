@@ -3,7 +3,9 @@ import type { Db } from '../../db/client';
 import { ApiError, insufficientScope } from '../errors';
 import { env } from '../env.js';
 import { clientAddress } from '../http/client-address';
+import { hashKey, parseKey } from '../keys/format';
 import { verifyKey, type VerifiedKey } from '../keys/service';
+import type { UnknownKeys } from '../keys/unknown-keys';
 import type { RateLimits } from '../ratelimit';
 import type { Decision } from '../ratelimit/limiter';
 import type { RestRoute } from './routes';
@@ -32,43 +34,70 @@ const applyHeaders = (res: ServerResponse, decision: Decision) => {
 
 /**
  * Requests that identify no valid key are limited per client address (a brute-force guard).
- * An address known to be over its limit is refused from memory, before any key lookup: one
- * client cannot make us look up keys faster than its limit allows.
+ * An address known to be over its limit is refused from memory. The guard is asked only once a
+ * request is known to carry no valid key: a valid key is never refused or counted here, whatever
+ * other requests from its address did (docs/decisions.md, "Per-address guard").
  */
 export function createAddressGuard(limits: RateLimits) {
   const blocked = new Map<string, { until: number; headers: Record<string, string> }>();
   const refusal = () => new ApiError('rate_limit_exceeded', 'Too many requests from this address; retry later');
 
+  /** Refuses from memory when this address was over its limit moments ago (no I/O). */
+  function peek(address: string, res: ServerResponse): ApiError | null {
+    const entry = blocked.get(address);
+    if (!entry) return null;
+    const now = Date.now();
+    if (entry.until <= now) {
+      blocked.delete(address);
+      return null;
+    }
+    for (const [k, v] of Object.entries(entry.headers)) res.setHeader(k, v);
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((entry.until - now) / 1000))));
+    return refusal();
+  }
+
+  /** Counts one unidentified request for this address. */
+  async function charge(address: string, res: ServerResponse): Promise<ApiError | null> {
+    const decision = await limits.forAddress(address);
+    applyHeaders(res, decision);
+    if (decision.allowed) return null;
+    // A few thousand distinct abusive addresses at most are remembered at once.
+    if (blocked.size > 10_000) blocked.clear();
+    blocked.set(address, { until: Number(decision.headers['X-RateLimit-Reset']) * 1000, headers: decision.headers });
+    return refusal();
+  }
+
   return {
-    /** Refuses from memory when this address was over its limit moments ago (no I/O). */
-    peek(req: IncomingMessage, res: ServerResponse): ApiError | null {
+    /** One request that carries no valid key: refused (429) when its address is over the limit. */
+    async check(req: IncomingMessage, res: ServerResponse): Promise<ApiError | null> {
       const address = clientAddress(req, env.TRUST_PROXY);
-      const entry = blocked.get(address);
-      if (!entry) return null;
-      const now = Date.now();
-      if (entry.until <= now) {
-        blocked.delete(address);
-        return null;
-      }
-      for (const [k, v] of Object.entries(entry.headers)) res.setHeader(k, v);
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil((entry.until - now) / 1000))));
-      return refusal();
-    },
-    /** Counts one unidentified request for this address. */
-    async charge(req: IncomingMessage, res: ServerResponse): Promise<ApiError | null> {
-      const address = clientAddress(req, env.TRUST_PROXY);
-      const decision = await limits.forAddress(address);
-      applyHeaders(res, decision);
-      if (decision.allowed) return null;
-      // A few thousand distinct abusive addresses at most are remembered at once.
-      if (blocked.size > 10_000) blocked.clear();
-      blocked.set(address, { until: Number(decision.headers['X-RateLimit-Reset']) * 1000, headers: decision.headers });
-      return refusal();
+      return peek(address, res) ?? (await charge(address, res));
     },
   };
 }
 
 export type AddressGuard = ReturnType<typeof createAddressGuard>;
+
+/** Who a request is: its verified key, or the 401 it would get. */
+export type Identity = { key: VerifiedKey } | { failure: ApiError };
+
+/**
+ * Identifies the key of a request. The database is asked only about a key that could be valid:
+ * a missing or malformed header, a bad shape or checksum (server/keys/format.ts) and a key the
+ * database did not know moments ago (unknown-keys.ts) are refused without I/O.
+ */
+export async function identify(req: IncomingMessage, db: Db, unknownKeys: UnknownKeys): Promise<Identity> {
+  const token = bearer(req.headers.authorization);
+  if (token === undefined) return { failure: AUTH_FAILURES.missing() };
+  if (token === null) return { failure: AUTH_FAILURES.malformed() };
+  if (!parseKey(token)) return { failure: AUTH_FAILURES.invalid_api_key() };
+  const hash = hashKey(token);
+  if (unknownKeys.has(hash)) return { failure: AUTH_FAILURES.invalid_api_key() };
+  const result = await verifyKey(db, token);
+  if (result.valid) return { key: result.key };
+  if (result.code === 'invalid_api_key') unknownKeys.add(hash);
+  return { failure: AUTH_FAILURES[result.code]() };
+}
 
 /** The verified key of the request, or the error to answer (after charging the address). */
 export async function authenticate(
@@ -76,19 +105,11 @@ export async function authenticate(
   res: ServerResponse,
   db: Db,
   guard: AddressGuard,
+  unknownKeys: UnknownKeys,
 ): Promise<{ key: VerifiedKey } | { error: ApiError }> {
-  const token = bearer(req.headers.authorization);
-  const early = guard.peek(req, res);
-  if (early) return { error: early };
-  let failure: ApiError;
-  if (token === undefined) failure = AUTH_FAILURES.missing();
-  else if (token === null) failure = AUTH_FAILURES.malformed();
-  else {
-    const result = await verifyKey(db, token);
-    if (result.valid) return { key: result.key };
-    failure = AUTH_FAILURES[result.code]();
-  }
-  return { error: (await guard.charge(req, res)) ?? failure };
+  const identity = await identify(req, db, unknownKeys);
+  if ('key' in identity) return identity;
+  return { error: (await guard.check(req, res)) ?? identity.failure };
 }
 
 /** One request against the key's plan (minute and day windows). */

@@ -5,7 +5,10 @@ import type { Db } from '../../db/client';
 import type { Actor } from '../actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../errors';
 import type { Scope } from '../keys/scopes';
-import { findNul, inputError } from './input-errors';
+import type { RateLimits } from '../ratelimit';
+import { chargeDashboardMutation } from '../ratelimit/dashboard';
+import { badTextError, findBadText } from '../text-input';
+import { inputError } from './input-errors';
 
 export interface Context {
   requestId: string;
@@ -14,6 +17,11 @@ export interface Context {
   actor: Actor | null;
   /** The client's address (per-address limits of the dashboard's sign-up); absent on REST. */
   clientAddress?: string;
+  /**
+   * The dashboard face only: the plan limits its mutations are charged against. Absent on REST,
+   * which charges the request's key before any procedure runs.
+   */
+  limits?: RateLimits;
 }
 
 export type Meta = OpenApiMeta<{
@@ -84,31 +92,49 @@ const apiErrors = t.middleware(async ({ next, getRawInput }) => {
   return result;
 });
 
-/** No field may hold a NUL character: refused as bad input on every procedure, never a 500. */
-const noNul = t.middleware(async ({ next, getRawInput }) => {
-  const param = findNul(await getRawInput().catch(() => undefined));
-  if (param !== null) {
-    throw toTRPCError(
-      new ApiError('invalid_parameter', `'${param || 'input'}' must not contain NUL characters`, param ? { param } : {}),
-    );
-  }
+/**
+ * Every string and key of the input must be text PostgreSQL can store — well-formed Unicode,
+ * no NUL (server/text-input.ts) — on every procedure of both faces: invalid_parameter with the
+ * field's path, never a 500 from the database.
+ */
+const storableText = t.middleware(async ({ next, getRawInput }) => {
+  const found = findBadText(await getRawInput().catch(() => undefined));
+  if (found) throw toTRPCError(badTextError(found));
   return next();
 });
 
 const base = t.procedure.use(apiErrors);
 
-export const publicProcedure = base.use(noNul);
+export const publicProcedure = base.use(storableText);
+
+/**
+ * The dashboard's mutations count against the workspace's plan, per environment, as a key's
+ * requests do on REST (docs/decisions.md, "Dashboard"); its queries (the pages' own polling) are
+ * not limited by plan. REST calls were charged to their key already and carry no `limits`.
+ */
+const planLimits = t.middleware(async ({ ctx, type, next }) => {
+  if (type === 'mutation' && ctx.limits && ctx.actor?.kind === 'user') {
+    const refused = await chargeDashboardMutation(ctx.limits, ctx.db, ctx.actor);
+    if (refused) throw toTRPCError(refused);
+  }
+  return next();
+});
 
 /** Needs a caller (key or user) holding the scope named in the procedure's meta. */
-export const apiProcedure = base.use(({ ctx, meta, next }) => {
-  const actor = ctx.actor;
-  // REST requests always arrive with a verified key; this is a signed-out dashboard call.
-  if (!actor) throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
-  if (meta?.scope && !actor.scopes.includes(meta.scope)) {
-    throw toTRPCError(insufficientScope(meta.scope));
-  }
-  return next({ ctx: { ...ctx, actor } });
-}).use(noNul);
+export const apiProcedure = base
+  .use(({ ctx, next }) => {
+    const actor = ctx.actor;
+    // REST requests always arrive with a verified key; this is a signed-out dashboard call.
+    if (!actor) throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
+    return next({ ctx: { ...ctx, actor } });
+  })
+  // In the order of REST's checks: who → rate limit → scope → input.
+  .use(planLimits)
+  .use(({ ctx, meta, next }) => {
+    if (meta?.scope && !ctx.actor.scopes.includes(meta.scope)) throw toTRPCError(insufficientScope(meta.scope));
+    return next();
+  })
+  .use(storableText);
 
 /** Dashboard only: a signed-in user. */
 export const userProcedure = base.use(({ ctx, next }) => {
@@ -117,4 +143,4 @@ export const userProcedure = base.use(({ ctx, next }) => {
     throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
   }
   return next({ ctx: { ...ctx, actor } });
-}).use(noNul);
+}).use(storableText);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors';
+import { findString } from '../text-input';
 
 type Issue = z.core.$ZodIssue;
 
@@ -38,28 +39,9 @@ export function inputError(issues: readonly Issue[], rawInput: unknown): ApiErro
 }
 
 /**
- * The dotted path of a string holding a NUL character (PostgreSQL text cannot store one), or
- * null. Iterative, so no input is nested deeply enough to overflow the stack.
+ * The dotted path of a string holding a NUL character (PostgreSQL text cannot store one), or of
+ * the object holding such a key, or null. The walk is server/text-input.ts's.
  */
 export function findNul(value: unknown): string | null {
-  interface Node {
-    value: unknown;
-    key: PropertyKey | null;
-    parent: Node | null;
-  }
-  const stack: Node[] = [{ value, key: null, parent: null }];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const v = node.value;
-    if (typeof v === 'string') {
-      if (!v.includes('\0')) continue;
-      const path: PropertyKey[] = [];
-      for (let n: Node | null = node; n && n.key !== null; n = n.parent) path.push(n.key);
-      return dotted(path.reverse());
-    }
-    if (v === null || typeof v !== 'object') continue;
-    const entries = Object.entries(v);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
-  }
-  return null;
+  return findString(value, (s) => s.includes('\0'))?.path ?? null;
 }

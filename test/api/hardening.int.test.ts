@@ -145,6 +145,121 @@ describe('bodies the server will not read', () => {
   });
 });
 
+/** Sends a whole request (head, then `size` body bytes in 64 KB chunks `pauseMs` apart) and reads only once it is all sent. */
+function uploadThenRead(path: string, headers: Record<string, string>, size: number, pauseMs: number) {
+  return new Promise<{ status: number; body: string }>((resolve) => {
+    const url = new URL(api.url);
+    const socket = net.connect(Number(url.port), url.hostname);
+    socket.pause();
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('connect', async () => {
+      const head = Object.entries({ host: url.host, 'content-length': String(size), ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+      for (let sent = 0; sent < size && !socket.destroyed; sent += 64 * 1024) {
+        socket.write(Buffer.alloc(Math.min(64 * 1024, size - sent), 120));
+        await new Promise((r) => setTimeout(r, pauseMs));
+      }
+      socket.resume();
+    });
+  });
+}
+
+/**
+ * Uploads a body that does not end — chunked without end, or `declared` bytes long — each chunk
+ * once the last was taken (and `pauseMs` apart), and keeps sending after the server's FIN (a
+ * half-open client); resolves when the server closes, with what was sent and how long it took.
+ */
+function endlessUpload(path: string, headers: Record<string, string>, pauseMs: number, declared?: number) {
+  return new Promise<{ status: number; sent: number; ms: number }>((resolve) => {
+    const url = new URL(api.url);
+    const socket = net.connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
+    const started = Date.now();
+    const data = Buffer.alloc(0x10000, 120);
+    const chunk = declared ? data : Buffer.concat([Buffer.from('10000\r\n'), data, Buffer.from('\r\n')]);
+    let sent = 0;
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), sent, ms: Date.now() - started }));
+    socket.on('connect', async () => {
+      const length = declared ? { 'content-length': String(declared) } : { 'transfer-encoding': 'chunked' };
+      const head = Object.entries({ host: url.host, ...length, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+      while (!socket.destroyed && Date.now() - started < 20_000 && (!declared || sent < declared)) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r).once('close', r));
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    });
+  });
+}
+
+describe('refused uploads get their answer, but are never read without bound', () => {
+  const json = { 'content-type': 'application/json' };
+  const targets = () => [
+    { path: '/v1/keys', headers: { ...json, authorization: `Bearer ${admin.key}` } },
+    { path: '/api/trpc/keys.create', headers: json },
+  ];
+
+  it('every one of 20 fetches with a 2 MB body gets the 413 envelope, on /v1 and on /api/trpc', async () => {
+    const twoMb = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+    /** The same 2 MB streamed (no length announced), the second half a little slower. */
+    const streamed = () => {
+      let n = 0;
+      return new ReadableStream({
+        async pull(c) {
+          if (n++ === 32) return c.close();
+          if (n > 16) await new Promise((r) => setTimeout(r, 2));
+          c.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
+        },
+      });
+    };
+    for (const { path, headers } of targets()) {
+      for (const body of [() => twoMb, streamed]) {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            fetch(api.url + path, { method: 'POST', headers, body: body(), duplex: 'half' } as RequestInit).then(
+              async (r) => `${r.status} ${((await r.json()) as { error: { code: string } }).error.code}`,
+              (err: Error) => `reset: ${String((err.cause as { code?: string } | undefined)?.code ?? err.message)}`,
+            ),
+          ),
+        );
+        assert.deepEqual(results, Array(20).fill('413 request_too_large'), path);
+      }
+    }
+  });
+
+  it('a client that reads only once it has sent its whole 2 MB body still gets the 413 (no reset)', async () => {
+    for (const { path, headers } of targets()) {
+      for (let i = 0; i < 3; i++) {
+        const r = await uploadThenRead(path, headers, 2 * 1024 * 1024, 2);
+        assert.equal(r.status, 413, `${path}: the connection was reset before the answer could be read`);
+        assert.match(r.body, /"code":"request_too_large"/);
+      }
+    }
+  });
+
+  it('an endless upload is cut off: at most a few MiB discarded after the answer, or 5 s of a trickle', async () => {
+    const [v1, trpc, declared, trickle] = await Promise.all([
+      endlessUpload('/v1/keys', targets()[0]!.headers, 0),
+      endlessUpload('/api/trpc/keys.create', json, 0),
+      endlessUpload('/api/trpc/keys.create', json, 0, 50 * 1024 * 1024),
+      endlessUpload('/v1/keys', targets()[0]!.headers, 100),
+    ]);
+    for (const r of [v1, trpc, declared]) {
+      assert.equal(r.status, 413);
+      // Cut by the byte cap (1 MiB read, at most 4 MiB discarded: server/http/exchange.test.ts),
+      // not the 5 s limit; the client could send that plus what the kernels' buffers hold.
+      assert.ok(r.sent < 64 * 1024 * 1024 && r.ms < 2_000, `${r.sent} bytes sent, closed after ${r.ms} ms`);
+    }
+    assert.equal(trickle.status, 413);
+    assert.ok(trickle.ms >= 4_000 && trickle.ms < 8_000, `the trickle was closed after ${trickle.ms} ms`);
+  });
+});
+
 describe('slow clients', () => {
   it('must send their headers within 10 s and the whole request within 30 s', async () => {
     const { SERVER_TIMEOUTS } = await import('../../server/http/server');
