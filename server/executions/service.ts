@@ -1,6 +1,7 @@
 import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
+import { queryRows } from '../../db/rows';
 import { agents, conversations, executions, messages } from '../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
@@ -11,7 +12,7 @@ import type { Page, PageParams } from '../pagination';
 import type { ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
-import { cancel, createdRunning, executionView, isFinal, recordStarted, type ExecutionRow } from './status';
+import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
 
 // Executions and conversations as a caller sees them (DESIGN.md 6.2, 6.4): start one (the
 // execution, its conversation's lock, the user message and the job are written in one
@@ -92,87 +93,88 @@ export async function startExecution(
   opts: { id?: string; inline?: boolean } = {},
 ): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started }> {
   const id = opts.id ?? newId('exe');
-  const [agent] = isId('agt', agentId)
-    ? await db
-        .select()
-        .from(agents)
-        .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
-    : [];
-  if (!agent) throw notFound('agent', agentId);
-  const row = await db.transaction(async (tx): Promise<{ row: ExecutionRow; started?: Started }> => {
-    // Issued first, answered with the conversation's checks (one round trip).
-    const admitted = opts.inline ? lockTenant(tx, actor).then(() => mayStartNow(tx, actor)) : Promise.resolve(false);
-    let conversationId: string | undefined;
-    if (input.conversationId !== undefined) {
-      conversationId = input.conversationId;
-      const [conversation] = isId('conv', conversationId)
-        ? await tx
-            .select({ agentId: conversations.agentId })
-            .from(conversations)
-            .where(and(eq(conversations.id, conversationId), ...owned(conversations, actor)))
-        : [];
-      if (!conversation) {
-        throw new ApiError('resource_not_found', `No such conversation: '${conversationId.slice(0, 64)}'`, { param: 'conversationId' });
-      }
-      if (conversation.agentId !== agent.id) {
-        throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
-      }
-      const taken = await tx
-        .update(conversations)
-        .set({ activeExecutionId: id, updatedAt: new Date() })
-        .where(and(eq(conversations.id, conversationId), isNull(conversations.activeExecutionId)))
-        .returning({ id: conversations.id });
+  if (!isId('agt', agentId)) throw notFound('agent', agentId);
+  const continued = input.conversationId;
+  if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
+  return db.transaction(async (tx) => {
+    // Round trip 1, pipelined: the agent, the conversation to continue (taken if it is this
+    // agent's and idle), the admission decision for a run in place, and the transaction's time.
+    const agentQ = tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
+      .execute();
+    const conversationQ =
+      continued === undefined
+        ? null
+        : Promise.all([
+            tx.select({ agentId: conversations.agentId }).from(conversations).where(and(eq(conversations.id, continued), ...owned(conversations, actor))).execute(),
+            tx
+              .update(conversations)
+              .set({ activeExecutionId: id, updatedAt: sql`now()` })
+              .where(and(eq(conversations.id, continued), eq(conversations.agentId, agentId), isNull(conversations.activeExecutionId)))
+              .returning({ id: conversations.id })
+              .execute(),
+          ]);
+    const admittedQ = opts.inline ? lockTenant(tx, actor).then(() => mayStartNow(tx, actor)) : Promise.resolve(false);
+    const nowQ = queryRows<{ now: Date }>(tx, sql`select now()::timestamptz(3) as now`);
+    const [[agent], conversation, running, [clock]] = await Promise.all([agentQ, conversationQ, admittedQ, nowQ]);
+    const now = new Date(clock!.now);
+    // (A throw rolls the transaction back, the conversation's lock with it.)
+    if (!agent) throw notFound('agent', agentId);
+    if (conversation) {
+      const [[found], taken] = conversation;
+      if (!found) throw noSuchConversation(continued!);
+      if (found.agentId !== agent.id) throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
       if (taken.length === 0) {
-        throw new ApiError('conversation_busy', 'This conversation already has a queued or running execution; wait for it to finish', {
-          param: 'conversationId',
-        });
+        throw new ApiError('conversation_busy', 'This conversation already has a queued or running execution; wait for it to finish', { param: 'conversationId' });
       }
     }
-    const running = await admitted;
-    // One round trip for the rest: statements issued together are pipelined on the transaction's
-    // connection and run in this order (the conversation before the rows that reference it).
-    // (A drizzle query runs each time it is awaited: `.execute()` makes each one promise.)
+    const conversationId = continued ?? newId('conv');
+    const row: ExecutionRow = {
+      id,
+      workspaceId: actor.workspaceId,
+      environment: actor.environment,
+      agentId: agent.id,
+      conversationId,
+      status: running ? 'running' : 'queued',
+      input: input.input,
+      output: null,
+      steps: [],
+      inputTokens: 0,
+      outputTokens: 0,
+      errorCode: null,
+      errorMessage: null,
+      model: agent.model,
+      cached: false,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      startedAt: running ? now : null,
+      completedAt: null,
+      attempt: running ? 1 : 0,
+      heartbeatAt: running ? now : null,
+      eventSeq: running ? 1 + RESERVE : 0,
+    };
+    // Round trip 2: the rows (the conversation before those that reference it), and either the
+    // started event with the history the run needs, or the wake-up of the workers.
     const writes: Promise<unknown>[] = [];
-    if (input.conversationId === undefined) {
-      conversationId = newId('conv');
+    if (continued === undefined) {
       writes.push(tx.insert(conversations).values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id }).execute());
     }
-    const inserted = tx
-      .insert(executions)
-      .values({
-        id,
-        workspaceId: actor.workspaceId,
-        environment: actor.environment,
-        agentId: agent.id,
-        conversationId: conversationId!,
-        status: 'queued',
-        input: input.input,
-        model: agent.model,
-        metadata: input.metadata ?? {},
-        ...(running ? createdRunning : {}),
-      })
-      .returning()
-      .execute();
     writes.push(
-      inserted,
-      tx.insert(messages).values({
-        id: newId('msg'),
-        conversationId: conversationId!,
-        executionId: id,
-        role: 'user',
-        content: input.input,
-        modelMessage: { role: 'user', content: input.input },
-      }).execute(),
+      tx.insert(executions).values(row).execute(),
+      tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: { role: 'user', content: input.input } }).execute(),
     );
-    const history = running ? conversationMessages(tx, conversationId!) : tx.execute(sql`select pg_notify('aas_jobs', 'executions')`).then(() => null);
-    await Promise.all([...writes, history]);
-    const [row] = await inserted;
-    if (!running) return { row: row! };
-    await recordStarted(tx, row!);
-    return { row: row!, started: { row: row!, agent, history: (await history)! } };
+    if (!running) {
+      await Promise.all([...writes, tx.execute(sql`select pg_notify('aas_jobs', 'executions')`)]);
+      return { row, timeoutSeconds: agent.timeoutSeconds };
+    }
+    const [history] = await Promise.all([conversationMessages(tx, conversationId), ...writes, recordStarted(tx, row)]);
+    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
   });
-  return { ...row, timeoutSeconds: agent.timeoutSeconds };
 }
+
+const noSuchConversation = (id: string) => new ApiError('resource_not_found', `No such conversation: '${id.slice(0, 64)}'`, { param: 'conversationId' });
 
 // ---- conversations ----
 

@@ -66,9 +66,6 @@ export const startFields = {
   eventSeq: sql`${executions.eventSeq} + ${1 + RESERVE}::int`,
 } as const;
 
-/** The same for an execution that starts running as it is created (in place). */
-export const createdRunning = { status: 'running', attempt: 1, startedAt: sql`now()`, heartbeatAt: sql`now()`, eventSeq: 1 + RESERVE } as const;
-
 /** The sequence number of a just-started execution's `execution.started` event. */
 export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
 

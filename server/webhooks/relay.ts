@@ -16,6 +16,12 @@ import { webhookQueue } from './queue';
 
 const BATCH = 500;
 const POLL_MS = 3_000;
+/**
+ * Under a steady flow of events the relay runs at most this often, each run taking what came
+ * meanwhile in one transaction (at 300 events a second: ~15 events a run instead of one or two),
+ * instead of once per committed event. Idle, it runs at once.
+ */
+const MIN_INTERVAL_MS = 50;
 /** Rows per INSERT (10 parameters each, under PostgreSQL's 65,535). */
 const INSERT_CHUNK = 1_000;
 const RELAY_LOCK = 7_240_501;
@@ -75,17 +81,29 @@ export function startRelay(db: Db, bus: Bus, jobs: Jobs): () => Promise<void> {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  let lastRun = 0;
+  let delayed: NodeJS.Timeout | null = null;
   const run = (): void => {
     if (stopped) return;
     if (running) {
       again = true;
       return;
     }
+    const wait = lastRun + MIN_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      delayed ??= setTimeout(() => {
+        delayed = null;
+        run();
+      }, wait);
+      return;
+    }
     running = (async () => {
       try {
         do {
           again = false;
+          lastRun = Date.now();
           while (!stopped && (await relayOnce(db, jobs)) === BATCH);
+          if (again && !stopped) await new Promise((r) => setTimeout(r, Math.max(0, lastRun + MIN_INTERVAL_MS - Date.now())));
         } while (again && !stopped);
       } catch (err) {
         log.error({ err }, 'event relay failed');
@@ -102,6 +120,7 @@ export function startRelay(db: Db, bus: Bus, jobs: Jobs): () => Promise<void> {
   return async () => {
     stopped = true;
     clearInterval(timer);
+    if (delayed) clearTimeout(delayed);
     offEvents();
     offReconnect();
     await running;
