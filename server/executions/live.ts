@@ -180,9 +180,18 @@ export const blockAround = (seq: number, type: string) => ({
   after: '\n\n',
 });
 
+/** A run in this process, as the tails see it: the events it has made so far (written or not). */
+export interface LocalRun {
+  /** Every event of the run so far, `execution.started` first, rendered. */
+  events(): LiveEvent[];
+  /** The events up to here are in the database. */
+  persisted(): number;
+}
+
 /** The process's tails and terminal-event waiters, fed by one subscription to the bus. */
 export class Live {
   private tails = new Map<string, Tail>();
+  private runs = new Map<string, LocalRun>();
   private finals = new Map<string, Set<() => void>>();
   private reading = new Map<string, Promise<void>>();
   private again = new Set<string>();
@@ -212,19 +221,37 @@ export class Live {
     );
   }
 
-  /** The tail a run in this process feeds (created, or taken over from streams that were reading the database). */
-  local(id: string): Tail {
-    const tail = this.tails.get(id) ?? new Tail(id);
-    tail.local = true;
-    this.tails.set(id, tail);
-    return tail;
+  /**
+   * A run in this process starts: streams of it are fed from memory. Nothing is rendered for
+   * streams until one follows (`acquire`); a tail streams were already reading from the
+   * database is taken over at once.
+   */
+  local(id: string, run: LocalRun): void {
+    this.runs.set(id, run);
+    const tail = this.tails.get(id);
+    if (tail) this.feed(tail, run);
   }
 
-  /** The run in this process ended: its tail stays while streams still read it. */
-  unlocal(tail: Tail): void {
+  /** The tail the run in this process writes to, when a stream follows it. */
+  localTail(id: string): Tail | undefined {
+    const tail = this.tails.get(id);
+    return tail?.local ? tail : undefined;
+  }
+
+  /** The run in this process ended: its tail stays while streams still read it (from the database from now on). */
+  unlocal(id: string): void {
+    this.runs.delete(id);
+    const tail = this.tails.get(id);
+    if (!tail) return;
     tail.local = false;
-    if (tail.refs === 0) this.tails.delete(tail.id);
+    if (tail.refs === 0) this.tails.delete(id);
     else this.read(tail);
+  }
+
+  private feed(tail: Tail, run: LocalRun): void {
+    tail.local = true;
+    tail.append(run.events());
+    tail.markPersisted(run.persisted());
   }
 
   /** A stream's hold on an execution's tail; the first one from afar asks the run to write promptly. */
@@ -233,6 +260,8 @@ export class Live {
     if (!tail) {
       tail = new Tail(id);
       this.tails.set(id, tail);
+      const run = this.runs.get(id);
+      if (run) this.feed(tail, run);
     }
     tail.refs++;
     if (!tail.local && !tail.started) {

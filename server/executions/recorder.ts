@@ -1,7 +1,7 @@
 import type { LanguageModelUsage } from 'ai';
 import type { Db } from '../../db/client';
 import type { StoredStep } from '../../db/schema';
-import { sseBlock, type Live, type Tail } from './live';
+import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
@@ -16,15 +16,17 @@ const LAZY_MS = 2_000;
 const EAGER_MS = 40;
 const MAX_PENDING_BYTES = 256 * 1024;
 
-export class RunLog {
+export class RunLog implements LocalRun {
   private next: number;
   private reserved: number;
+  private written: number;
+  /** Every event of the run (the first is `execution.started`), for a stream that starts following it. */
+  private readonly all: SeqEvent[] = [];
   private pending: SeqEvent[] = [];
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private eager = false;
-  readonly tail: Tail;
 
   /** `lost`: called when a write finds the run no longer this worker's (cancelled, or declared lost). */
   constructor(
@@ -35,20 +37,33 @@ export class RunLog {
   ) {
     const started = startedSeq(row);
     this.next = started + 1;
+    this.written = started;
     this.reserved = row.eventSeq;
-    this.tail = live.local(row.id);
-    this.tail.append([{ seq: started, type: 'execution.started', frame: sseBlock(started, 'execution.started', { execution: executionView(row) }) }]);
-    this.tail.markPersisted(started);
+    live.local(row.id, this);
+  }
+
+  events(): LiveEvent[] {
+    const started = startedSeq(this.row);
+    return [
+      { seq: started, type: 'execution.started', frame: sseBlock(started, 'execution.started', { execution: executionView(this.row) }) },
+      ...this.all.map((e) => ({ seq: e.seq, type: e.type, frame: sseBlock(e.seq, e.type, e.data) })),
+    ];
+  }
+
+  persisted(): number {
+    return this.written;
   }
 
   async push(event: RunEvent): Promise<void> {
     // Past the reservation: write first (which moves it up) before handing out more numbers.
     if (this.next > this.reserved) await this.flush();
     const seq = this.next++;
-    const frame = sseBlock(seq, event.type, event.data);
-    this.pending.push({ seq, ...event });
-    this.pendingBytes += frame.length;
-    this.tail.append([{ seq, type: event.type, frame }]);
+    const e = { seq, ...event };
+    this.all.push(e);
+    this.pending.push(e);
+    // Rendered only for streams of this process that follow the run.
+    this.live.localTail(this.row.id)?.append([{ seq, type: event.type, frame: sseBlock(seq, event.type, event.data) }]);
+    this.pendingBytes += approximateSize(event);
     if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
   }
@@ -73,7 +88,8 @@ export class RunLog {
       this.chain = this.chain.then(async () => {
         if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, reserveTo))) return this.lost();
         this.reserved = Math.max(this.reserved, reserveTo);
-        this.tail.markPersisted(last);
+        this.written = Math.max(this.written, last);
+        this.live.localTail(this.row.id)?.markPersisted(last);
       });
     }
     return this.chain;
@@ -98,12 +114,13 @@ export class RunLog {
   close(final: ExecutionRow | null): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (final) {
+    const tail = this.live.localTail(this.row.id);
+    if (final && tail) {
       const type = `execution.${final.status}`;
-      this.tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, type, { execution: executionView(final) }) }]);
-      this.tail.markPersisted(final.eventSeq);
+      tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, type, { execution: executionView(final) }) }]);
+      tail.markPersisted(final.eventSeq);
     }
-    this.live.unlocal(this.tail);
+    this.live.unlocal(this.row.id);
   }
 
   static newStep(index: number): StoredStep {
@@ -116,4 +133,10 @@ export class RunLog {
     const outputTokens = usage.outputTokens ?? 0;
     return { ...step, finishReason, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }, completedAt: new Date().toISOString() };
   }
+}
+
+/** About the size of an event as written (deltas are most of them: their text). */
+function approximateSize(event: RunEvent): number {
+  const delta = event.data.delta;
+  return typeof delta === 'string' ? delta.length + 64 : JSON.stringify(event.data).length + 64;
 }

@@ -67,9 +67,10 @@ export const executeRoute: RawRoute = {
     if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
     const { live, streams, executions: pool } = getRuntime();
     const id = newId('exe');
-    // A stream counts against the key's open streams, a wait against the workspace's long
+    // A stream counts against the key's open streams, a wait against the workspace's waiting
     // requests, before anything is created.
-    const open = input.stream || input.wait ? await streams.acquire({ kind: input.stream ? 'key' : 'wait', id: key!.keyId, workspaceId: key!.workspaceId }) : null;
+    const open = input.stream ? await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId }) : null;
+    const waiting = input.wait ? streams.acquireWait(key!.workspaceId) : null;
     // A caller that waits or streams is served fastest by this process running the execution
     // itself, when it runs workers and has a free slot: no hand-over (startExecution decides
     // whether its workspace may start one now; if not, it is queued and the slot given back).
@@ -83,6 +84,7 @@ export const executeRoute: RawRoute = {
       slot?.release();
       watch?.close();
       open?.close();
+      waiting?.();
       throw err;
     }
     const { row, timeoutSeconds, started } = start;
@@ -106,7 +108,7 @@ export const executeRoute: RawRoute = {
         if (final) watch?.close();
         return sendJson(res, 200, executionView(done));
       } finally {
-        open!.close();
+        waiting!();
       }
     }
     sendJson(res, 202, executionView(row));
@@ -160,12 +162,19 @@ export const streamRoute: RawRoute = {
 export const replayExecution: MarkerReplay = async (res, marker, key) => {
   const { database, live, streams } = getRuntime();
   const id = marker.$stream ?? marker.$wait!;
-  const open = await streams.acquire({ kind: marker.$stream ? 'key' : 'wait', id: key.keyId, workspaceId: key.workspaceId });
+  if (marker.$stream) {
+    const open = await streams.acquire({ kind: 'key', id: key.keyId, workspaceId: key.workspaceId });
+    try {
+      return await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+    } finally {
+      open.close();
+    }
+  }
+  const waiting = streams.acquireWait(key.workspaceId);
   try {
-    if (marker.$stream) return await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
     const done = await waitForFinal(database.db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
     sendJson(res, 200, executionView(done));
   } finally {
-    open.close();
+    waiting();
   }
 };

@@ -5,15 +5,16 @@ import { queryRows, textArray } from '../../db/rows';
 import { ApiError } from '../errors';
 import { log } from '../log';
 
-// Requests that hold a connection for long (docs/concurrency.md): event streams, per API key
-// and per dashboard session, and `wait: true` requests.
-//   - at most MAX_STREAMS open streams per key or session, and MAX_PER_WORKSPACE long requests
-//     (streams and waits) per workspace, counted over every process: each holds a lease row
+// Requests that hold a connection for long (docs/concurrency.md):
+//   - event streams: at most MAX_STREAMS open per API key or dashboard session, and
+//     MAX_PER_WORKSPACE per workspace, counted over every process: each holds a lease row
 //     (stream_leases) taken under the workspace's advisory lock; its process renews its leases
-//     every RENEW_MS and deletes each as the request ends; a process that died leaves leases
-//     that expire after LEASE_SECONDS;
-//   - a stream ends within seconds of its key's revocation or expiry, or its session's end: every
-//     CHECK_MS the process looks up the holders of its open streams (one query each kind).
+//     every RENEW_MS and deletes each as the stream ends; a process that died leaves leases that
+//     expire after LEASE_SECONDS. A stream ends within seconds of its key's revocation or expiry,
+//     or its session's end: every CHECK_MS the process looks up the holders of its open streams;
+//   - `wait: true` requests: at most MAX_PER_WORKSPACE per workspace in each process, counted in
+//     memory (a wait is one execution of the workspace's own, already limited by its rate and
+//     concurrency; a lease per wait would double the database work of an execution).
 
 export const MAX_STREAMS = 100;
 export const MAX_PER_WORKSPACE = 1_000;
@@ -21,8 +22,8 @@ const LEASE_SECONDS = 30;
 const RENEW_MS = 10_000;
 const CHECK_MS = 2_000;
 
-/** Who holds a long request: a key's or a session's event stream, or a key's `wait: true`. */
-export type Holder = { kind: 'key' | 'session' | 'wait'; id: string; workspaceId: string };
+/** Who holds an event stream: an API key or a dashboard session, of a workspace. */
+export type Holder = { kind: 'key' | 'session'; id: string; workspaceId: string };
 
 const holderKey = (h: Holder) => `${h.kind}:${h.id}`;
 
@@ -36,9 +37,29 @@ export interface OpenStream {
 export class StreamGuard {
   private readonly process = randomUUID();
   private readonly open = new Map<string, { holder: Holder; streams: Set<{ lease: string; controller: AbortController }> }>();
+  private readonly waits = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
 
   constructor(private readonly db: Db) {}
+
+  /** Counts a `wait: true` request of the workspace (429 past MAX_PER_WORKSPACE in this process); returns its release. */
+  acquireWait(workspaceId: string): () => void {
+    const n = this.waits.get(workspaceId) ?? 0;
+    if (n >= MAX_PER_WORKSPACE) {
+      throw new ApiError('rate_limit_exceeded', `Too many waiting requests for this workspace (at most ${MAX_PER_WORKSPACE}); retry later`, {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    this.waits.set(workspaceId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.waits.get(workspaceId) ?? 1) - 1;
+      if (left <= 0) this.waits.delete(workspaceId);
+      else this.waits.set(workspaceId, left);
+    };
+  }
 
   start(): void {
     const renew = setInterval(() => void this.renew(), RENEW_MS);
@@ -47,15 +68,11 @@ export class StreamGuard {
     this.timers.push(renew, check);
   }
 
-  /**
-   * Opens a long request for `holder`: 429 when its key or session has MAX_STREAMS event
-   * streams open already (waits are not counted there), or its workspace MAX_PER_WORKSPACE long
-   * requests.
-   */
+  /** Opens an event stream for `holder`: 429 when its key or session has MAX_STREAMS open already, or its workspace MAX_PER_WORKSPACE. */
   async acquire(holder: Holder): Promise<OpenStream> {
     const key = holderKey(holder);
     const lease = randomUUID();
-    const perHolder = holder.kind === 'wait' ? MAX_PER_WORKSPACE : MAX_STREAMS;
+    const perHolder = MAX_STREAMS;
     const [row] = await this.db.transaction(async (tx) => {
       const [, , rows] = await Promise.all([
         tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0))`),
@@ -77,11 +94,10 @@ export class StreamGuard {
       return rows;
     });
     if (!row?.taken) {
-      const who = holder.kind === 'key' ? 'this API key' : holder.kind === 'session' ? 'this dashboard session' : '';
-      const message =
-        who && !row?.holder
-          ? `Too many open event streams for ${who} (at most ${MAX_STREAMS}); close one first`
-          : `Too many open event streams and waiting requests for this workspace (at most ${MAX_PER_WORKSPACE}); close one first`;
+      const who = holder.kind === 'key' ? 'this API key' : 'this dashboard session';
+      const message = !row?.holder
+        ? `Too many open event streams for ${who} (at most ${MAX_STREAMS}); close one first`
+        : `Too many open event streams for this workspace (at most ${MAX_PER_WORKSPACE}); close one first`;
       throw new ApiError('rate_limit_exceeded', message, { headers: { 'Retry-After': '1' } });
     }
     let entry = this.open.get(key);
@@ -119,7 +135,6 @@ export class StreamGuard {
   private async check(): Promise<void> {
     if (this.open.size === 0) return;
     const ids = (kind: Holder['kind']) => [...this.open.values()].filter((e) => e.holder.kind === kind).map((e) => e.holder.id);
-    // Waits end on their own (the agent's timeout); streams end with their key or session.
     const keyIds = ids('key');
     const sessionIds = ids('session');
     try {
@@ -133,7 +148,7 @@ export class StreamGuard {
       ]);
       const valid = new Set([...keys.map((k) => `key:${k.id}`), ...sessions.map((s) => `session:${s.id}`)]);
       for (const [key, entry] of this.open) {
-        if (entry.holder.kind === 'wait' || valid.has(key)) continue;
+        if (valid.has(key)) continue;
         for (const s of entry.streams) s.controller.abort();
       }
     } catch (err) {
