@@ -1,6 +1,4 @@
-import type { LanguageModelUsage } from 'ai';
 import type { Db } from '../../db/client';
-import type { StoredStep } from '../../db/schema';
 import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
 
@@ -121,17 +119,6 @@ export class RunLog implements LocalRun {
       tail.markPersisted(final.eventSeq);
     }
     this.live.unlocal(this.row.id);
-  }
-
-  static newStep(index: number): StoredStep {
-    const at = new Date().toISOString();
-    return { index, text: '', toolCalls: [], toolResults: [], finishReason: 'unknown', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, startedAt: at, completedAt: at };
-  }
-
-  static endStep(step: StoredStep, finishReason: string, usage: LanguageModelUsage): StoredStep {
-    const inputTokens = usage.inputTokens ?? 0;
-    const outputTokens = usage.outputTokens ?? 0;
-    return { ...step, finishReason, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }, completedAt: new Date().toISOString() };
   }
 }
 

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
-import { stepCountIs, streamText, type ModelMessage } from 'ai';
+import type { ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
-import { messages, modelCache, type agents, type StoredStep } from '../../db/schema';
+import { messages, modelCache, type agents } from '../../db/schema';
 import { newId } from '../ids';
 import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../db/client';
 import { buildTools } from '../tools/toolset';
 import { finish, type ExecutionRow, type Outcome } from './status';
-import { RunLog } from './recorder';
+import { runModelLoop } from './model-loop';
+import type { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
 // agent's model with its HTTP tools through the AI SDK, record events as they happen and the
@@ -92,50 +93,23 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       }
     }
 
-    const result = streamText({
-      model: resolved.model,
-      ...(agent.instructions ? { instructions: agent.instructions } : {}),
-      messages: history,
-      tools: buildTools(agent, executionId, controller.signal),
-      stopWhen: stepCountIs(agent.maxSteps),
-      ...(agent.temperature !== null ? { temperature: agent.temperature } : {}),
-      abortSignal: controller.signal,
-      maxRetries: 1,
-      // The error arrives as an `error` part; the SDK's own logging would print the whole request.
-      onError: () => {},
-    });
-    const steps: StoredStep[] = [];
-    let current = RunLog.newStep(0);
-    let failure: unknown = null;
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case 'start-step':
-          current = RunLog.newStep(steps.length);
-          break;
-        case 'text-delta':
-          current.text += part.text;
-          await recorder.push({ type: 'text.delta', data: { delta: part.text, step: current.index } });
-          break;
-        case 'tool-call':
-          current.toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
-          await recorder.push({ type: 'tool.call', data: { toolCallId: part.toolCallId, name: part.toolName, arguments: part.input, step: current.index } });
-          break;
-        case 'tool-result':
-        case 'tool-error': {
-          const isError = part.type === 'tool-error' || (typeof part.output === 'object' && part.output !== null && 'error' in part.output);
-          const value = part.type === 'tool-error' ? { error: String(part.error instanceof Error ? part.error.message : part.error) } : part.output;
-          current.toolResults.push({ id: part.toolCallId, name: part.toolName, result: value, isError });
-          await recorder.push({ type: 'tool.result', data: { toolCallId: part.toolCallId, name: part.toolName, result: value, isError, step: current.index } });
-          break;
-        }
-        case 'finish-step':
-          steps.push(RunLog.endStep(current, part.finishReason, part.usage));
-          break;
-        case 'error':
-          failure = part.error;
-          break;
-      }
-    }
+    const loop = await runModelLoop(
+      {
+        model: resolved.model,
+        instructions: agent.instructions,
+        history,
+        tools: buildTools(agent, executionId, controller.signal),
+        maxSteps: agent.maxSteps,
+        temperature: agent.temperature,
+        signal: controller.signal,
+      },
+      {
+        text: (delta, step) => recorder.push({ type: 'text.delta', data: { delta, step } }),
+        toolCall: (c) => recorder.push({ type: 'tool.call', data: c }),
+        toolResult: (r) => recorder.push({ type: 'tool.result', data: r }),
+      },
+    );
+    const { steps, failure } = loop;
     const reason = controller.signal.reason as AbortReason | undefined;
     if (reason === 'cancelled') return final; // the row is cancelled (or lost) already: nothing of ours to write
     const usage = steps.reduce((u, s) => ({ inputTokens: u.inputTokens + s.usage.inputTokens, outputTokens: u.outputTokens + s.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
@@ -156,7 +130,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       });
     }
     const output = last?.text ?? '';
-    const responseMessages = (await result.responseMessages) as ModelMessage[];
+    const responseMessages = loop.responseMessages;
     const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
     await end({ ...base, status: 'succeeded', output }, (tx) =>
       Promise.all([
