@@ -5,6 +5,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './lock';
+import { markPostgres } from './transaction';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -35,6 +36,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       connection: { application_name: 'agent-service' },
     });
     const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+    markPostgres(db, sql);
     return { kind: 'postgres', db, sql, url: opts.databaseUrl, close: () => sql.end({ timeout: 5 }) };
   }
   const release = acquireDataDirLock(opts.dataDir);

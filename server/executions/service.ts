@@ -1,6 +1,7 @@
 import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
+import { transaction } from '../../db/transaction';
 import { queryRows } from '../../db/rows';
 import { agents, conversations, executions, messages } from '../../db/schema';
 import type { Actor } from '../actor';
@@ -96,7 +97,7 @@ export async function startExecution(
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
   const continued = input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     // Round trip 1, pipelined: the agent, the conversation to continue (taken if it is this
     // agent's and idle), the admission decision for a run in place, and the transaction's time.
     const agentQ = tx
@@ -116,7 +117,8 @@ export async function startExecution(
               .returning({ id: conversations.id })
               .execute(),
           ]);
-    const admittedQ = opts.inline ? lockTenant(tx, actor).then(() => mayStartNow(tx, actor)) : Promise.resolve(false);
+    // The lock first, the count after it (same connection, in order: the count's snapshot is taken once the lock is held).
+    const admittedQ = opts.inline ? Promise.all([lockTenant(tx, actor), mayStartNow(tx, actor)]).then(([, ok]) => ok) : Promise.resolve(false);
     const nowQ = queryRows<{ now: Date }>(tx, sql`select now()::timestamptz(3) as now`);
     const [[agent], conversation, running, [clock]] = await Promise.all([agentQ, conversationQ, admittedQ, nowQ]);
     const now = new Date(clock!.now);
@@ -219,7 +221,7 @@ export async function getConversation(db: Db, scope: Scope, id: string): Promise
 export async function deleteConversation(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await findConversation(db, scope, id);
   if (!row) throw notFound('conversation', id);
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const deleted = await tx
       .delete(conversations)
       .where(and(eq(conversations.id, id), isNull(conversations.activeExecutionId)))

@@ -1,7 +1,8 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { transaction } from '../../db/transaction';
 import { intArray, queryRows, textArray } from '../../db/rows';
-import { conversations, executionEvents, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
+import { conversations, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
 import { emit } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import type { ExecutionView } from './schemas';
@@ -69,12 +70,21 @@ export const startFields = {
 /** The sequence number of a just-started execution's `execution.started` event. */
 export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
 
+/**
+ * Inserts events of one execution with their sequence numbers: one statement, one parameter
+ * (the events as JSON), however many there are (the query builder spent milliseconds of CPU
+ * binding a run's forty deltas one value at a time).
+ */
+const insertEvents = (tx: Db, id: string, events: { seq: number; type: string; data: unknown }[]) =>
+  tx.execute(sql`insert into execution_events (execution_id, seq, type, data)
+    select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`);
+
 /** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
   const view = executionView(row);
   const seq = startedSeq(row);
   return Promise.all([
-    tx.insert(executionEvents).values({ executionId: row.id, seq, type: 'execution.started', data: { execution: view } }).execute(),
+    insertEvents(tx, row.id, [{ seq, type: 'execution.started', data: { execution: view } }]),
     tx.execute(notifyEvents(row.id, seq)),
     emit(tx, row, 'execution.started', view),
   ]);
@@ -94,21 +104,25 @@ export async function claimQueued<T>(
   if (grants.length === 0) return null;
   // One lock order for every claimer: no deadlock between two of them.
   const sorted = [...grants].sort((a, b) => tenantKey(a.tenant).localeCompare(tenantKey(b.tenant)));
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const claims = sorted.map(({ tenant: t, count }) => {
+      // The lock goes out first (lockTenant sends it at once), the claim after it on the same connection.
       const lock = lockTenant(tx, t);
       const rows = tx
         .update(executions)
         .set(startFields)
+        // `= any(array(…))`: the chosen ids are computed once (an InitPlan). As `in (subquery)`
+        // the planner may run the subquery again for each row it compares, each run skipping
+        // the rows the last one locked and so choosing more than the limit allows.
         .where(
-          sql`${executions.id} in (
+          sql`${executions.id} = any(array(
             select id from executions
             where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued'
             order by id
             limit greatest(0, least(${count}::int,
               (select ${limitOf('w')} from workspaces w where w.id = ${t.workspaceId})
               - (select count(*) from executions r where r.workspace_id = ${t.workspaceId} and r.environment = ${t.environment} and r.status = 'running')))
-            for update skip locked)`,
+            for update skip locked))`,
         )
         .returning()
         .execute();
@@ -219,7 +233,7 @@ export async function finish(
   run?: RunTail,
 ): Promise<ExecutionRow | null> {
   const pending = run?.pending ?? [];
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const conditions = [eq(executions.id, id), inArray(executions.status, [...guard.from])];
     if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
     const [row] = await tx
@@ -241,13 +255,7 @@ export async function finish(
     const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      tx
-        .insert(executionEvents)
-        .values([
-          ...pending.map((e) => ({ executionId: id, seq: e.seq, type: e.type, data: e.data })),
-          { executionId: id, seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: view } },
-        ])
-        .execute(),
+      insertEvents(tx, id, [...pending, { seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: view } }]),
       emit(tx, row, `execution.${outcome.status}`, view),
       tx
         .update(conversations)

@@ -1,0 +1,41 @@
+import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
+import type postgres from 'postgres';
+import type { Db } from './client';
+
+// Transactions in one round trip fewer. postgres.js's `begin()` waits for BEGIN to be answered
+// before it runs the first statement; here BEGIN goes out with the transaction's first
+// statements (pipelined on a reserved connection), which saves a round trip per transaction on
+// the hot paths (an execution's start and end). On PGlite (one connection, in process) and
+// inside a transaction already (a savepoint), it is drizzle's own `transaction`.
+
+const RAW = Symbol.for('aas.db.raw');
+
+/** Marks the root Db of a PostgreSQL database with its postgres.js client (db/client.ts). */
+export function markPostgres(db: Db, sql: postgres.Sql): void {
+  (db as unknown as Record<symbol, postgres.Sql>)[RAW] = sql;
+}
+
+export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const sql = (db as unknown as Record<symbol, postgres.Sql | undefined>)[RAW];
+  if (!sql) return db.transaction(fn);
+  const conn = await sql.reserve();
+  try {
+    const begun = conn.unsafe('begin').execute();
+    let result: T;
+    try {
+      // What drizzle's own transaction builds around postgres.js's transaction connection.
+      const root = db as unknown as { dialect: never; session: { schema: never; options: never }; _: { schema: never } };
+      const session = new PostgresJsSession(conn as never, root.dialect, root.session.schema, root.session.options);
+      result = await fn(new PostgresJsTransaction(root.dialect, session, root.session.schema) as unknown as Db);
+      await begun;
+    } catch (err) {
+      await begun.catch(() => {});
+      await conn.unsafe('rollback').catch(() => {});
+      throw err;
+    }
+    await conn.unsafe('commit');
+    return result;
+  } finally {
+    conn.release();
+  }
+}
