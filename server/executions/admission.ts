@@ -26,9 +26,14 @@ export const limitOf = (w: string): SQL =>
       `else coalesce(${w}.custom_concurrency, ${PLAN_CONCURRENCY.enterprise}) end)`,
   );
 
-/** Holds the tenant's admission lock until the transaction ends (serialises its start decisions, nothing else). */
-export const lockTenant = (tx: Db, t: Tenant) =>
-  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.exec:${t.workspaceId}:${t.environment}`}, 0))`);
+/**
+ * Holds the tenant's admission lock until the transaction ends (serialises its start decisions,
+ * nothing else). Sent at once: a drizzle query starts only when something awaits it, and a count
+ * sent before the lock would read the tenant's running runs before another claimer committed.
+ */
+export function lockTenant(tx: Db, t: Tenant): Promise<unknown> {
+  return tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.exec:${t.workspaceId}:${t.environment}`}, 0))`).then((r) => r);
+}
 
 /**
  * Whether a run of the tenant may start now, in place: under its limit and with nothing of its

@@ -62,9 +62,11 @@ describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
     }
   }
 
+  let env: Record<string, string>;
+
   before(async () => {
     pg = await createTestDatabase();
-    const env = { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: 'warn', EXECUTION_CONCURRENCY: '3' };
+    env = { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: 'warn', EXECUTION_CONCURRENCY: '3' };
     web = await startProcess({ ...env, RUN_WORKERS: 'false' });
     await waitReady(web);
     workers = await Promise.all([startWorker(env), startWorker(env)]);
@@ -87,6 +89,38 @@ describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
       return (await count(t.workspaceId, 'succeeded')) === ids.length;
     }, 30_000);
     assert.equal(most, 5, `at most 5 at once (saw ${most})`);
+  });
+
+  it('waits started in place on two processes that run workers never take more than the limit either', async () => {
+    const t = await tenant('starter');
+    const inPlace = await Promise.all([0, 1].map(() => startProcess({ ...env, RUN_WORKERS: 'true' })));
+    try {
+      await Promise.all(inPlace.map((p) => waitReady(p)));
+      const quick = await call<{ id: string }>(t.key, 'POST', '/v1/agents', { name: 'quick', model: 'sandbox/slow' });
+      let most = 0;
+      let done = false;
+      const sampler = (async () => {
+        while (!done) {
+          most = Math.max(most, await count(t.workspaceId, 'running'));
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          fetch(`${inPlace[i % 2]!.url}/v1/agents/${quick.body.id}/execute`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ input: `wait ${i} a b`, wait: true }),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { status: string } })),
+        ),
+      );
+      done = true;
+      await sampler;
+      assert.deepEqual(new Set(answers.map((a) => `${a.status} ${a.body.status}`)), new Set(['200 succeeded']));
+      assert.ok(most <= 5, `at most 5 at once (saw ${most})`);
+    } finally {
+      await Promise.all(inPlace.map(stop));
+    }
   });
 
   it("a backlog over both workers holds back another workspace's next run by one slot's turnover at most", async () => {
