@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { agents, type StoredHttpTool } from '../../db/schema';
@@ -16,7 +16,15 @@ import { PROVIDERS, parseModel } from '../models/registry';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
 import { newToolSecret } from '../tools/http-tool';
-import { MAX_PARAMETERS_BYTES, type agentSchema, type createAgentInput, type createdAgentSchema, type ToolInput, type updateAgentInput } from './schemas';
+import {
+  MAX_PARAMETERS_BYTES,
+  type agentSchema,
+  type createAgentInput,
+  type createdAgentSchema,
+  type rotatedAgentSchema,
+  type ToolInput,
+  type updateAgentInput,
+} from './schemas';
 
 // Agents (DESIGN.md 6.1): create, list, read, update, delete, in the caller's workspace and
 // environment; another workspace's or environment's agent, and a deleted one, is not found.
@@ -26,6 +34,7 @@ import { MAX_PARAMETERS_BYTES, type agentSchema, type createAgentInput, type cre
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type AgentView = z.infer<typeof agentSchema>;
 export type CreatedAgentView = z.infer<typeof createdAgentSchema>;
+export type RotatedAgentView = z.infer<typeof rotatedAgentSchema>;
 export type CreateAgentInput = z.infer<typeof createAgentInput>;
 /** The fields of a PATCH (absent: unchanged). */
 export type UpdateAgentInput = Omit<z.infer<typeof updateAgentInput>, 'id'>;
@@ -39,8 +48,11 @@ const invalid = (param: string, message: string) => new ApiError('invalid_parame
 
 // ---- views ----
 
-/** The listed columns: everything but the tool secret (never in a response after creation). */
-const { toolSecret: _secret, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+/** The listed columns: everything but the tool secrets (never in a response after creation or rotation). */
+const { toolSecret: _secret, previousToolSecret: _previous, previousToolSecretExpiresAt: _expires, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+
+/** A rotated-out tool secret keeps signing alongside the new one this long (like a webhook's). */
+export const PREVIOUS_TOOL_SECRET_TTL_MS = 24 * 3600 * 1000;
 
 // The agents of a workspace and environment that are not deleted, newest first (index agents_list_idx).
 const agentList = keysetList({
@@ -254,6 +266,26 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     const view = agentView(row);
     await emit(tx, actor, 'agent.updated', view);
     return view;
+  });
+}
+
+/**
+ * A new tool secret; the current one keeps signing alongside it for 24 h (an older previous one
+ * stops at once). The agent changed, so `agent.updated` is emitted, without any secret.
+ */
+export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = new Date()): Promise<RotatedAgentView> {
+  if (!isId('agt', id)) throw notFound('agent', id);
+  const expires = new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: newToolSecret(), updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('agent', id);
+    const view = agentView(row);
+    await emit(tx, actor, 'agent.updated', view);
+    return { ...view, toolSecret: row.toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
 

@@ -8,6 +8,12 @@ import { callHttpTool } from './http-tool';
 
 type AgentRow = typeof agents.$inferSelect;
 
+/** The secrets that sign a call now: the agent's, and the one it replaced while in its 24 h. */
+export function activeToolSecrets(agent: Pick<AgentRow, 'toolSecret' | 'previousToolSecret' | 'previousToolSecretExpiresAt'>, now = new Date()): string[] {
+  const previous = agent.previousToolSecret && agent.previousToolSecretExpiresAt && agent.previousToolSecretExpiresAt > now ? [agent.previousToolSecret] : [];
+  return [agent.toolSecret, ...previous];
+}
+
 export function buildTools(agent: AgentRow, executionId: string, signal: AbortSignal): ToolSet {
   const tools: ToolSet = {};
   for (const spec of agent.tools) {
@@ -16,7 +22,7 @@ export function buildTools(agent: AgentRow, executionId: string, signal: AbortSi
       inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
       execute: async (args: unknown, options) => {
         const result = await callHttpTool(spec, args, {
-          secret: agent.toolSecret,
+          secrets: activeToolSecrets(agent),
           callId: `${executionId}_${options.toolCallId}`,
           signal,
           allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS,
