@@ -1,5 +1,3 @@
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/client';
@@ -16,6 +14,7 @@ import { PROVIDERS, parseModel } from '../models/registry';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
 import { newToolSecret } from '../tools/http-tool';
+import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
 import {
   MAX_PARAMETERS_BYTES,
   type agentSchema,
@@ -29,7 +28,8 @@ import {
 // Agents (DESIGN.md 6.1): create, list, read, update, delete, in the caller's workspace and
 // environment; another workspace's or environment's agent, and a deleted one, is not found.
 // zod (schemas.ts) has checked shapes and bounds; here: the model, tool names, tool URLs (the
-// SSRF guard) and tool JSON Schemas (compiled with ajv), and what zod cannot see in the raw input.
+// SSRF guard) and tool JSON Schemas (compiled with ajv in the schema pool's threads), and what
+// zod cannot see in the raw input.
 
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type AgentView = z.infer<typeof agentSchema>;
@@ -83,6 +83,24 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
 
 // ---- checks ----
 
+/** False for a string holding a lone surrogate (String.prototype.isWellFormed, ES2024). */
+const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | null;
+  /** The first three keys of the path (enough to tell `tools.N.parameters`), shared below that. */
+  head: readonly string[];
+}
+
+/** The dotted path of a visited value, rebuilt only to report a problem. */
+function pathOf(visit: Visit): string[] {
+  const keys: string[] = [];
+  for (let v: Visit | null = visit; v?.parent; v = v.parent) keys.push(v.key);
+  return keys.reverse();
+}
+
 /**
  * What zod cannot see in the raw input, checked before it parses (a middleware of each
  * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
@@ -91,9 +109,6 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
  * an object key holding a NUL character; and any string or key that is not well-formed
  * Unicode (a lone surrogate, which PostgreSQL's jsonb refuses), with the field's dotted path.
  */
-/** In a `u` regex a surrogate pair is one code point: this matches only a lone surrogate. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 export function assertSafeAgentInput(raw: unknown): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
   assertSafeKeys(raw, 'metadata');
@@ -104,23 +119,29 @@ export function assertSafeAgentInput(raw: unknown): void {
     }
     if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw invalid('metadata', `'metadata' can have at most ${METADATA_MAX_KEYS} keys`);
   }
-  // Iterative walk: no input is nested deeply enough to overflow the stack.
-  const stack: { value: unknown; path: string[] }[] = [{ value: raw, path: [] }];
+  // Iterative walk: no input is nested deeply enough to overflow the stack. It runs on the event
+  // loop over bodies of up to 1 MiB of schemas, so paths are linked, not copied, and joined only
+  // to report a problem.
+  const stack: Visit[] = [{ value: raw, key: '', parent: null, head: [] }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    const param = path.join('.');
+    const visit = stack.pop()!;
+    const { value, head } = visit;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) throw invalid(param, `'${param}' is not valid Unicode text (it holds a lone surrogate)`);
+      if (!wellFormed(value)) {
+        const param = pathOf(visit).join('.');
+        throw invalid(param, `'${param}' is not valid Unicode text (it holds a lone surrogate)`);
+      }
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     // The field a bad key is reported on: the object holding it, or the tool's `parameters`.
-    const owner = path[0] === 'tools' && path[2] === 'parameters' ? path.slice(0, 3).join('.') : param;
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\0')) throw invalid(owner, `'${owner || 'input'}' has a key with a NUL character`);
-      if (LONE_SURROGATE.test(key)) throw invalid(owner, `'${owner || 'input'}' has a key that is not valid Unicode text`);
-      if (key === '__proto__' && owner.endsWith('.parameters')) throw invalid(owner, `'${owner}' cannot have a key named '__proto__'`);
-      stack.push({ value: child, path: [...path, key] });
+    const inParameters = head[0] === 'tools' && head[2] === 'parameters';
+    const owner = () => (inParameters ? head : pathOf(visit)).join('.');
+    for (const key of Object.keys(value)) {
+      if (key.includes('\0')) throw invalid(owner(), `'${owner() || 'input'}' has a key with a NUL character`);
+      if (!wellFormed(key)) throw invalid(owner(), `'${owner() || 'input'}' has a key that is not valid Unicode text`);
+      if (key === '__proto__' && inParameters) throw invalid(owner(), `'${owner()}' cannot have a key named '__proto__'`);
+      stack.push({ value: (value as Record<string, unknown>)[key], key, parent: visit, head: head.length < 3 ? [...head, key] : head });
     }
   }
 }
@@ -137,38 +158,34 @@ function checkModel(model: string): void {
   );
 }
 
-// JSON Schemas of tool parameters are compiled with ajv: draft 2020-12 (what zod and most tools
-// write), or draft-07 when the schema says so. One instance per draft; each compile is undone
-// (the instance caches every schema it sees, and registers every `$id`, forever otherwise).
-const ajvOptions = { strict: false, logger: false } as const;
-let validators: { draft2020: Ajv2020; draft07: Ajv } | undefined;
-
-function compileOnce(schema: Record<string, unknown>): void {
-  validators ??= { draft2020: new Ajv2020(ajvOptions), draft07: new Ajv(ajvOptions) };
-  const draft = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? validators.draft07 : validators.draft2020;
-  const known = new Set([...Object.keys(draft.schemas), ...Object.keys(draft.refs)]);
-  try {
-    draft.compile(schema);
-  } finally {
-    draft.removeSchema(schema);
-    for (const key of [...Object.keys(draft.schemas), ...Object.keys(draft.refs)]) if (!known.has(key)) draft.removeSchema(key);
-  }
-}
-
-function checkParameters(parameters: Record<string, unknown>, param: string): void {
+// JSON Schemas of tool parameters are compiled with ajv (draft 2020-12, or draft-07 when the
+// schema says so) in the schema pool's threads, never on the event loop: a schema that takes
+// longer than its budget is refused, and a workspace with too many waiting is asked to retry.
+async function checkParameters(owner: string, parameters: Record<string, unknown>, param: string): Promise<void> {
   const bytes = Buffer.byteLength(JSON.stringify(parameters));
   if (bytes > MAX_PARAMETERS_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
   if (parameters.type !== 'object') throw invalid(param, `'${param}' must be a JSON Schema with "type": "object"`);
-  try {
-    compileOnce(parameters);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+  const outcome = await compileSchema(owner, parameters);
+  if (outcome.ok) return;
+  switch (outcome.reason) {
+    case 'too_slow':
+      throw invalid(param, `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`);
+    case 'busy':
+      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', {
+        headers: { 'Retry-After': '1' },
+      });
+    case 'invalid': {
+      const reason = outcome.message;
+      throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+    }
   }
 }
 
-/** The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. */
-async function checkTools(tools: ToolInput[]): Promise<StoredHttpTool[]> {
+/**
+ * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. The
+ * schemas compile together (in the pool's threads); the first refused one by position is reported.
+ */
+async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttpTool[]> {
   const seen = new Map<string, number>();
   for (const [i, tool] of tools.entries()) {
     const name = tool.name.toLowerCase();
@@ -177,8 +194,10 @@ async function checkTools(tools: ToolInput[]): Promise<StoredHttpTool[]> {
       throw invalid(`tools.${i}.name`, `Tool names must be unique: 'tools.${i}.name' repeats the name of tools.${first} ('${tool.name}')`);
     }
     seen.set(name, i);
-    checkParameters(tool.parameters, `tools.${i}.parameters`);
   }
+  const schemas = await Promise.allSettled(tools.map((tool, i) => checkParameters(owner, tool.parameters, `tools.${i}.parameters`)));
+  const refused = schemas.find((check) => check.status === 'rejected');
+  if (refused) throw refused.reason;
   // Resolved together; the first refused URL (by position) is the one reported.
   const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS })));
   for (const [i, check] of checks.entries()) {
@@ -203,7 +222,7 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
-  const tools = await checkTools(input.tools);
+  const tools = await checkTools(actor.workspaceId, input.tools);
   // The agent and its `agent.created` event commit together (the event never carries the tool secret).
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -253,7 +272,7 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     checkModel(input.model);
     changes.model = input.model;
   }
-  if (input.tools !== undefined) changes.tools = await checkTools(input.tools);
+  if (input.tools !== undefined) changes.tools = await checkTools(actor.workspaceId, input.tools);
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
