@@ -58,7 +58,8 @@ const toolInput = z
     url: z.string().meta({
       description:
         'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
-        '(Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). http or https, ' +
+        '(Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query ' +
+        'parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, ' +
         'no credentials; unless the server allows it, never a loopback, private, link-local or metadata address.',
       example: EXAMPLE_TOOL.url,
     }),

@@ -98,6 +98,23 @@ describe('callHttpTool', () => {
     assert.throws(() => new Webhook(secret).verify('', headerMap(req.headers)), /No matching signature/);
   });
 
+  it('a GET whose arguments name a query parameter fixed in the URL is refused without a request', async () => {
+    const count = server.requests.length;
+    for (const args of [{ fixed: '2' }, { q: 'x', fixed: 1 }]) {
+      const result = await callHttpTool(tool(server, '/echo?fixed=1&other=a', 'GET'), args, local);
+      assert.deepEqual(result, { ok: false, error: "Not called: the argument 'fixed' names a query parameter that the tool's URL fixes" });
+    }
+    // Percent-encoded in the URL, the name is still the same parameter; non-object arguments travel as `args`.
+    assert.equal((await callHttpTool(tool(server, '/echo?fi%78ed=1', 'GET'), { fixed: 'b' }, local)).ok, false);
+    assert.equal((await callHttpTool(tool(server, '/echo?args=1', 'GET'), 'text', local)).ok, false);
+    assert.equal(server.requests.length, count);
+    // An undefined value is not sent, so it does not count; other names are added after the fixed ones.
+    const ok = await callHttpTool(tool(server, '/echo?fixed=1', 'GET'), { fixed: undefined, q: 'x' }, local);
+    assert.deepEqual(ok.body, { fixed: '1', q: 'x' });
+    // POST arguments travel in the body: the URL's query is not theirs to collide with.
+    assert.equal((await callHttpTool(tool(server, '/echo?fixed=1'), { fixed: '2' }, local)).ok, true);
+  });
+
   it('reports a non-2xx answer with its status and body', async () => {
     const result = await callHttpTool(tool(server, '/fail'), { a: 1 }, local);
     assert.deepEqual(result, { ok: false, status: 500, body: { error: 'boom' }, error: 'The tool answered HTTP 500' });

@@ -88,6 +88,12 @@ export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: Http
   const isGet = tool.method === 'GET';
   let payload = '';
   if (isGet) {
+    // The query parameters written in the tool's URL are the tool owner's: the model may add
+    // parameters, never replace or repeat one of them (`?mode=a` must not become `mode=b`).
+    const fixed = queryKeys(args).find((key) => url.searchParams.has(key));
+    if (fixed !== undefined) {
+      return { ok: false, error: `Not called: the argument '${fixed}' names a query parameter that the tool's URL fixes` };
+    }
     appendQuery(url, args);
   } else {
     try {
@@ -140,6 +146,15 @@ export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: Http
   } finally {
     clearTimeout(timeout);
   }
+}
+
+/** The query parameters appendQuery would add for these arguments. */
+function queryKeys(args: unknown): string[] {
+  if (args === undefined || args === null) return [];
+  if (typeof args !== 'object' || Array.isArray(args)) return ['args'];
+  return Object.entries(args)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
 }
 
 /** GET arguments: each top-level key becomes a query parameter, non-strings JSON-encoded. */

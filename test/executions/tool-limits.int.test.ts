@@ -9,6 +9,7 @@ import { execute, readStream, type Execution } from './helpers';
 // "Tool calls: what a model can make us do"; docs/security.md). Each refusal goes back to the
 // model as the tool's error result, the tool not called, and the run goes on:
 // - arguments that do not match the tool's `parameters` (patterns on RE2: no ReDoS);
+// - a GET's arguments naming a query parameter the tool's URL fixes;
 // The sandbox model (test keys) calls one tool a step.
 
 let api: TestServer;
@@ -69,5 +70,20 @@ describe('arguments are checked against the tool’s parameters before the call'
     assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
     assert.equal(calls('/echo', since).length, 0);
     assert.match(JSON.stringify(exe.steps[0]!.toolResults[0]!.result), /must match pattern/);
+  });
+});
+
+describe('query parameters fixed in a GET tool’s URL', () => {
+  it('arguments naming one are refused, never sent (no mode=b, no second mode); others are added', async () => {
+    const since = tools.requests.length;
+    const exe = await run(owner, { tools: [tool('search', '/query?mode=a', stringParam('mode'), 'GET')] }, 'search mode b');
+    assert.equal(calls('/query', since).length, 0, 'the tool was not called');
+    assert.deepEqual(exe.steps[0]!.toolResults[0]!.result, { error: "Not called: the argument 'mode' names a query parameter that the tool's URL fixes" });
+    assert.equal(exe.steps[0]!.toolResults[0]!.isError, true);
+
+    const ok = await run(owner, { tools: [tool('search', '/query?mode=a', stringParam('q'), 'GET')] }, 'search shoes');
+    const [sent] = calls('/query', since);
+    assert.deepEqual(ok.steps[0]!.toolResults[0]!.result, { status: 200, body: [['mode', 'a'], ['q', 'shoes']] });
+    assert.match(sent!.url, /^\/query\?mode=a&q=shoes$/);
   });
 });
