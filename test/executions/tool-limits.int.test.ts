@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { execute, readStream, type Execution } from './helpers';
@@ -10,19 +11,26 @@ import { execute, readStream, type Execution } from './helpers';
 // model as the tool's error result, the tool not called, and the run goes on:
 // - arguments that do not match the tool's `parameters` (patterns on RE2: no ReDoS);
 // - a GET's arguments naming a query parameter the tool's URL fixes;
-// The sandbox model (test keys) calls one tool a step.
+// - more than 10 calls in one step (a model asked for 200 at once: 20.5 MB, +500 MB RSS);
+// - tool results past 1 MiB in one execution.
+// The sandbox model (test keys) calls one tool a step; the fake OpenAI (live key) fans out.
 
 let api: TestServer;
 let tools: ToolServer;
+let fake: FakeOpenAI;
 let owner: SeededKey;
+let live: SeededKey;
 
 before(async () => {
   tools = await startToolServer();
-  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  fake = await startFakeOpenAI();
+  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', OPENAI_COMPATIBLE_BASE_URL: fake.url } });
   owner = await api.seed.key({ ...UNLIMITED });
+  live = await api.seed.key({ workspace: owner.workspace, environment: 'live' });
 });
 after(async () => {
   await api?.close();
+  await fake?.close();
   await tools?.close();
 });
 
@@ -85,5 +93,49 @@ describe('query parameters fixed in a GET tool’s URL', () => {
     const [sent] = calls('/query', since);
     assert.deepEqual(ok.steps[0]!.toolResults[0]!.result, { status: 200, body: [['mode', 'a'], ['q', 'shoes']] });
     assert.match(sent!.url, /^\/query\?mode=a&q=shoes$/);
+  });
+});
+
+describe('fan-out and result size', () => {
+  const MODEL = 'openai-compatible/fake-1';
+
+  it('25 parallel calls in one step: the first 10 are made, the other 15 are refused; the run goes on', async () => {
+    fake.set({ parallelCalls: 25 });
+    try {
+      const since = tools.requests.length;
+      const exe = await run(live, { model: MODEL, tools: [tool('lookup', '/echo', stringParam('q'))] }, 'lookup everything');
+      assert.equal(calls('/echo', since).length, 10, 'ten calls reached the tool');
+      const [first] = exe.steps;
+      assert.equal(first!.toolCalls.length, 25);
+      assert.equal(first!.toolResults.filter((r) => !r.isError).length, 10);
+      const refused = first!.toolResults.filter((r) => r.isError);
+      assert.equal(refused.length, 15);
+      for (const r of refused) assert.match(JSON.stringify(r.result), /at most 10 tool calls are made in one step/);
+      assert.equal(exe.steps.length, 2, 'the model answered after the results');
+    } finally {
+      fake.set({ parallelCalls: 1 });
+    }
+  });
+
+  it('past 1 MiB of tool results in one execution, results become errors and then calls are not made', async () => {
+    fake.set({ parallelCalls: 10 });
+    try {
+      const since = tools.requests.length;
+      const big = (name: string) => tool(name, '/big', stringParam('q'));
+      const exe = await run(live, { model: MODEL, tools: [big('big1'), big('big2'), big('big3')] }, 'big1 then big2 then big3');
+      const [one, two, three] = exe.steps;
+      // Step 1: ten truncated 100 KB answers, about 1,000 KB: within the budget.
+      assert.equal(one!.toolResults.filter((r) => !r.isError).length, 10);
+      // Step 2: the calls were made, but their answers would pass the budget.
+      assert.equal(two!.toolResults.filter((r) => r.isError).length, 10);
+      for (const r of two!.toolResults) assert.match(JSON.stringify(r.result), /would pass this execution's budget of tool results \(1 MiB/);
+      // Step 3: spent, nothing is called.
+      for (const r of three!.toolResults) assert.match(JSON.stringify(r.result), /^\{"error":"Not called: this execution's budget of tool results \(1 MiB handed to the model\) is spent"\}$/);
+      assert.equal(calls('/big', since).length, 20);
+      const handed = exe.steps.flatMap((s) => s.toolResults).reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.result)), 0);
+      assert.ok(handed < 1.1 * 1024 * 1024, `${handed} bytes handed to the model`);
+    } finally {
+      fake.set({ parallelCalls: 1 });
+    }
   });
 });
