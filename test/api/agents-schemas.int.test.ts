@@ -37,8 +37,11 @@ const heavyTools = (n = 20) =>
 const create = (body: Record<string, unknown>, key = owner.key) => api.request<{ id: string }>('POST', '/v1/agents', { key, body: { name: 'Heavy', ...body } });
 const agents = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from agents`))[0]!.n;
 
-/** Other processes may take the cores for a while (the suite runs two files at once on two): wall-time slack. */
-const WALL_SLACK_MS = 150;
+/**
+ * Other processes may take the cores for a while (the suite runs two files at once on two), so
+ * wall time gets slack; the CPU-time bound on the longest block is the strict one.
+ */
+const WALL_SLACK_MS = 400;
 
 /**
  * Watches the event loop until stopped: the slowest /healthz answer (asked every 10 ms), and the
@@ -81,7 +84,7 @@ function watchLoop(): { stop(): Promise<{ healthz: number; block: number }> } {
 }
 
 describe('JSON Schemas of tools are compiled off the event loop', () => {
-  it('an agent created and updated with 20 costly schemas each, while the event loop stays free (no block of 100 ms, /healthz answers within 100 ms)', async () => {
+  it('an agent created and updated with 20 costly schemas each, while the event loop stays free (no block of 100 ms, /healthz answers within 100 ms)', async (t) => {
     expectStatus(await create({ tools: heavyTools() }), 201); // the pool's thread starts, and the code paths warm up, outside the measurement
     // Serialized beforehand: the client shares the event loop with the server in this process.
     const [first, second] = [0, 1].map(() => JSON.stringify({ name: 'Heavy', tools: heavyTools() }));
@@ -93,7 +96,7 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
     expectStatus(await api.request('PATCH', `/v1/agents/${created.body.id}`, { key: owner.key, rawBody: second, headers }), 200);
     const took = performance.now() - started;
     const { healthz, block } = await loop.stop();
-    console.log(`# 2 × 20 schemas compiled in ${took.toFixed(0)} ms; longest event-loop block ${block.toFixed(1)} ms of CPU; slowest /healthz ${healthz.toFixed(1)} ms`);
+    t.diagnostic(`2 × 20 schemas compiled in ${took.toFixed(0)} ms; longest event-loop block ${block.toFixed(1)} ms of CPU; slowest /healthz ${healthz.toFixed(1)} ms`);
     // On the event loop, one such create held it for 0.3–3.2 s (each schema 15–170 ms, by machine).
     assert.ok(block < 100, `the event loop ran ${block.toFixed(0)} ms without a break`);
     assert.ok(healthz < 100 + WALL_SLACK_MS, `/healthz took ${healthz.toFixed(0)} ms`);
@@ -120,7 +123,7 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
     assert.match(expectError(res, 400, 'invalid_parameter', 'tools.0.parameters').message, /not supported .*RE2/);
   });
 
-  it('a workspace flooding the pool gets 429 past its line; another workspace is served meanwhile', async () => {
+  it('a workspace flooding the pool gets 429 past its line; another workspace is served meanwhile', async (t) => {
     const flooder = await api.seed.key({ ...UNLIMITED });
     const other = await api.seed.key({ ...UNLIMITED });
     const n = await agents();
@@ -138,7 +141,7 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
     }
     assert.ok(answers.every((r) => r.status === 201 || r.status === 429));
     assert.equal(await agents(), n + 1 + answers.filter((r) => r.status === 201).length, 'nothing written for a refused create');
-    console.log(`# another workspace's create waited ${waited.toFixed(0)} ms behind a flood of ${answers.length * 20} compiles`);
+    t.diagnostic(`another workspace's create waited ${waited.toFixed(0)} ms behind a flood of ${answers.length * 20} compiles`);
     assert.ok(waited < 1_500, `the other workspace waited ${waited.toFixed(0)} ms`);
   });
 });
