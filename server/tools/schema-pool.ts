@@ -10,8 +10,9 @@ import type { SchemaResult, SchemaTask } from './schema-worker';
 // - Each task has a hard budget of running time (the wait before it starts is not counted);
 //   past it the thread is terminated and the schema refused, or the call not made.
 // - At most `threads` tasks are in the pool at once. The others wait in their workspace's own
-//   line (at most 64 a workspace, beyond: `busy`) and lines are served in turn, so a workspace
-//   with a backlog delays another's next task by at most one task per busy workspace.
+//   line (at most 64 a workspace and 1,024 in all, beyond: `busy`) and lines are served in
+//   turn, so a workspace with a backlog delays another's next task by at most one task per
+//   busy workspace.
 // - Each thread caches its validators by the hash of the schema's canonical JSON, so a run
 //   does not compile again what create compiled, nor a re-saved agent.
 // The pool lives on globalThis: Next evaluates this module more than once per process.
@@ -29,6 +30,8 @@ export type SchemaOutcome =
 export const SCHEMA_BUDGET_MS = 1_000;
 /** Tasks one workspace may have waiting for a thread. */
 export const MAX_WAITING_PER_WORKSPACE = 64;
+/** Tasks all workspaces together may have waiting (the memory they hold stays bounded). */
+export const MAX_WAITING = 1_024;
 /** Threads: the cores but one, which stays with the event loop (1 to 4). */
 export const SCHEMA_THREADS = Math.min(4, Math.max(1, availableParallelism() - 1));
 /** Heap of one thread; a schema that needs more is refused like one that takes too long. */
@@ -49,6 +52,8 @@ interface State {
   running: number;
   /** Waiting tasks per workspace; the Map's order is the turn. */
   lines: Map<string, Queued[]>;
+  /** Tasks in all lines. */
+  waiting: number;
 }
 
 const KEY = Symbol.for('agent-service.schema-pool');
@@ -68,6 +73,7 @@ function state(): State {
     budgetMs: SCHEMA_BUDGET_MS,
     running: 0,
     lines: new Map(),
+    waiting: 0,
   });
 }
 
@@ -104,6 +110,7 @@ function pump(s: State): void {
   while (s.running < SCHEMA_THREADS && s.lines.size > 0) {
     const [owner, line] = s.lines.entries().next().value!;
     const next = line.shift()!;
+    s.waiting--;
     s.lines.delete(owner);
     if (line.length > 0) s.lines.set(owner, line); // to the back of the turn
     s.running++;
@@ -122,7 +129,7 @@ async function submit(owner: string, kind: SchemaTask['kind'], schema: Record<st
   signal?.throwIfAborted();
   const s = state();
   const line = s.lines.get(owner) ?? [];
-  if (line.length >= MAX_WAITING_PER_WORKSPACE) return { ok: false, reason: 'busy' };
+  if (line.length >= MAX_WAITING_PER_WORKSPACE || s.waiting >= MAX_WAITING) return { ok: false, reason: 'busy' };
   const task: SchemaTask = { kind, schema, args, started: new BigInt64Array(new SharedArrayBuffer(8)) };
   return new Promise<SchemaOutcome>((resolve, reject) => {
     const queued: Queued = {
@@ -139,11 +146,13 @@ async function submit(owner: string, kind: SchemaTask['kind'], schema: Record<st
       const at = waiting?.indexOf(queued) ?? -1;
       if (at < 0) return;
       waiting!.splice(at, 1);
+      s.waiting--;
       if (waiting!.length === 0) s.lines.delete(owner);
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     line.push(queued);
+    s.waiting++;
     s.lines.set(owner, line);
     pump(s);
   });
