@@ -15,6 +15,8 @@ const config = {
     'ioredis',
     'rate-limiter-flexible',
     'trpc-to-openapi',
+    // Worker threads started from a file path (server/tools/schema-pool.ts).
+    'piscina',
   ],
   poweredByHeader: false,
   reactStrictMode: true,

@@ -86,6 +86,29 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await expect(page.getByTestId('agent-tool')).toContainText('lookup_order');
   expect(await page.content()).not.toContain(secret);
 
+  // Rotating the tool secret: a confirmation first, then the new secret once, with a copy button.
+  await page.getByTestId('rotate-tool-secret').click();
+  const rotate = page.getByTestId('rotate-tool-secret-dialog');
+  await expect(rotate).toContainText('keeps signing for 24 hours');
+  await rotate.getByRole('button', { name: 'Cancel' }).click();
+  await expect(rotate).toBeHidden();
+  await page.getByTestId('rotate-tool-secret').click();
+  await rotate.getByTestId('rotate-tool-secret-confirm').click();
+  await expect(rotate).toBeHidden();
+  const rotatedModal = page.getByTestId('tool-secret-modal');
+  await expect(rotatedModal).toContainText('was rotated');
+  const rotated = await rotatedModal.getByTestId('tool-secret-value').inputValue();
+  expect(rotated).toMatch(/^whsec_/);
+  expect(rotated).not.toBe(secret);
+  await expect(rotatedModal.getByTestId('previous-tool-secret-note')).toContainText('24 hours');
+  await rotatedModal.getByTestId('tool-secret-copy').click();
+  await expect(rotatedModal.getByTestId('tool-secret-copy')).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(rotated);
+  await shot(page, 'agent-rotated-tool-secret-1280');
+  await rotatedModal.getByTestId('tool-secret-done').click();
+  await expect(rotatedModal).toBeHidden();
+  expect(await page.content()).not.toContain(rotated);
+
   // The reply streams in: read twice, the second read is longer, and it ends complete.
   const first = 'Hello there from the dashboard playground, please echo every one of these words';
   await send(page, first);

@@ -22,6 +22,7 @@ export const BUILT_OPERATIONS = [
   'PATCH /v1/webhooks/{id}',
   'POST /v1/agents',
   'POST /v1/agents/{id}/execute',
+  'POST /v1/agents/{id}/rotate-tool-secret',
   'POST /v1/executions/{id}/cancel',
   'POST /v1/keys',
   'POST /v1/webhooks',

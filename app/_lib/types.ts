@@ -17,6 +17,7 @@ export interface StarterCall {
 export type AgentItem = Outputs['agents']['list']['data'][number];
 export type Agent = Outputs['agents']['get'];
 export type CreatedAgent = Outputs['agents']['create'];
+export type RotatedAgent = Outputs['agents']['rotateToolSecret'];
 export type AgentTool = Agent['tools'][number];
 export type Execution = Outputs['executions']['get'];
 export type ExecutionStatus = Execution['status'];

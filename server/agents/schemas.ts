@@ -58,8 +58,9 @@ const toolInput = z
     url: z.string().meta({
       description:
         'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
-        '(Standard Webhooks headers, with the agent’s `toolSecret`). http or https, no credentials; unless the server allows it, ' +
-        'never a loopback, private, link-local or metadata address.',
+        '(Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query ' +
+        'parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, ' +
+        'no credentials; unless the server allows it, never a loopback, private, link-local or metadata address.',
       example: EXAMPLE_TOOL.url,
     }),
     method: z.enum(TOOL_METHODS).default('POST').meta({ description: 'HTTP method of the call. Default: `POST`.', example: 'POST' }),
@@ -183,18 +184,28 @@ const agentFields = {
 
 export const agentSchema = z.object(agentFields).meta({ id: 'Agent' });
 
-export const createdAgentSchema = z
+const toolSecret = z.string().meta({
+  description:
+    'The secret that signs this agent’s HTTP tool calls, the Standard Webhooks way over the request line and the body: ' +
+    'the signed content is `<METHOD> <URL>\\n<body>` (the method in capitals, the exact URL requested with its query string, ' +
+    'a newline, the raw body: empty for GET). Verify a call with the `standardwebhooks` library: ' +
+    '`` new Webhook(secret).verify(`${method} ${url}\\n${rawBody}`, headers, { jsonParse: false }) `` (headers `webhook-id`, ' +
+    '`webhook-timestamp`, `webhook-signature`; it throws when no signature matches), then parse the body yourself. Returned only when the agent is created and when its tool secret is rotated, never again: store it now.',
+  // Shortened on purpose: a complete-looking secret in docs gets copied, and flagged as a leak.
+  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw…',
+});
+
+export const createdAgentSchema = z.object({ ...agentFields, toolSecret }).meta({ id: 'CreatedAgent' });
+
+export const rotatedAgentSchema = z
   .object({
     ...agentFields,
-    toolSecret: z.string().meta({
-      description:
-        'The secret that signs this agent’s HTTP tool calls (Standard Webhooks: verify the `webhook-signature` header with it, ' +
-        'e.g. with the `standardwebhooks` library). Returned only in this response, never again: store it now.',
-      // Shortened on purpose: a complete-looking secret in docs gets copied, and flagged as a leak.
-      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw…',
+    toolSecret,
+    previousToolSecretExpiresAt: timestamp.meta({
+      description: 'Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both.',
     }),
   })
-  .meta({ id: 'CreatedAgent' });
+  .meta({ id: 'RotatedAgent' });
 
 export const agentListSchema = pageEnvelopeSchema(agentSchema).meta({ id: 'AgentList' });
 

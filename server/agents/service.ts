@@ -1,6 +1,4 @@
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { agents, type StoredHttpTool } from '../../db/schema';
@@ -17,16 +15,27 @@ import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
 import { assertStorableText } from '../text-input';
 import { newToolSecret } from '../tools/http-tool';
-import { MAX_PARAMETERS_BYTES, type agentSchema, type createAgentInput, type createdAgentSchema, type ToolInput, type updateAgentInput } from './schemas';
+import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import {
+  MAX_PARAMETERS_BYTES,
+  type agentSchema,
+  type createAgentInput,
+  type createdAgentSchema,
+  type rotatedAgentSchema,
+  type ToolInput,
+  type updateAgentInput,
+} from './schemas';
 
 // Agents (DESIGN.md 6.1): create, list, read, update, delete, in the caller's workspace and
 // environment; another workspace's or environment's agent, and a deleted one, is not found.
 // zod (schemas.ts) has checked shapes and bounds; here: the model, tool names, tool URLs (the
-// SSRF guard) and tool JSON Schemas (compiled with ajv), and what zod cannot see in the raw input.
+// SSRF guard) and tool JSON Schemas (compiled with ajv in the schema pool's threads), and what
+// zod cannot see in the raw input.
 
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type AgentView = z.infer<typeof agentSchema>;
 export type CreatedAgentView = z.infer<typeof createdAgentSchema>;
+export type RotatedAgentView = z.infer<typeof rotatedAgentSchema>;
 export type CreateAgentInput = z.infer<typeof createAgentInput>;
 /** The fields of a PATCH (absent: unchanged). */
 export type UpdateAgentInput = Omit<z.infer<typeof updateAgentInput>, 'id'>;
@@ -40,8 +49,11 @@ const invalid = (param: string, message: string) => new ApiError('invalid_parame
 
 // ---- views ----
 
-/** The listed columns: everything but the tool secret (never in a response after creation). */
-const { toolSecret: _secret, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+/** The listed columns: everything but the tool secrets (never in a response after creation or rotation). */
+const { toolSecret: _secret, previousToolSecret: _previous, previousToolSecretExpiresAt: _expires, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+
+/** A rotated-out tool secret keeps signing alongside the new one this long (like a webhook's). */
+export const PREVIOUS_TOOL_SECRET_TTL_MS = 24 * 3600 * 1000;
 
 // The agents of a workspace and environment that are not deleted, newest first (index agents_list_idx).
 const agentList = keysetList({
@@ -72,6 +84,12 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
 
 // ---- checks ----
 
+interface Visit {
+  value: unknown;
+  /** The first three keys of the path (enough to tell `tools.N.parameters`), shared below that. */
+  head: readonly string[];
+}
+
 /**
  * What zod cannot see in the raw input, checked before it parses (a middleware of each
  * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
@@ -91,17 +109,17 @@ export function assertSafeAgentInput(raw: unknown): void {
     }
     if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw invalid('metadata', `'metadata' can have at most ${METADATA_MAX_KEYS} keys`);
   }
-  // Iterative walk: no input is nested deeply enough to overflow the stack.
-  const stack: { value: unknown; path: string[] }[] = [{ value: raw, path: [] }];
+  // Iterative walk: no input is nested deeply enough to overflow the stack. It runs on the event
+  // loop over bodies of up to 1 MiB of schemas, so paths are not copied below their third key.
+  const stack: Visit[] = [{ value: raw, head: [] }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    const param = path.join('.');
+    const { value, head } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
-    // The field a bad key is reported on: the object holding it, or the tool's `parameters`.
-    const owner = path[0] === 'tools' && path[2] === 'parameters' ? path.slice(0, 3).join('.') : param;
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '__proto__' && owner.endsWith('.parameters')) throw invalid(owner, `'${owner}' cannot have a key named '__proto__'`);
-      stack.push({ value: child, path: [...path, key] });
+    // The field a bad key is reported on: the tool's `parameters` (storable text was checked above).
+    const inParameters = head[0] === 'tools' && head[2] === 'parameters';
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__' && inParameters) throw invalid(head.join('.'), `'${head.join('.')}' cannot have a key named '__proto__'`);
+      stack.push({ value: (value as Record<string, unknown>)[key], head: head.length < 3 ? [...head, key] : head });
     }
   }
 }
@@ -118,38 +136,34 @@ function checkModel(model: string): void {
   );
 }
 
-// JSON Schemas of tool parameters are compiled with ajv: draft 2020-12 (what zod and most tools
-// write), or draft-07 when the schema says so. One instance per draft; each compile is undone
-// (the instance caches every schema it sees, and registers every `$id`, forever otherwise).
-const ajvOptions = { strict: false, logger: false } as const;
-let validators: { draft2020: Ajv2020; draft07: Ajv } | undefined;
-
-function compileOnce(schema: Record<string, unknown>): void {
-  validators ??= { draft2020: new Ajv2020(ajvOptions), draft07: new Ajv(ajvOptions) };
-  const draft = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? validators.draft07 : validators.draft2020;
-  const known = new Set([...Object.keys(draft.schemas), ...Object.keys(draft.refs)]);
-  try {
-    draft.compile(schema);
-  } finally {
-    draft.removeSchema(schema);
-    for (const key of [...Object.keys(draft.schemas), ...Object.keys(draft.refs)]) if (!known.has(key)) draft.removeSchema(key);
-  }
-}
-
-function checkParameters(parameters: Record<string, unknown>, param: string): void {
+// JSON Schemas of tool parameters are compiled with ajv (draft 2020-12, or draft-07 when the
+// schema says so) in the schema pool's threads, never on the event loop: a schema that takes
+// longer than its budget is refused, and a workspace with too many waiting is asked to retry.
+async function checkParameters(owner: string, parameters: Record<string, unknown>, param: string): Promise<void> {
   const bytes = Buffer.byteLength(JSON.stringify(parameters));
   if (bytes > MAX_PARAMETERS_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
   if (parameters.type !== 'object') throw invalid(param, `'${param}' must be a JSON Schema with "type": "object"`);
-  try {
-    compileOnce(parameters);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+  const outcome = await compileSchema(owner, parameters);
+  if (outcome.ok) return;
+  switch (outcome.reason) {
+    case 'too_slow':
+      throw invalid(param, `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`);
+    case 'busy':
+      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', {
+        headers: { 'Retry-After': '1' },
+      });
+    case 'invalid': {
+      const reason = outcome.message;
+      throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+    }
   }
 }
 
-/** The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. */
-async function checkTools(tools: ToolInput[]): Promise<StoredHttpTool[]> {
+/**
+ * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. The
+ * schemas compile together (in the pool's threads); the first refused one by position is reported.
+ */
+async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttpTool[]> {
   const seen = new Map<string, number>();
   for (const [i, tool] of tools.entries()) {
     const name = tool.name.toLowerCase();
@@ -158,8 +172,10 @@ async function checkTools(tools: ToolInput[]): Promise<StoredHttpTool[]> {
       throw invalid(`tools.${i}.name`, `Tool names must be unique: 'tools.${i}.name' repeats the name of tools.${first} ('${tool.name}')`);
     }
     seen.set(name, i);
-    checkParameters(tool.parameters, `tools.${i}.parameters`);
   }
+  const schemas = await Promise.allSettled(tools.map((tool, i) => checkParameters(owner, tool.parameters, `tools.${i}.parameters`)));
+  const refused = schemas.find((check) => check.status === 'rejected');
+  if (refused) throw refused.reason;
   // Resolved together; the first refused URL (by position) is the one reported.
   const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS })));
   for (const [i, check] of checks.entries()) {
@@ -184,7 +200,7 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
-  const tools = await checkTools(input.tools);
+  const tools = await checkTools(actor.workspaceId, input.tools);
   // The agent and its `agent.created` event commit together (the event never carries the tool secret).
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -234,7 +250,7 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     checkModel(input.model);
     changes.model = input.model;
   }
-  if (input.tools !== undefined) changes.tools = await checkTools(input.tools);
+  if (input.tools !== undefined) changes.tools = await checkTools(actor.workspaceId, input.tools);
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
@@ -247,6 +263,26 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     const view = agentView(row);
     await emit(tx, actor, 'agent.updated', view);
     return view;
+  });
+}
+
+/**
+ * A new tool secret; the current one keeps signing alongside it for 24 h (an older previous one
+ * stops at once). The agent changed, so `agent.updated` is emitted, without any secret.
+ */
+export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = new Date()): Promise<RotatedAgentView> {
+  if (!isId('agt', id)) throw notFound('agent', id);
+  const expires = new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: newToolSecret(), updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('agent', id);
+    const view = agentView(row);
+    await emit(tx, actor, 'agent.updated', view);
+    return { ...view, toolSecret: row.toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
 

@@ -141,16 +141,17 @@ describe('addressRefusal', () => {
 });
 
 describe('checkUrl', () => {
-  it('refuses a name that resolves to a non-public address, whatever the others are', async () => {
-    await refusedAsync(checkUrl('https://rebind.example.com/x', { ...live, resolver: fakeDns }), 'non_public_address', /^resolves to a loopback address \(127\.0\.0\.1\)$/);
-    await refusedAsync(checkUrl('https://mixed.example.com/', { ...live, resolver: fakeDns }), 'non_public_address', /private address \(10\.0\.0\.5\)/);
-    await refusedAsync(checkUrl('https://mapped.example.com/', { ...live, resolver: fakeDns }), 'non_public_address', /link-local/);
+  it('refuses a name that resolves to a non-public address, whatever the others are, without saying what it resolved to', async () => {
+    for (const host of ['rebind.example.com', 'mixed.example.com', 'mapped.example.com']) {
+      await refusedAsync(checkUrl(`https://${host}/x`, { ...live, resolver: fakeDns }), 'non_public_address', /^has a host that does not resolve to an allowed address$/);
+    }
   });
 
-  it('refuses localhost through the real resolver too, and names that do not resolve', async () => {
+  it('refuses localhost through the real resolver too, and names that do not resolve, with the same words', async () => {
     // localhost is refused by name first; through the resolver it is loopback as well.
     await refusedAsync(checkUrl('http://localhost:3000', live), 'blocked_host');
-    await refusedAsync(checkUrl('http://localhost.example.com', { ...live, resolver: (h) => fakeDns(h) }), 'unresolvable', /^could not be resolved$/);
+    // The same message as a private answer: which of the two it was would tell how our DNS sees the name.
+    await refusedAsync(checkUrl('http://localhost.example.com', { ...live, resolver: (h) => fakeDns(h) }), 'unresolvable', /^has a host that does not resolve to an allowed address$/);
   });
 
   it('accepts a name whose addresses are all public, and skips DNS for literals and allowPrivate', async () => {
@@ -176,7 +177,7 @@ describe('guardedLookup', () => {
   });
 
   it('fails when no public address remains, unless private ones are allowed', async () => {
-    await refusedAsync(lookup(false, 'rebind.example.com', true), 'non_public_address', /loopback address \(127\.0\.0\.1\)/);
+    await refusedAsync(lookup(false, 'rebind.example.com', true), 'non_public_address', /^has a host that does not resolve to an allowed address$/);
     await refusedAsync(lookup(false, 'nowhere.example.com', false), 'unresolvable');
     assert.deepEqual(await lookup(true, 'rebind.example.com', false), { address: '127.0.0.1', family: 4 });
   });
@@ -202,7 +203,7 @@ describe('guardedDispatcher', () => {
 
   it('refuses at connect time a name that resolves to loopback, without reaching the server', async () => {
     const before = hits;
-    await refusedAsync(request(`http://localhost:${port}/`, { dispatcher: guardedDispatcher(live) }), 'non_public_address', /loopback/);
+    await refusedAsync(request(`http://localhost:${port}/`, { dispatcher: guardedDispatcher(live) }), 'non_public_address', /not resolve to an allowed address/);
     assert.equal(hits, before);
   });
 

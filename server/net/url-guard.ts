@@ -28,7 +28,10 @@ export type RefusalReason =
   | 'non_public_address'
   | 'unresolvable';
 
-/** A URL we will not call. `message` is safe to show to API users ("resolves to a private address (10.0.0.5)"). */
+/**
+ * A URL we will not call. `message` is safe to show to API users: it says what is wrong with
+ * what they wrote, and never what our DNS answered (NOT_ALLOWED, docs/security.md).
+ */
 export class UrlRefused extends Error {
   override name = 'UrlRefused';
   constructor(
@@ -60,6 +63,13 @@ export function setResolverForTests(resolver: Resolver | null): void {
 }
 
 export const MAX_URL_LENGTH = 2048;
+
+/**
+ * The one message for a host name we resolved and will not call: its addresses are not public,
+ * or it has none. Neither the address nor which of the two it was: a tenant must not learn how
+ * names resolve inside our network (docs/security.md, "SSRF refusals say nothing of our DNS").
+ */
+export const NOT_ALLOWED = 'has a host that does not resolve to an allowed address';
 
 const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback address',
@@ -143,10 +153,7 @@ export async function checkUrl(raw: string, opts: UrlGuardOptions & { resolver?:
   const url = checkUrlShape(raw, opts);
   if (opts.allowPrivate || ipLiteral(url)) return url;
   const addresses = await resolveOrRefuse(url.hostname, opts.resolver ?? defaultResolver);
-  for (const { address } of addresses) {
-    const refusal = addressRefusal(address);
-    if (refusal) throw new UrlRefused('non_public_address', `resolves to ${refusal} (${address})`);
-  }
+  if (addresses.some(({ address }) => addressRefusal(address) !== null)) throw new UrlRefused('non_public_address', NOT_ALLOWED);
   return url;
 }
 
@@ -155,9 +162,9 @@ async function resolveOrRefuse(hostname: string, resolver: Resolver, family?: nu
   try {
     addresses = await resolver(hostname, family);
   } catch {
-    throw new UrlRefused('unresolvable', 'could not be resolved');
+    throw new UrlRefused('unresolvable', NOT_ALLOWED);
   }
-  if (addresses.length === 0) throw new UrlRefused('unresolvable', 'could not be resolved');
+  if (addresses.length === 0) throw new UrlRefused('unresolvable', NOT_ALLOWED);
   return addresses;
 }
 
@@ -172,10 +179,7 @@ export function guardedLookup(allowPrivate: boolean, resolver?: Resolver): Looku
       (addresses) => {
         const usable = allowPrivate ? addresses : addresses.filter((a) => addressRefusal(a.address) === null);
         const first = usable[0];
-        if (!first) {
-          const refusal = addressRefusal(addresses[0]!.address);
-          return cb(new UrlRefused('non_public_address', `resolves to ${refusal} (${addresses[0]!.address})`));
-        }
+        if (!first) return cb(new UrlRefused('non_public_address', NOT_ALLOWED));
         if (options.all) cb(null, usable);
         else cb(null, first.address, first.family);
       },

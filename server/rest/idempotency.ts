@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { idempotencyKeys } from '../../db/schema';
+import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 import type { VerifiedKey } from '../keys/service';
 import { sendError } from '../http/send';
@@ -72,16 +73,6 @@ export function unseal(apiKey: string, record: string, sealed: string): string |
   }
 }
 
-/** JSON with object keys sorted, so the same body in another key order is the same request. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** Stores the answer of the request now (before its response ends: streams, long waits). */
 export async function settle(res: ServerResponse, status: number, body: string): Promise<void> {
   await (res as Tracked)[SETTLE]?.(status, body);
@@ -105,7 +96,7 @@ export async function withIdempotency(
 ): Promise<void> {
   const { res, db, key } = opts;
   const record = `${key.workspaceId}/${key.environment}/${opts.idempotencyKey}`;
-  const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonical(opts.body)}`).digest('hex');
+  const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonicalJson(opts.body)}`).digest('hex');
   const where = and(
     eq(idempotencyKeys.workspaceId, key.workspaceId),
     eq(idempotencyKeys.environment, key.environment),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { startToolServer, type ToolServer } from '../../test/fakes/tool-server';
+import { startToolServer, type ToolRequest, type ToolServer } from '../../test/fakes/tool-server';
 import { callHttpTool, newToolSecret, type HttpToolSpec } from './http-tool';
 
 const secret = newToolSecret();
-const local = { secret, callId: 'call_test1', allowPrivate: true };
+const local = { secrets: [secret], callId: 'call_test1', allowPrivate: true };
 const tool = (server: ToolServer, path: string, method: HttpToolSpec['method'] = 'POST'): HttpToolSpec => ({
   name: 'lookup',
   url: `${server.url}${path}`,
@@ -13,6 +13,11 @@ const tool = (server: ToolServer, path: string, method: HttpToolSpec['method'] =
 });
 const headerMap = (h: Record<string, string | string[] | undefined>) =>
   Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+/** What a tool verifies (docs/executions.md, "Tool signing"): method, the URL it was called at, raw body. */
+const content = (server: ToolServer, req: ToolRequest) => `${req.method} ${server.url}${req.url}\n${req.body}`;
+// `jsonParse: false`: what is signed is not JSON (verify would parse it after checking it).
+const verify = (s: string, server: ToolServer, req: ToolRequest, body = content(server, req)) =>
+  new Webhook(s).verify(body, headerMap(req.headers), { jsonParse: false });
 
 describe('callHttpTool', () => {
   let server: ToolServer;
@@ -46,11 +51,24 @@ describe('callHttpTool', () => {
     assert.equal(req.headers['webhook-id'], 'call_test1');
     assert.match(req.headers['webhook-signature'] as string, /^v1,/);
     assert.ok(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000) < 5);
-    assert.deepEqual(new Webhook(secret).verify(req.body, headerMap(req.headers)), args);
+    verify(secret, server, req);
+    assert.equal(content(server, req), `POST ${server.url}/echo\n${JSON.stringify(args)}`);
 
-    // Any change to the body, or another secret, fails verification.
-    assert.throws(() => new Webhook(secret).verify(req.body.replace('3', '4'), headerMap(req.headers)));
-    assert.throws(() => new Webhook(newToolSecret()).verify(req.body, headerMap(req.headers)));
+    // Any change to the body, the method or the URL, or another secret, fails verification.
+    assert.throws(() => verify(secret, server, req, content(server, req).replace('3', '4')));
+    assert.throws(() => verify(secret, server, req, content(server, req).replace('POST ', 'PUT ')));
+    assert.throws(() => verify(secret, server, req, content(server, req).replace('/echo', '/fail')));
+    assert.throws(() => new Webhook(secret).verify(req.body, headerMap(req.headers)), /No matching signature/, 'the body alone is not what is signed');
+    assert.throws(() => verify(newToolSecret(), server, req));
+  });
+
+  it('signs with every secret given (a rotated-out one in its 24 h), each verifying on its own', async () => {
+    const previous = newToolSecret();
+    await callHttpTool(tool(server, '/echo'), { a: 1 }, { ...local, secrets: [secret, previous] });
+    const req = server.requests.at(-1)!;
+    assert.equal((req.headers['webhook-signature'] as string).split(' ').length, 2);
+    verify(secret, server, req);
+    verify(previous, server, req);
   });
 
   it('sends {} for missing arguments and keeps extra headers without letting them replace the signature', async () => {
@@ -63,17 +81,38 @@ describe('callHttpTool', () => {
     assert.equal(req.headers['x-api-key'], 'k1');
     assert.equal(req.body, '{}');
     assert.doesNotMatch(req.headers['webhook-signature'] as string, /forged/);
-    new Webhook(secret).verify(req.body, headerMap(req.headers));
+    verify(secret, server, req);
   });
 
-  it('sends GET arguments in the query string and signs the empty body', async () => {
-    const result = await callHttpTool(tool(server, '/echo?fixed=1', 'GET'), { q: 'a b&c', limit: 5, flags: ['x'], skip: undefined }, local);
+  it('sends GET arguments in the query string and signs the URL with its query (the body is empty)', async () => {
+    const result = await callHttpTool(tool(server, '/echo?fixed=1#frag', 'GET'), { q: 'a b&c', limit: 5, flags: ['x'], skip: undefined }, local);
     assert.deepEqual(result, { ok: true, status: 200, body: { fixed: '1', q: 'a b&c', limit: '5', flags: '["x"]' } });
     const req = server.requests.at(-1)!;
     assert.equal(req.method, 'GET');
     assert.equal(req.body, '');
     assert.equal(req.headers['content-type'], undefined);
-    new Webhook(secret).verify('', headerMap(req.headers));
+    assert.equal(content(server, req), `GET ${server.url}/echo?fixed=1&q=a+b%26c&limit=5&flags=%5B%22x%22%5D\n`);
+    verify(secret, server, req);
+    // The attack the old signature (over the empty body only) let through: the same headers on another query.
+    assert.throws(() => verify(secret, server, req, content(server, req).replace('limit=5', 'limit=500')));
+    assert.throws(() => new Webhook(secret).verify('', headerMap(req.headers)), /No matching signature/);
+  });
+
+  it('a GET whose arguments name a query parameter fixed in the URL is refused without a request', async () => {
+    const count = server.requests.length;
+    for (const args of [{ fixed: '2' }, { q: 'x', fixed: 1 }]) {
+      const result = await callHttpTool(tool(server, '/echo?fixed=1&other=a', 'GET'), args, local);
+      assert.deepEqual(result, { ok: false, error: "Not called: the argument 'fixed' names a query parameter that the tool's URL fixes" });
+    }
+    // Percent-encoded in the URL, the name is still the same parameter; non-object arguments travel as `args`.
+    assert.equal((await callHttpTool(tool(server, '/echo?fi%78ed=1', 'GET'), { fixed: 'b' }, local)).ok, false);
+    assert.equal((await callHttpTool(tool(server, '/echo?args=1', 'GET'), 'text', local)).ok, false);
+    assert.equal(server.requests.length, count);
+    // An undefined value is not sent, so it does not count; other names are added after the fixed ones.
+    const ok = await callHttpTool(tool(server, '/echo?fixed=1', 'GET'), { fixed: undefined, q: 'x' }, local);
+    assert.deepEqual(ok.body, { fixed: '1', q: 'x' });
+    // POST arguments travel in the body: the URL's query is not theirs to collide with.
+    assert.equal((await callHttpTool(tool(server, '/echo?fixed=1'), { fixed: '2' }, local)).ok, true);
   });
 
   it('reports a non-2xx answer with its status and body', async () => {

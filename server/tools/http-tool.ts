@@ -6,6 +6,9 @@ import { checkUrlShape, guardedDispatcher, UrlRefused } from '../net/url-guard';
 // Calls an agent's HTTP tool (DESIGN 6.1): the model's arguments go out as JSON (or as the query
 // string for GET), signed the Standard Webhooks way (DESIGN 7) so the tool can check the call
 // came from us, with a 30 s timeout and at most 100 KB of answer handed back to the model.
+// The signed content is the request line and the body, `<METHOD> <URL>\n<body>` (signedContent):
+// a signature over the body alone left a GET unsigned and let the URL or method be swapped
+// (docs/executions.md, "Tool signing").
 // The URL is a user's, so it goes through the SSRF guard: checkUrlShape for IP literals, then
 // the guarded dispatcher, which refuses non-public addresses at connect time. Redirects are
 // never followed (undici.request does not follow them; a 3xx is a failed call).
@@ -31,8 +34,8 @@ export interface ToolCallResult {
 }
 
 export interface HttpToolCallOptions {
-  /** The tool's signing secret, `whsec_…`. */
-  secret: string;
+  /** The agent's signing secrets, `whsec_…`: the current one, and a rotated-out one still in its 24 h. */
+  secrets: string[];
   /** Sent as `webhook-id`: stable for one tool call, so the tool can deduplicate. */
   callId: string;
   signal?: AbortSignal;
@@ -52,6 +55,21 @@ export function newToolSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+/** `webhook-signature`: one `v1,<base64>` per secret, space-separated (a receiver accepts any of them). */
+export function signatures(secrets: string[], id: string, at: Date, content: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(id, at, content)).join(' ');
+}
+
+/**
+ * What a tool call's signature covers: the method, the exact URL requested (query included) and
+ * the raw body (empty for GET). A tool verifies with
+ * `new Webhook(secret).verify(`${method} ${url}\n${rawBody}`, headers, { jsonParse: false })`
+ * (the content is not JSON: without the option, verify would try to parse it once it matched).
+ */
+export function signedContent(method: string, url: URL, body: string): string {
+  return `${method} ${url.href}\n${body}`;
+}
+
 export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: HttpToolCallOptions): Promise<ToolCallResult> {
   const timeoutMs = opts.timeoutMs ?? TOOL_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? TOOL_MAX_BYTES;
@@ -64,10 +82,18 @@ export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: Http
     if (err instanceof UrlRefused) return { ok: false, error: `The tool URL ${err.message}` };
     throw err;
   }
+  // A fragment is never sent, so it is not part of the URL the tool sees and verifies.
+  url.hash = '';
 
   const isGet = tool.method === 'GET';
   let payload = '';
   if (isGet) {
+    // The query parameters written in the tool's URL are the tool owner's: the model may add
+    // parameters, never replace or repeat one of them (`?mode=a` must not become `mode=b`).
+    const fixed = queryKeys(args).find((key) => url.searchParams.has(key));
+    if (fixed !== undefined) {
+      return { ok: false, error: `Not called: the argument '${fixed}' names a query parameter that the tool's URL fixes` };
+    }
     appendQuery(url, args);
   } else {
     try {
@@ -85,7 +111,7 @@ export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: Http
     accept: 'application/json',
     'webhook-id': opts.callId,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-    'webhook-signature': new Webhook(opts.secret).sign(opts.callId, now, payload),
+    'webhook-signature': signatures(opts.secrets, opts.callId, now, signedContent(tool.method, url, payload)),
   });
   if (!isGet) headers['content-type'] = 'application/json';
 
@@ -120,6 +146,15 @@ export async function callHttpTool(tool: HttpToolSpec, args: unknown, opts: Http
   } finally {
     clearTimeout(timeout);
   }
+}
+
+/** The query parameters appendQuery would add for these arguments. */
+function queryKeys(args: unknown): string[] {
+  if (args === undefined || args === null) return [];
+  if (typeof args !== 'object' || Array.isArray(args)) return ['args'];
+  return Object.entries(args)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
 }
 
 /** GET arguments: each top-level key becomes a query parameter, non-strings JSON-encoded. */

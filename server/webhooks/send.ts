@@ -1,7 +1,6 @@
-import { Webhook } from 'standardwebhooks';
 import { request } from 'undici';
 import { checkUrlShape, guardedDispatcher, UrlRefused } from '../net/url-guard';
-import { connectionError, discard, readCapped, USER_AGENT } from '../tools/http-tool';
+import { connectionError, discard, readCapped, signatures, USER_AGENT } from '../tools/http-tool';
 
 // One HTTP attempt of a webhook delivery (DESIGN.md 7, Standard Webhooks): POST the event's JSON,
 // signed with every active secret, through the SSRF guard (checkUrlShape for IP literals, then
@@ -29,11 +28,6 @@ export interface SendOptions {
   timeoutMs: number;
 }
 
-/** `webhook-signature`: one `v1,<base64>` per secret, space-separated (receivers accept any of them). */
-export function sign(secrets: string[], id: string, at: Date, body: string): string {
-  return secrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' ');
-}
-
 export async function sendWebhook(url: string, id: string, body: string, opts: SendOptions): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -51,7 +45,7 @@ export async function sendWebhook(url: string, id: string, body: string, opts: S
     'user-agent': USER_AGENT,
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-    'webhook-signature': sign(opts.secrets, id, now, body),
+    'webhook-signature': signatures(opts.secrets, id, now, body),
   };
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new Error('timed out')), opts.timeoutMs);

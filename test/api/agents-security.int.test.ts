@@ -38,3 +38,10 @@ securitySuite(() => api, {
   create: (_api, owner) => agentOf(owner),
 });
 securitySuite(() => api, { method: 'DELETE', path: '/v1/agents/{id}', scope: 'agents:write', successStatus: 200, create: (_api, owner) => agentOf(owner) });
+securitySuite(() => api, {
+  method: 'POST',
+  path: '/v1/agents/{id}/rotate-tool-secret',
+  scope: 'agents:write',
+  successStatus: 200,
+  create: (_api, owner) => agentOf(owner),
+});

@@ -131,6 +131,20 @@ describe('Idempotency-Key', () => {
     assert.equal(await count('executions'), n + 3);
   });
 
+  it('rotate-tool-secret under a key replays the same secret and rotates once (a retry must not lose the secret it answered)', async () => {
+    const agentId = await createAgent(api, owner.key);
+    const [before] = await api.query<{ tool_secret: string }>(sql`select tool_secret from agents where id = ${agentId}`);
+    const rotate = () => api.request<{ toolSecret: string }>('POST', `/v1/agents/${agentId}/rotate-tool-secret`, { key: owner.key, headers: { 'idempotency-key': 'rotate-1' } });
+    const a = await rotate();
+    const b = await rotate();
+    expectStatus(a, 200);
+    expectStatus(b, 200);
+    assert.equal(b.headers.get('idempotent-replayed'), 'true');
+    assert.equal(b.body.toolSecret, a.body.toolSecret);
+    const [after] = await api.query<{ tool_secret: string; previous_tool_secret: string }>(sql`select tool_secret, previous_tool_secret from agents where id = ${agentId}`);
+    assert.deepEqual(after, { tool_secret: a.body.toolSecret, previous_tool_secret: before!.tool_secret });
+  });
+
   it('cancel under a key replays the cancelled execution instead of 409', async () => {
     const agentId = await createAgent(api, owner.key, { model: 'sandbox/slow' });
     const run = await execute(api, owner.key, agentId, { input: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') });

@@ -51,8 +51,10 @@ describe('HTTP tools', () => {
     assert.ok(call, 'the tool server was called');
     const args = JSON.parse(call.body) as { query: string };
     assert.equal(typeof args.query, 'string');
-    new Webhook(agent.toolSecret).verify(call.body, call.headers as Record<string, string>);
-    assert.throws(() => new Webhook(agent.toolSecret).verify(call.body.replace('}', ',"x":1}'), call.headers as Record<string, string>));
+    // Signed over `<METHOD> <URL>\n<body>` (docs/executions.md, "Tool signing"; tool-signing.int.test.ts).
+    const content = `POST ${tools.url}${call.url}\n${call.body}`;
+    new Webhook(agent.toolSecret).verify(content, call.headers as Record<string, string>, { jsonParse: false });
+    assert.throws(() => new Webhook(agent.toolSecret).verify(content.replace('}', ',"x":1}'), call.headers as Record<string, string>, { jsonParse: false }));
     assert.equal(exe.steps.length, 2);
     assert.equal(exe.steps[0]!.toolCalls[0]!.name, 'lookup');
     assert.deepEqual(exe.steps[0]!.toolResults[0]!.result, { status: 200, body: { received: args } });

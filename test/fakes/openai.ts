@@ -10,7 +10,8 @@ import { argumentsFor, chunksOf, pickTool, subjectOf } from '../../server/models
 // with usage. Deterministic like the sandbox: a tool call when the last user message names an
 // offered tool that has no result yet, else "Fake reply to: <last user text>". A user text with
 // the word "slow" streams with a long pause between chunks, so a test can cancel mid-call and
-// see `aborted` count the disconnect. `status` answers an error instead (500, 401…).
+// see `aborted` count the disconnect. `status` answers an error instead (500, 401…);
+// `parallelCalls: n` makes a tool call n times at once in one step.
 
 export interface Behaviour {
   /** Before the first byte (ms), default 1. */
@@ -25,6 +26,8 @@ export interface Behaviour {
   record?: boolean;
   /** Called with each response's time from request arrival to response end (ms). */
   onServed?: (ms: number) => void;
+  /** A tool call is made this many times at once (parallel calls in one step), default 1. */
+  parallelCalls?: number;
 }
 
 export interface FakeRequest {
@@ -112,29 +115,30 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
     const slow = /\bslow\b/i.test(textOf((body.messages ?? []).findLast((m) => m.role === 'user')));
     const delay = slow ? b.chunkDelayMs || SLOW_DELAY_MS : b.chunkDelayMs;
     const id = `chatcmpl-${++calls}`;
-    const toolCall = a.call ? { id: `call_${calls}`, type: 'function', function: a.call } : null;
+    const toolCalls = a.call ? Array.from({ length: b.parallelCalls ?? 1 }, (_, i) => ({ id: i === 0 ? `call_${calls}` : `call_${calls}_${i}`, type: 'function', function: a.call })) : [];
     const text = a.text ?? '';
-    const finish = toolCall ? 'tool_calls' : 'stop';
-    const output = a.call ? a.call.name.length + a.call.arguments.length : text.length;
+    const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    const output = a.call ? (a.call.name.length + a.call.arguments.length) * toolCalls.length : text.length;
     const promptTokens = tokens(JSON.stringify(body.messages ?? []) + JSON.stringify(body.tools ?? []));
     const completionTokens = Math.max(1, Math.ceil(output / 4));
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     const base = { id, object: 'chat.completion', created: 1_700_000_000, model: body.model ?? 'fake' };
 
     if (!body.stream) {
-      const message = toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: text };
+      const message = toolCalls.length > 0 ? { role: 'assistant', content: null, tool_calls: toolCalls } : { role: 'assistant', content: text };
       const json = JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: finish }], usage });
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(json);
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...chunk })}\n\n`);
-    const deltas: object[] = toolCall
-      ? [
-          { role: 'assistant', tool_calls: [{ index: 0, ...toolCall, function: { name: toolCall.function.name, arguments: '' } }] },
-          { tool_calls: [{ index: 0, function: { arguments: toolCall.function.arguments } }] },
-        ]
-      : chunksOf(text).map((content, i) => (i === 0 ? { role: 'assistant', content } : { content }));
+    const deltas: object[] =
+      toolCalls.length > 0
+        ? toolCalls.flatMap((call, index) => [
+            { ...(index === 0 ? { role: 'assistant' } : {}), tool_calls: [{ index, ...call, function: { name: call.function.name, arguments: '' } }] },
+            { tool_calls: [{ index, function: { arguments: call.function.arguments } }] },
+          ])
+        : chunksOf(text).map((content, i) => (i === 0 ? { role: 'assistant', content } : { content }));
     for (const [i, delta] of deltas.entries()) {
       if (i > 0 && delay > 0) await sleep(delay, undefined, { signal });
       send({ choices: [{ index: 0, delta, finish_reason: null }] });

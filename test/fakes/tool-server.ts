@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface ToolRequest {
   path: string;
+  /** The path and query exactly as received (`req.url`): the tool's URL is `server.url + url`. */
+  url: string;
   method: string;
   headers: IncomingHttpHeaders;
   /** The raw body, as signed. */
@@ -46,13 +48,16 @@ export async function startToolServer(): Promise<ToolServer> {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://tool.invalid');
       const body = Buffer.concat(chunks).toString('utf8');
-      state.requests.push({ path: url.pathname, method: req.method ?? '', headers: req.headers, body });
+      state.requests.push({ path: url.pathname, url: req.url ?? '/', method: req.method ?? '', headers: req.headers, body });
       const route = `${req.method} ${url.pathname}`;
       switch (route) {
         case 'POST /echo':
           return json(res, 200, { received: parse(body) });
         case 'GET /echo':
           return json(res, 200, Object.fromEntries(url.searchParams));
+        case 'GET /query':
+          // Every value of every parameter, in order: a repeated name shows up as a list.
+          return json(res, 200, [...url.searchParams]);
         case 'POST /slow':
           // Never answers; counts the client giving up (its socket closing before an answer).
           res.on('close', () => {

@@ -4,12 +4,15 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { apiErrorOf } from '@/app/_lib/errors';
+import type { RotatedAgent } from '@/app/_lib/types';
 import { useEnvironment, useTRPC } from '../providers';
 import { AgentIcon, Breadcrumb, EmptyState, LoadError, PageSkeleton } from '../states';
 import { Alert, Badge, Button, ButtonLink, Card } from '../ui';
 import { AgentDetails } from './agent-details';
 import { DeleteAgentDialog } from './delete-agent-dialog';
 import { Playground } from './playground';
+import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
+import { ToolSecretModal } from './tool-secret-modal';
 
 export function AgentView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -18,7 +21,8 @@ export function AgentView({ id }: { id: string }) {
   const { environment } = useEnvironment();
   const agent = useQuery(trpc.agents.get.queryOptions({ id }));
   const providers = useQuery({ ...trpc.models.providers.queryOptions(), staleTime: 5 * 60_000 });
-  const [deleting, setDeleting] = useState(false);
+  const [dialog, setDialog] = useState<'rotate' | 'delete' | null>(null);
+  const [rotated, setRotated] = useState<RotatedAgent | null>(null);
 
   if (agent.isPending) return <PageSkeleton label="Loading the agent" testId="agent-loading" />;
   if (agent.isError) {
@@ -66,7 +70,10 @@ export function AgentView({ id }: { id: string }) {
           <ButtonLink href={`/dashboard/agents/${a.id}/edit`} variant="secondary" data-testid="edit-agent">
             Edit
           </ButtonLink>
-          <Button variant="dangerGhost" onClick={() => setDeleting(true)} data-testid="delete-agent">
+          <Button variant="secondary" onClick={() => setDialog('rotate')} data-testid="rotate-tool-secret">
+            Rotate tool secret
+          </Button>
+          <Button variant="dangerGhost" onClick={() => setDialog('delete')} data-testid="delete-agent">
             Delete
           </Button>
         </div>
@@ -87,10 +94,22 @@ export function AgentView({ id }: { id: string }) {
         <AgentDetails agent={a} />
       </div>
 
-      {deleting && (
+      {dialog === 'rotate' && (
+        <RotateToolSecretDialog
+          agent={a}
+          onClose={() => setDialog(null)}
+          onRotated={(r) => {
+            setDialog(null);
+            setRotated(r);
+            void queryClient.invalidateQueries({ queryKey: trpc.agents.get.queryKey({ id: a.id }) });
+          }}
+        />
+      )}
+      {rotated && <ToolSecretModal agentName={rotated.name} secret={rotated.toolSecret} previousExpiresAt={rotated.previousToolSecretExpiresAt} onDone={() => setRotated(null)} />}
+      {dialog === 'delete' && (
         <DeleteAgentDialog
           agent={a}
-          onClose={() => setDeleting(false)}
+          onClose={() => setDialog(null)}
           onDeleted={() => {
             void queryClient.invalidateQueries({ queryKey: trpc.agents.list.pathKey() });
             void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });

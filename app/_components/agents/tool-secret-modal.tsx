@@ -1,17 +1,24 @@
 'use client';
 
+import { formatDate } from '@/app/_lib/format';
 import { SecretField } from '../copy';
 import { SecretModalFrame } from '../modal';
 
-// The new agent's tool-signing secret, shown once (like a key's secret): its HTTP tools receive
-// requests signed with it (Standard Webhooks headers), so they can refuse anyone else.
-export function ToolSecretModal({ agentName, secret, onDone }: { agentName: string; secret: string; onDone: () => void }) {
+const code = (text: string) => <code className="font-mono text-xs">{text}</code>;
+
+// An agent's tool-signing secret, shown once (like a key's secret): after creation, or after a
+// rotation (then the previous secret keeps signing until `previousExpiresAt`). Its HTTP tools
+// receive requests signed with it (Standard Webhooks headers), so they can refuse anyone else.
+// The parent drops the secret from its state on "Done", so nothing on the page shows it again.
+export function ToolSecretModal({ agentName, secret, previousExpiresAt, onDone }: { agentName: string; secret: string; previousExpiresAt?: string; onDone: () => void }) {
+  const rotated = previousExpiresAt !== undefined;
   return (
     <SecretModalFrame
-      title="Save the tool signing secret"
+      title={rotated ? 'Save the new tool signing secret' : 'Save the tool signing secret'}
       description={
         <>
-          <span className="font-medium text-slate-800">{agentName}</span> was created.
+          {rotated ? 'The tool secret of ' : ''}
+          <span className="font-medium text-slate-800">{agentName}</span> {rotated ? 'was rotated.' : 'was created.'}
         </>
       }
       warning={
@@ -25,10 +32,16 @@ export function ToolSecretModal({ agentName, secret, onDone }: { agentName: stri
       doneTestId="tool-secret-done"
     >
       <SecretField id="tool-secret" label="Tool signing secret" value={secret} testId="tool-secret" statusTestId="tool-secret-copy-status" />
+      {rotated && (
+        <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200" data-testid="previous-tool-secret-note">
+          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDate(previousExpiresAt)}</strong>: until
+          then each tool call carries both signatures, so your endpoints can switch to the new secret without refusing a call.
+        </p>
+      )}
       <p className="text-sm text-slate-600">
-        Every tool call carries the <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code>{' '}
-        and <code className="font-mono text-xs">webhook-signature</code> headers of the Standard Webhooks spec: verify them with this secret, for
-        example with the <code className="font-mono text-xs">standardwebhooks</code> library.
+        Every tool call carries the {code('webhook-id')}, {code('webhook-timestamp')} and {code('webhook-signature')} headers of the Standard
+        Webhooks spec, signed over the method, the URL and the body: verify {code('`${method} ${url}\\n${rawBody}`')} with this secret, for example
+        with the {code('standardwebhooks')} library ({code('verify(content, headers, { jsonParse: false })')}).
       </p>
     </SecretModalFrame>
   );

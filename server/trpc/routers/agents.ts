@@ -1,4 +1,4 @@
-import { assertSafeAgentInput, createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../agents/service';
+import { assertSafeAgentInput, createAgent, deleteAgent, getAgent, listAgents, rotateToolSecret, updateAgent } from '../../agents/service';
 import {
   agentIdInput,
   agentListSchema,
@@ -7,6 +7,7 @@ import {
   createdAgentSchema,
   deletedAgentSchema,
   listAgentsInput,
+  rotatedAgentSchema,
   updateAgentInput,
 } from '../../agents/schemas';
 import { PAGE_ERRORS } from '../../pagination';
@@ -73,6 +74,25 @@ export const agentsRouter = router({
     .input(updateAgentInput)
     .output(agentSchema)
     .mutation(({ ctx, input: { id, ...fields } }) => updateAgent(ctx.db, ctx.actor, id, fields)),
+
+  rotateToolSecret: apiProcedure
+    .meta({
+      scope: 'agents:write',
+      errors: ['resource_not_found'],
+      openapi: {
+        method: 'POST',
+        path: '/v1/agents/{id}/rotate-tool-secret',
+        tags,
+        summary: 'Rotate an agent’s tool secret',
+        description:
+          'A new secret signs the agent’s tool calls from now on; for 24 h the previous one signs too (`webhook-signature` then ' +
+          'carries both signatures), so the tools can move to the new secret without refusing a call.',
+        successDescription: 'The agent, with its new tool secret (shown once)',
+      },
+    })
+    .input(agentIdInput)
+    .output(rotatedAgentSchema)
+    .mutation(({ ctx, input }) => rotateToolSecret(ctx.db, ctx.actor, input.id)),
 
   delete: apiProcedure
     .meta({
