@@ -19,6 +19,7 @@ import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
+import { benchNoisy } from './bench/noisy';
 import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
@@ -28,7 +29,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres').split(',').filter((s) => s === 'redis' || s === 'postgres');
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -228,6 +229,7 @@ async function main() {
     if (PARTS.includes('executions')) await benchExecutions({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('webhooks')) await benchWebhooks(setup);
     if (PARTS.includes('hosted')) await benchHosted({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('noisy')) await benchNoisy({ ...setup, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -225,7 +225,8 @@ export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
         await c.agent.close();
         for (const mode of PHASES as ('wait' | 'stream')[]) {
           await phase(app, setup, model, agent.id, mode, WARMUP_SECONDS, false);
-          await sleep(1000);
+          await sleep(2000);
+          const idleRss = app.pids.reduce((sum, p) => sum + rssMb(p), 0);
           await model.reset();
           const r = await phase(app, setup, model, agent.id, mode, SECONDS, true);
           const stats = await model.stats();
@@ -242,6 +243,7 @@ export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
             'CPU ms/execution app + db': `${(r.cpu.server / Math.max(r.done, 1)).toFixed(1)} + ${(r.cpu.stores / Math.max(r.done, 1)).toFixed(1)}`,
             'CPU ms/execution clients + model': `${(r.rest.client / Math.max(r.done, 1)).toFixed(1)} + ${(r.rest.model / Math.max(r.done, 1)).toFixed(1)}`,
             'peak RSS MB': r.rss.toFixed(0),
+            'RSS idle MB, per run at once': `${idleRss.toFixed(0)}, ${((r.rss - idleRss) / Math.max(stats.maxInFlight, 1)).toFixed(2)}`,
             'failed': String(r.failed),
           };
           results[`${topology} · ${mode}`] = row;

@@ -293,6 +293,11 @@ export class Live {
     return this.tails.has(id);
   }
 
+  /** Tails, local runs and terminal-event waiters held now (tests, diagnostics). */
+  get size(): number {
+    return this.tails.size + this.runs.size + this.finals.size;
+  }
+
   private follow(tail: Tail): void {
     tail.asked++;
     void this.db.execute(followSignal(tail.id)).catch((err: unknown) => log.warn({ err, executionId: tail.id }, 'follow signal failed'));

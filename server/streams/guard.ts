@@ -117,10 +117,11 @@ export class StreamGuard {
     };
   }
 
-  /** Open streams of this process (tests, the benchmark). */
+  /** Open streams and waiting requests of this process (tests, the benchmark). */
   get size(): number {
     let n = 0;
     for (const e of this.open.values()) n += e.streams.size;
+    for (const w of this.waits.values()) n += w;
     return n;
   }
 
