@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { events, webhookDeliveries, webhooks } from '../../db/schema';
 import type { Bus } from '../bus';
@@ -26,12 +27,15 @@ const MIN_INTERVAL_MS = 50;
 const INSERT_CHUNK = 1_000;
 const RELAY_LOCK = 7_240_501;
 
+/** A timestamp as microseconds since the epoch (exact, unlike a JS Date). */
+const micros = (column: AnyPgColumn) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`.mapWith((v: string) => BigInt(v));
+
 /** Dispatches up to BATCH events; returns how many it took. */
 export async function relayOnce(db: Db, jobs: Jobs): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK})`);
     const batch = await tx
-      .select({ id: events.id, workspaceId: events.workspaceId, environment: events.environment, type: events.type, webhookId: events.webhookId })
+      .select({ id: events.id, workspaceId: events.workspaceId, environment: events.environment, type: events.type, webhookId: events.webhookId, at: micros(events.createdAt) })
       .from(events)
       .where(isNull(events.dispatchedAt))
       .orderBy(asc(events.id))
@@ -39,14 +43,16 @@ export async function relayOnce(db: Db, jobs: Jobs): Promise<number> {
     if (batch.length === 0) return 0;
     const workspaceIds = [...new Set(batch.map((e) => e.workspaceId))];
     const hooks = await tx
-      .select({ id: webhooks.id, workspaceId: webhooks.workspaceId, environment: webhooks.environment, events: webhooks.events })
+      .select({ id: webhooks.id, workspaceId: webhooks.workspaceId, environment: webhooks.environment, events: webhooks.events, at: micros(webhooks.createdAt) })
       .from(webhooks)
       .where(and(inArray(webhooks.workspaceId, workspaceIds), eq(webhooks.enabled, true)));
     const deliveries: (typeof webhookDeliveries.$inferInsert)[] = [];
     for (const e of batch) {
       for (const h of hooks) {
         if (h.workspaceId !== e.workspaceId || h.environment !== e.environment) continue;
-        const wanted = e.webhookId ? h.id === e.webhookId : h.events.includes('*') || h.events.includes(e.type);
+        // A webhook gets the events that happened after it was created (a lagging relay must not
+        // hand it older ones); a test event is for its own webhook only.
+        const wanted = e.webhookId ? h.id === e.webhookId : (h.events.includes('*') || h.events.includes(e.type)) && h.at <= e.at;
         if (!wanted) continue;
         deliveries.push({
           id: newId('dlv'),
