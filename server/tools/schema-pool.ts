@@ -95,7 +95,9 @@ async function runTimed(s: State, task: SchemaTask, signal?: AbortSignal): Promi
   timer = setTimeout(watch, s.budgetMs);
   try {
     const result: SchemaResult = await s.pool.run(task, { signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal });
-    return result.ok ? result : { ok: false, reason: 'invalid', message: result.message };
+    // Past the budget, however it ended: the timer above runs on the event loop and may fire late when the loop is busy.
+    if (result.ms > s.budgetMs) return { ok: false, reason: 'too_slow' };
+    return result.ok ? { ok: true } : { ok: false, reason: 'invalid', message: result.message };
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (stop.signal.aborted || (err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, reason: 'too_slow' };
