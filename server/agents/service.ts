@@ -13,7 +13,6 @@ import { assertSafeKeys, METADATA_MAX_KEYS } from '../metadata';
 import { PROVIDERS, parseModel } from '../models/registry';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
-import { assertStorableText } from '../text-input';
 import { newToolSecret } from '../tools/http-tool';
 import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
 import {
@@ -94,13 +93,12 @@ interface Visit {
  * What zod cannot see in the raw input, checked before it parses (a middleware of each
  * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
  * of their own. Refused: a metadata key named like an Object.prototype property or outside
- * 1–40 characters (param `metadata`); a `__proto__` key anywhere in a tool's `parameters`;
- * and any string or key that is not storable text (NUL, a lone surrogate, which PostgreSQL's
- * jsonb refuses: server/text-input.ts), with the field's dotted path.
+ * 1–40 characters (param `metadata`); a `__proto__` key anywhere in a tool's `parameters`.
+ * (Text PostgreSQL cannot store — NUL, a lone surrogate — is refused before, on every procedure:
+ * server/trpc/init.ts.)
  */
 export function assertSafeAgentInput(raw: unknown): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
-  assertStorableText(raw);
   assertSafeKeys(raw, 'metadata');
   const metadata = (raw as Record<string, unknown>).metadata;
   if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {

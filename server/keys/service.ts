@@ -8,7 +8,7 @@ import { emit } from '../events/emit';
 import { newId } from '../ids';
 import { keysetList, type ListRow } from '../keyset';
 import type { Page, PageParams } from '../pagination';
-import { generateKey, hashKey, parseKey } from './format';
+import { generateKey } from './format';
 import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
 import { DEFAULT_SCOPES, missingScopes, normalizeScopes, type Scope } from './scopes';
 
@@ -94,10 +94,12 @@ function stmts(db: Db) {
   return s;
 }
 
-/** Checks a presented key. Order: shape and checksum (no I/O), then hash lookup, revoked, expired. */
-export async function verifyKey(db: Db, presented: string, now = new Date()): Promise<VerifyResult> {
-  if (!parseKey(presented)) return { valid: false, code: 'invalid_api_key' };
-  const [row] = await stmts(db).byHash.execute({ hash: hashKey(presented) });
+/**
+ * Checks a key by its hash (`hashKey` of a key whose shape and checksum `parseKey` accepted: the
+ * caller checks those without I/O first, server/rest/steps.ts). Order: lookup, revoked, expired.
+ */
+export async function verifyKey(db: Db, hash: string, now = new Date()): Promise<VerifyResult> {
+  const [row] = await stmts(db).byHash.execute({ hash });
   if (!row) return { valid: false, code: 'invalid_api_key' };
   if (row.revokedAt) return { valid: false, code: 'api_key_revoked' };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired' };

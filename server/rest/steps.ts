@@ -93,7 +93,7 @@ export async function identify(req: IncomingMessage, db: Db, unknownKeys: Unknow
   if (!parseKey(token)) return { failure: AUTH_FAILURES.invalid_api_key() };
   const hash = hashKey(token);
   if (unknownKeys.has(hash)) return { failure: AUTH_FAILURES.invalid_api_key() };
-  const result = await verifyKey(db, token);
+  const result = await verifyKey(db, hash);
   if (result.valid) return { key: result.key };
   if (result.code === 'invalid_api_key') unknownKeys.add(hash);
   return { failure: AUTH_FAILURES[result.code]() };

@@ -72,7 +72,6 @@ export class StreamGuard {
   async acquire(holder: Holder): Promise<OpenStream> {
     const key = holderKey(holder);
     const lease = randomUUID();
-    const perHolder = MAX_STREAMS;
     const [row] = await this.db.transaction(async (tx) => {
       const [, , rows] = await Promise.all([
         tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0))`),
@@ -80,7 +79,7 @@ export class StreamGuard {
         queryRows<{ taken: boolean; holder: boolean }>(
           tx,
           sql`with counts as (
-                select count(*) filter (where holder = ${key}) < ${perHolder} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
+                select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
                 from stream_leases where workspace_id = ${holder.workspaceId}
               ), ins as (
                 insert into stream_leases (id, holder, workspace_id, process, expires_at)
