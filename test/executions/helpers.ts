@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ExecutionView, ConversationView } from '../../server/executions/schemas';
 import { expectStatus } from '../expect';
-import type { TestServer } from '../harness';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
 // What the execution tests do again and again: make an agent, execute it, wait for a status,
 // and read an event stream the way an SSE client does.
@@ -77,3 +78,10 @@ export async function readStream(
 }
 
 export const FINAL_EVENTS = ['execution.succeeded', 'execution.failed', 'execution.cancelled'];
+
+/** A server allowed to call the tool server it starts beside it (a local address), and an unlimited key. */
+export async function startWithTools(): Promise<{ api: TestServer; tools: ToolServer; owner: SeededKey }> {
+  const tools = await startToolServer();
+  const api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  return { api, tools, owner: await api.seed.key({ ...UNLIMITED }) };
+}

@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { expectError, expectStatus, ISO_MS } from '../expect';
-import { startToolServer, type ToolRequest, type ToolServer } from '../fakes/tool-server';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import type { ToolRequest, ToolServer } from '../fakes/tool-server';
+import type { SeededKey, TestServer } from '../harness';
 import { AGENT_FIELDS } from '../api/agent-types';
-import { execute } from './helpers';
+import { execute, startWithTools } from './helpers';
 
 // Tool calls are signed over the method, the exact URL and the body (docs/executions.md, "Tool
 // signing"), with the agent's secret, which POST /v1/agents/{id}/rotate-tool-secret replaces;
@@ -18,11 +18,7 @@ let api: TestServer;
 let tools: ToolServer;
 let owner: SeededKey;
 
-before(async () => {
-  tools = await startToolServer();
-  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-  owner = await api.seed.key({ ...UNLIMITED });
-});
+before(async () => ({ api, tools, owner } = await startWithTools()));
 after(async () => {
   await api?.close();
   await tools?.close();

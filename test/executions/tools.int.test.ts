@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { expectStatus } from '../expect';
-import { startToolServer, type ToolServer } from '../fakes/tool-server';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { execute, readStream, waitFor, type Conversation, type Execution } from './helpers';
+import type { ToolServer } from '../fakes/tool-server';
+import type { SeededKey, TestServer } from '../harness';
+import { execute, readStream, startWithTools, waitFor, type Conversation, type Execution } from './helpers';
 
 // HTTP tools in a run (DESIGN.md 6.1): the sandbox model calls a tool the input names, the
 // runner calls its URL with the arguments as JSON, signed like a webhook with the agent's
@@ -14,11 +14,7 @@ let api: TestServer;
 let tools: ToolServer;
 let owner: SeededKey;
 
-before(async () => {
-  tools = await startToolServer();
-  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-  owner = await api.seed.key({ ...UNLIMITED });
-});
+before(async () => ({ api, tools, owner } = await startWithTools()));
 after(async () => {
   await api?.close();
   await tools?.close();
