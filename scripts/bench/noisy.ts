@@ -124,7 +124,9 @@ export async function benchNoisy(setup: ExecutionsSetup): Promise<void> {
     console.log('\nNoisy neighbour: workspace A floods one app process; workspace B measures what it gets');
     console.table(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, { value: v }])));
     console.log('Targets: B GET /v1/agents p99 < 100 ms; B wait started within 1 s.');
-    await agent.close().catch(() => {});
+    // A's streams stay open until their runs end (minutes of backlog): end them, don't wait for them.
+    stop.abort();
+    await agent.destroy().catch(() => {});
   } finally {
     stop.abort();
     await sleep(500);

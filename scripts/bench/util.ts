@@ -37,12 +37,18 @@ export async function waitFor(url: string, child: ChildProcess) {
   throw new Error(`timed out waiting for ${url}`);
 }
 
+/** The node flags of `npm start` and `npm run worker` (package.json), so the bench measures what they run. */
+export const SERVICE_NODE_FLAGS = (() => {
+  const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(' ').filter((w) => w.startsWith('--max-'));
+})();
+
 /**
  * A service process run by node itself (not npx), so SIGTERM reaches it and it shuts down
  * cleanly. `pipe`: its stdout is a pipe (to watch its log), forwarded but for info lines.
  */
 export function spawnService(script: 'server/main.ts' | 'server/worker.ts', env: NodeJS.ProcessEnv, pipe = false) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', script], { env, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
   child.stdout?.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) if (line && !line.includes('"level":30')) console.log(line);
   });
