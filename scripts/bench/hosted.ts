@@ -123,8 +123,8 @@ export async function call<T>(c: Client, method: string, p: string, body?: unkno
   return { status: res.statusCode, body: (text ? JSON.parse(text) : null) as T };
 }
 
-/** A stream: time to the first text.delta, and whether the run ended with execution.succeeded. */
-export async function streamOnce(c: Client, p: string, body?: unknown): Promise<{ first: number | null; ok: boolean; status: number }> {
+/** A stream: time to the first text.delta, and how it ended (`end`: its terminal event, or `none`). */
+export async function streamOnce(c: Client, p: string, body?: unknown): Promise<{ first: number | null; ok: boolean; status: number; end: string }> {
   const t0 = performance.now();
   const res = await request(c.origin + p, {
     method: body ? 'POST' : 'GET',
@@ -134,14 +134,15 @@ export async function streamOnce(c: Client, p: string, body?: unknown): Promise<
   });
   let first: number | null = null;
   let tail = '';
-  let ok = false;
+  let end = 'none';
   for await (const chunk of res.body) {
     const text = tail + (chunk as Buffer).toString('utf8');
     if (first === null && text.includes('event: text.delta')) first = performance.now() - t0;
-    if (text.includes('event: execution.succeeded')) ok = true;
+    const terminal = /event: (execution\.(?:succeeded|failed|cancelled))/.exec(text);
+    if (terminal) end = terminal[1]!;
     tail = text.slice(-64);
   }
-  return { first, ok: ok && res.statusCode === 200, status: res.statusCode };
+  return { first, ok: end === 'execution.succeeded' && res.statusCode === 200, status: res.statusCode, end };
 }
 
 /** Samples the processes' resident memory every 250 ms; `stop()` returns the peak of their sum. */
@@ -159,6 +160,8 @@ const ms = (x: number) => (Number.isNaN(x) ? '–' : x < 10 ? x.toFixed(1) : Mat
 interface Phase {
   done: number;
   failed: number;
+  /** Why runs failed: `HTTP <status>`, a stream's terminal event (`none`: it ended without one), or the error. */
+  why: Map<string, number>;
   seconds: number;
   latency: number[];
   first: number[];
@@ -180,6 +183,11 @@ async function phase(app: App, setup: ExecutionsSetup, model: FakeModel, agentId
   const first: number[] = [];
   let done = 0;
   let failed = 0;
+  const why = new Map<string, number>();
+  const fail = (reason: string) => {
+    failed++;
+    why.set(reason, (why.get(reason) ?? 0) + 1);
+  };
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
@@ -191,17 +199,17 @@ async function phase(app: App, setup: ExecutionsSetup, model: FakeModel, agentId
           if (mode === 'wait') {
             const res = await call<{ status: string }>(c, 'POST', `/v1/agents/${agentId}/execute`, { input, wait: true });
             if (res.status === 200 && res.body.status === 'succeeded') done++;
-            else failed++;
+            else fail(res.status === 200 ? `execution.${res.body.status}` : `HTTP ${res.status}`);
             latency.push(performance.now() - start);
           } else {
             const res = await streamOnce(c, `/v1/agents/${agentId}/execute`, { input, stream: true });
             if (res.ok) done++;
-            else failed++;
+            else fail(res.status === 200 ? res.end : `HTTP ${res.status}`);
             if (res.first !== null) first.push(res.first);
             latency.push(performance.now() - start);
           }
-        } catch {
-          failed++;
+        } catch (err) {
+          fail(err instanceof Error ? `${err.name}: ${err.message.slice(0, 80)}` : String(err));
         }
       }
     }),
@@ -210,7 +218,7 @@ async function phase(app: App, setup: ExecutionsSetup, model: FakeModel, agentId
   const cpu = used(before, await cpuNow());
   const rest = { client: cpuMs(process.pid) - restBefore.client, model: cpuMs(model.child.pid!) - restBefore.model };
   await agent.close();
-  return { done, failed, seconds: elapsed, latency, first, cpu, rest, rss: measure ? rss() : (rss(), 0) };
+  return { done, failed, why, seconds: elapsed, latency, first, cpu, rest, rss: measure ? rss() : (rss(), 0) };
 }
 
 export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
@@ -244,7 +252,7 @@ export async function benchHosted(setup: ExecutionsSetup): Promise<void> {
             'CPU ms/execution clients + model': `${(r.rest.client / Math.max(r.done, 1)).toFixed(1)} + ${(r.rest.model / Math.max(r.done, 1)).toFixed(1)}`,
             'peak RSS MB': r.rss.toFixed(0),
             'RSS idle MB, per run at once': `${idleRss.toFixed(0)}, ${((r.rss - idleRss) / Math.max(stats.maxInFlight, 1)).toFixed(2)}`,
-            'failed': String(r.failed),
+            'failed': r.failed === 0 ? '0' : `${r.failed} (${[...r.why].map(([k, n]) => `${k}: ${n}`).join(', ')})`,
           };
           results[`${topology} · ${mode}`] = row;
           console.log(`hosted ${topology} ${mode}:`, JSON.stringify(row));

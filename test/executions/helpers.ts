@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ExecutionView, ConversationView } from '../../server/executions/schemas';
 import { expectStatus } from '../expect';
-import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
 // What the execution tests do again and again: make an agent, execute it, wait for a status,
@@ -79,9 +80,21 @@ export async function readStream(
 
 export const FINAL_EVENTS = ['execution.succeeded', 'execution.failed', 'execution.cancelled'];
 
-/** A server allowed to call the tool server it starts beside it (a local address), and an unlimited key. */
-export async function startWithTools(): Promise<{ api: TestServer; tools: ToolServer; owner: SeededKey }> {
+/**
+ * A server allowed to call the tool server it starts beside it (a local address), an unlimited
+ * test key and a live key of the same workspace; `close` stops them all.
+ */
+export async function startWithTools(env: Record<string, string> = {}) {
   const tools = await startToolServer();
-  const api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-  return { api, tools, owner: await api.seed.key({ ...UNLIMITED }) };
+  const api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env } });
+  const owner = await api.seed.key({ ...UNLIMITED });
+  const live: SeededKey = await api.seed.key({ workspace: owner.workspace, environment: 'live' });
+  return { api, tools, owner, live, close: () => Promise.all([api.close(), tools.close()]).then(() => {}) };
+}
+
+/** `startWithTools` with a fake OpenAI-compatible provider as `openai-compatible/…` (live keys call it). */
+export async function startWithModelAndTools(env: Record<string, string> = {}) {
+  const fake: FakeOpenAI = await startFakeOpenAI();
+  const started = await startWithTools({ OPENAI_COMPATIBLE_BASE_URL: fake.url, ...env });
+  return { ...started, fake, close: () => Promise.all([started.close(), fake.close()]).then(() => {}) };
 }

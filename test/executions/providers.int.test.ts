@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
-import { startToolServer, type ToolServer } from '../fakes/tool-server';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { createAgent, execute, readStream, waitFor } from './helpers';
+import type { FakeOpenAI } from '../fakes/openai';
+import type { ToolServer } from '../fakes/tool-server';
+import type { SeededKey, TestServer } from '../harness';
+import { createAgent, execute, readStream, startWithModelAndTools, waitFor } from './helpers';
 
 // Real provider code (the AI SDK's openai-compatible provider) against a fake OpenAI-compatible
 // server the test starts: text, streaming, tool calls, cancellation reaching the provider,
@@ -15,19 +15,10 @@ let fake: FakeOpenAI;
 let tools: ToolServer;
 let owner: SeededKey;
 let live: SeededKey;
+let close: (() => Promise<void>) | undefined;
 
-before(async () => {
-  fake = await startFakeOpenAI();
-  tools = await startToolServer();
-  api = await startServer({ env: { TEST_MODE_REAL_MODELS: 'true', OPENAI_COMPATIBLE_BASE_URL: fake.url, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-  owner = await api.seed.key({ ...UNLIMITED });
-  live = await api.seed.key({ workspace: owner.workspace, environment: 'live' });
-});
-after(async () => {
-  await api?.close();
-  await fake?.close();
-  await tools?.close();
-});
+before(async () => ({ api, tools, fake, owner, live, close } = await startWithModelAndTools({ TEST_MODE_REAL_MODELS: 'true' })));
+after(async () => close?.());
 
 const MODEL = 'openai-compatible/fake-1';
 const sent = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
-import { startToolServer, type ToolServer } from '../fakes/tool-server';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { execute, readStream, type Execution } from './helpers';
+import type { FakeOpenAI } from '../fakes/openai';
+import type { ToolServer } from '../fakes/tool-server';
+import type { SeededKey, TestServer } from '../harness';
+import { execute, readStream, startWithModelAndTools, type Execution } from './helpers';
 
 // What a model can make the runner do with an agent's tools is bounded (docs/executions.md,
 // "Tool calls: what a model can make us do"; docs/security.md). Each refusal goes back to the
@@ -20,19 +20,10 @@ let tools: ToolServer;
 let fake: FakeOpenAI;
 let owner: SeededKey;
 let live: SeededKey;
+let close: (() => Promise<void>) | undefined;
 
-before(async () => {
-  tools = await startToolServer();
-  fake = await startFakeOpenAI();
-  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', OPENAI_COMPATIBLE_BASE_URL: fake.url } });
-  owner = await api.seed.key({ ...UNLIMITED });
-  live = await api.seed.key({ workspace: owner.workspace, environment: 'live' });
-});
-after(async () => {
-  await api?.close();
-  await fake?.close();
-  await tools?.close();
-});
+before(async () => ({ api, tools, fake, owner, live, close } = await startWithModelAndTools()));
+after(async () => close?.());
 
 const tool = (name: string, path: string, parameters: Record<string, unknown>, method = 'POST') => ({
   type: 'http',

@@ -17,12 +17,10 @@ import { execute, startWithTools } from './helpers';
 let api: TestServer;
 let tools: ToolServer;
 let owner: SeededKey;
+let close: (() => Promise<void>) | undefined;
 
-before(async () => ({ api, tools, owner } = await startWithTools()));
-after(async () => {
-  await api?.close();
-  await tools?.close();
-});
+before(async () => ({ api, tools, owner, close } = await startWithTools()));
+after(async () => close?.());
 
 interface Rotated {
   id: string;

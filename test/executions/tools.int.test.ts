@@ -13,12 +13,10 @@ import { execute, readStream, startWithTools, waitFor, type Conversation, type E
 let api: TestServer;
 let tools: ToolServer;
 let owner: SeededKey;
+let close: (() => Promise<void>) | undefined;
 
-before(async () => ({ api, tools, owner } = await startWithTools()));
-after(async () => {
-  await api?.close();
-  await tools?.close();
-});
+before(async () => ({ api, tools, owner, close } = await startWithTools()));
+after(async () => close?.());
 
 const lookup = (path = '/echo') => ({
   type: 'http',
