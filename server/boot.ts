@@ -10,6 +10,7 @@ import { declareQueues, startWorkers } from './jobs/workers';
 import { createRateLimits } from './ratelimit';
 import { peekRuntime, setRuntime, type ProcessRuntime } from './runtime';
 import { resolveAuthSecret } from './secrets';
+import { RequestUsage } from './usage/requests';
 
 // Start-up shared by the server, the worker, the tests and the admin CLI: secrets, database,
 // migrations, rate limits, the job queue and (where this process runs them) the workers.
@@ -61,7 +62,9 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
     const live = new Live(database.db, bus);
     const streams = new StreamGuard(database.db);
     streams.start();
-    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, workers };
+    const usage = new RequestUsage(database.db, env.USAGE_ANALYTICS);
+    usage.start();
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, workers };
     setRuntime(runtime);
     if (workers) runtime.stopWorkers = await startWorkers(runtime);
     return runtime;
@@ -75,6 +78,8 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */
 export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
   await runtime.stopWorkers?.();
+  // What this process counted of API requests, before the database closes.
+  await runtime.usage.stop();
   await runtime.jobs.stop();
   await runtime.streams.stop();
   runtime.live.close();

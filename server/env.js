@@ -44,6 +44,29 @@ export const env = createEnv({
       .string()
       .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
       .default('5,300,1800,7200,18000,36000,36000'),
+    // Estimated cost in usage analytics: USD per 1M input and output tokens of each priced model,
+    // `{"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}`. A live model without a price
+    // has an unknown (null) cost; the sandbox and test mode cost 0.
+    MODEL_PRICES: z
+      .string()
+      .default('{}')
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string().regex(/^[a-z][a-z0-9-]*\/\S{1,200}$/, 'keys are "<provider>/<model>"'),
+          z.strictObject({ input: z.number().min(0).max(1e6), output: z.number().min(0).max(1e6) }),
+        ),
+      ),
+    // `false`: this process records no API request usage and compacts no execution records
+    // (what the benchmark compares against; usage analytics then miss what it served).
+    USAGE_ANALYTICS: bool.default(true),
     // An endpoint whose attempts have all failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(432_000),
     // One delivery attempt gives up after this long (connect, answer and the first 1 KB of body).

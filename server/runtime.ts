@@ -6,6 +6,7 @@ import type { ExecutionPool } from './executions/pool';
 import type { Jobs } from './jobs';
 import type { RateLimits } from './ratelimit';
 import type { StreamGuard } from './streams/guard';
+import type { RequestUsage } from './usage/requests';
 
 // Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
 // logger — once per process. Next evaluates our modules several times in one process (the
@@ -23,6 +24,8 @@ export interface ProcessRuntime {
   live: Live;
   /** Open event streams: the per-key and per-session limits, and ending them on revocation. */
   streams: StreamGuard;
+  /** API request usage counted by this process, flushed every few seconds (usage analytics). */
+  usage: RequestUsage;
   /** The executions this process runs (when it runs workers). */
   executions?: ExecutionPool;
   /** Stops this process's worker timers (the worker_lost sweeper); set when it runs workers. */

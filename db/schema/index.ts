@@ -8,3 +8,4 @@ export * from './executions';
 export * from './idempotency';
 export * from './webhooks';
 export * from './streams';
+export * from './usage';

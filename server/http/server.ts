@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { newId } from '../ids';
 import type { RateLimits } from '../ratelimit';
 import { createRestHandler } from '../rest/handler';
+import type { RequestUsage } from '../usage/requests';
 import { CLIENT_ADDRESS_HEADER } from './client-address-header';
 import { clientAddress } from './client-address';
 import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, setSecurityHeaders } from './exchange';
@@ -27,8 +28,8 @@ const isApiPath = (url: string) =>
  * (dashboard pages, /api/trpc, /api/auth) goes to Next's request handler when there is one,
  * with the same body limits as /v1 and the client's address (which Next cannot see).
  */
-export function createAppServer(deps: { database: Database; limits: RateLimits; next?: Handler }) {
-  const rest = createRestHandler({ db: deps.database.db, limits: deps.limits });
+export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; next?: Handler }) {
+  const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage });
 
   const toNext = (next: Handler, req: IncomingMessage, res: ServerResponse) => {
     req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req, env.TRUST_PROXY);

@@ -4,6 +4,7 @@ import { log } from '../log';
 import type { ProcessRuntime } from '../runtime';
 import { drainWebhook } from '../webhooks/deliver';
 import { webhookQueue } from '../webhooks/queue';
+import { startCompactor } from '../usage/compactor';
 import { startRelay } from '../webhooks/relay';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
@@ -22,7 +23,7 @@ export async function declareQueues(jobs: ProcessRuntime['jobs']): Promise<void>
  * Starts this process's workers (RUN_WORKERS=true, or `npm run worker`): the executions it runs
  * (its pool of EXECUTION_CONCURRENCY slots, with the sweeper that fails executions whose worker
  * stopped heart-beating), the handlers of every job queue, and the event relay (outbox →
- * webhook deliveries). Returns the function that stops them, letting running executions finish.
+ * webhook deliveries) and the compactor of usage records. Returns the function that stops them, letting running executions finish.
  */
 export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promise<void>> {
   const { jobs } = runtime;
@@ -37,8 +38,10 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
   runtime.executions = pool;
   jobs.consume(webhookQueue, (job) => drainWebhook(db, jobs, job.data.webhookId), { concurrency: WEBHOOK_CONCURRENCY, groupConcurrency: 1 });
   const stopRelay = startRelay(db, runtime.bus, jobs);
+  const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db) : async () => {};
   return async () => {
     await pool.stop(10_000);
     await stopRelay();
+    await stopCompactor();
   };
 }

@@ -55,9 +55,16 @@ function view(row: ListRow<typeof keyColumns>): KeyView {
 // ---- verification (the hot path of every /v1 request) ----
 
 export type VerifiedKey = Extract<Actor, { kind: 'key' }>;
+/** The key a request named even when it may no longer be used: its usage still counts (analytics). */
+export interface KeyOwner {
+  keyId: string;
+  workspaceId: string;
+  environment: VerifiedKey['environment'];
+}
 export type VerifyResult =
   | { valid: true; key: VerifiedKey }
-  | { valid: false; code: 'invalid_api_key' | 'api_key_revoked' | 'api_key_expired' };
+  | { valid: false; code: 'invalid_api_key' }
+  | { valid: false; code: 'api_key_revoked' | 'api_key_expired'; owner: KeyOwner };
 
 // `lastUsed` may lag by up to this long; it costs one write per key per window, not per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -101,8 +108,9 @@ function stmts(db: Db) {
 export async function verifyKey(db: Db, hash: string, now = new Date()): Promise<VerifyResult> {
   const [row] = await stmts(db).byHash.execute({ hash });
   if (!row) return { valid: false, code: 'invalid_api_key' };
-  if (row.revokedAt) return { valid: false, code: 'api_key_revoked' };
-  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired' };
+  const owner = { keyId: row.id, workspaceId: row.workspaceId, environment: row.environment };
+  if (row.revokedAt) return { valid: false, code: 'api_key_revoked', owner };
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired', owner };
 
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     await db

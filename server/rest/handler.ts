@@ -5,11 +5,12 @@ import { replayExecution } from '../executions/routes';
 import { closeAfterResponse, hasBody } from '../http/exchange';
 import { sendError } from '../http/send';
 import { newId } from '../ids';
-import type { VerifiedKey } from '../keys/service';
+import type { KeyOwner, VerifiedKey } from '../keys/service';
 import { createUnknownKeys } from '../keys/unknown-keys';
 import { log } from '../log';
 import type { RateLimits } from '../ratelimit';
 import { appRouter } from '../trpc/router';
+import type { RequestUsage } from '../usage/requests';
 import { parseQuery, readJsonBody, type Query } from './body';
 import { createProcedureBridge } from './bridge';
 import { idempotencyKeyOf, withIdempotency } from './idempotency';
@@ -24,7 +25,13 @@ import { authenticate, bearer, checkScope, createAddressGuard, identify, limitKe
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
-export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
+/** The key a request identified: valid (`key`), or revoked or expired (`owner`). */
+interface KeyRef {
+  key?: VerifiedKey;
+  owner?: KeyOwner;
+}
+
+export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: RequestUsage }) {
   const { db, limits } = deps;
   const routes = buildRouteTable(appRouter, RAW_ROUTES);
   const bridge = createProcedureBridge(routes);
@@ -47,7 +54,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     return { query, body: body ?? (await readJsonBody(req)) };
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, keyRef: { key?: VerifiedKey }) {
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, keyRef: KeyRef) {
     const path = (req.url ?? '/').split('?')[0]!;
     const match = matchRoute(routes, req.method ?? 'GET', path);
     if (match.kind !== 'found' || !match.route.auth) {
@@ -56,6 +63,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
       // against its address otherwise. Over either limit, 429 instead.
       const identity = await identify(req, db, unknownKeys);
       if ('key' in identity) keyRef.key = identity.key;
+      else keyRef.owner = identity.owner;
       const refused = 'key' in identity ? await limitKey(res, limits, identity.key) : await addresses.check(req, res);
       if (refused) throw refused;
       if (match.kind === 'method_not_allowed') {
@@ -70,7 +78,10 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
     let key: VerifiedKey | null = null;
     if (route.auth) {
       const auth = await authenticate(req, res, db, addresses, unknownKeys);
-      if ('error' in auth) throw auth.error;
+      if ('error' in auth) {
+        keyRef.owner = auth.owner;
+        throw auth.error;
+      }
       key = keyRef.key = auth.key;
       const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);
       if (refused) throw refused;
@@ -95,8 +106,17 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits }) {
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newId('req');
     const started = performance.now();
-    const keyRef: { key?: VerifiedKey } = {};
+    const keyRef: KeyRef = {};
     res.setHeader('X-Request-Id', requestId);
+    // Usage analytics: every answered request of an identified key, once it has ended (a stream
+    // when it closes), in this process's buffer; nothing is written on the request path.
+    if (deps.usage) {
+      const usage = deps.usage;
+      res.once('close', () => {
+        const owner = keyRef.key ?? keyRef.owner;
+        if (owner && res.headersSent) usage.record(owner, res.statusCode, performance.now() - started);
+      });
+    }
     res.once('finish', () => {
       log.info(
         {

@@ -4,7 +4,7 @@ import { ApiError, insufficientScope } from '../errors';
 import { env } from '../env.js';
 import { clientAddress } from '../http/client-address';
 import { hashKey, parseKey } from '../keys/format';
-import { verifyKey, type VerifiedKey } from '../keys/service';
+import { verifyKey, type KeyOwner, type VerifiedKey } from '../keys/service';
 import type { UnknownKeys } from '../keys/unknown-keys';
 import type { RateLimits } from '../ratelimit';
 import type { Decision } from '../ratelimit/limiter';
@@ -78,8 +78,8 @@ export function createAddressGuard(limits: RateLimits) {
 
 export type AddressGuard = ReturnType<typeof createAddressGuard>;
 
-/** Who a request is: its verified key, or the 401 it would get. */
-export type Identity = { key: VerifiedKey } | { failure: ApiError };
+/** Who a request is: its verified key, or the 401 it would get (with the key, when revoked or expired). */
+export type Identity = { key: VerifiedKey } | { failure: ApiError; owner?: KeyOwner };
 
 /**
  * Identifies the key of a request. The database is asked only about a key that could be valid:
@@ -95,8 +95,11 @@ export async function identify(req: IncomingMessage, db: Db, unknownKeys: Unknow
   if (unknownKeys.has(hash)) return { failure: AUTH_FAILURES.invalid_api_key() };
   const result = await verifyKey(db, hash);
   if (result.valid) return { key: result.key };
-  if (result.code === 'invalid_api_key') unknownKeys.add(hash);
-  return { failure: AUTH_FAILURES[result.code]() };
+  if (result.code === 'invalid_api_key') {
+    unknownKeys.add(hash);
+    return { failure: AUTH_FAILURES.invalid_api_key() };
+  }
+  return { failure: AUTH_FAILURES[result.code](), owner: result.owner };
 }
 
 /** The verified key of the request, or the error to answer (after charging the address). */
@@ -106,10 +109,10 @@ export async function authenticate(
   db: Db,
   guard: AddressGuard,
   unknownKeys: UnknownKeys,
-): Promise<{ key: VerifiedKey } | { error: ApiError }> {
+): Promise<{ key: VerifiedKey } | { error: ApiError; owner?: KeyOwner }> {
   const identity = await identify(req, db, unknownKeys);
   if ('key' in identity) return identity;
-  return { error: (await guard.check(req, res)) ?? identity.failure };
+  return { error: (await guard.check(req, res)) ?? identity.failure, owner: identity.owner };
 }
 
 /** One request against the key's plan (minute and day windows). */

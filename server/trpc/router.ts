@@ -1,6 +1,7 @@
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
+import { analyticsRouter } from './routers/analytics';
 import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
@@ -18,6 +19,7 @@ export const appRouter = router({
   models: modelsRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -204,4 +204,18 @@ describe('executions in the document', () => {
     expectDocumented('get', '/v1/conversations/{id}', await api.request('GET', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
     expectDocumented('delete', '/v1/conversations/{id}', await api.request('DELETE', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
   });
+
+  it('real analytics responses match it, grouped or not, and their errors', async () => {
+    const start = new Date(Date.now() - 86_400_000).toISOString();
+    for (const series of ['executions', 'requests']) {
+      const path = `/v1/analytics/${series}`;
+      expectDocumented('get', path, await api.request('GET', `${path}?start=${start}`, { key: admin.key }));
+      const grouped = await api.request('GET', `${path}?start=${start}&granularity=hour&limit=3&groupBy=${series === 'executions' ? 'agentId,model,status' : 'keyId'}`, { key: admin.key });
+      expectStatus(grouped, 200);
+      expectDocumented('get', path, grouped);
+      const bad = await api.request('GET', `${path}?start=${start}&after=nope`, { key: admin.key });
+      expectError(bad, 400, 'invalid_cursor', 'after');
+      expectDocumented('get', path, bad);
+    }
+  });
 });

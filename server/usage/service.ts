@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import type { Db } from '../../db/client';
+import type { Actor } from '../actor';
+import { ApiError } from '../errors';
+import { EXECUTION_GROUPS, executionSeries } from './executions';
+import { planRange } from './range';
+import { REQUEST_GROUPS, requestSeries } from './requests-series';
+import type { executionAnalyticsInput, requestAnalyticsInput } from './schemas';
+import { seriesPage } from './series';
+
+// GET /v1/analytics/executions and /v1/analytics/requests over the caller's workspace and
+// environment (docs/analytics.md).
+
+/** `groupBy`'s fields as `[field, column]`, each known, in the order given, without repeats. */
+function parseGroupBy<G extends Record<string, string>>(value: string | undefined, allowed: G): [string, string][] {
+  if (value === undefined) return [];
+  const fields = [...new Set(value.split(',').map((f) => f.trim()))];
+  const names = Object.keys(allowed);
+  for (const f of fields) {
+    if (!Object.hasOwn(allowed, f)) {
+      throw new ApiError('invalid_parameter', `Invalid 'groupBy': '${f.slice(0, 50)}' is not one of ${names.join(', ')}`, { param: 'groupBy' });
+    }
+  }
+  return fields.map((f) => [f, allowed[f]!]);
+}
+
+const scopeOf = (actor: Actor) => ({ workspaceId: actor.workspaceId, environment: actor.environment });
+
+export async function executionAnalytics(db: Db, actor: Actor, input: z.infer<typeof executionAnalyticsInput>, now = Date.now()) {
+  const range = planRange(input, now);
+  const groups = parseGroupBy(input.groupBy, EXECUTION_GROUPS);
+  const series = executionSeries({ agentId: input.agentId, model: input.model, status: input.status });
+  return seriesPage(db, scopeOf(actor), series, range, groups);
+}
+
+export async function requestAnalytics(db: Db, actor: Actor, input: z.infer<typeof requestAnalyticsInput>, now = Date.now()) {
+  const range = planRange(input, now);
+  const groups = parseGroupBy(input.groupBy, REQUEST_GROUPS);
+  return seriesPage(db, scopeOf(actor), requestSeries({ keyId: input.keyId }), range, groups);
+}
