@@ -16,6 +16,7 @@ const MULTIPROCESS = new Set([
   path.join('test', 'executions', 'scale-out.int.test.ts'),
   path.join('test', 'executions', 'fairness-processes.int.test.ts'),
   path.join('test', 'webhooks', 'processes.int.test.ts'),
+  path.join('test', 'usage', 'processes.int.test.ts'),
 ]);
 
 function findTests(dir: string, out: string[] = []): string[] {
