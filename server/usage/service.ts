@@ -6,7 +6,7 @@ import { EXECUTION_GROUPS, executionSeries } from './executions';
 import { planRange } from './range';
 import { REQUEST_GROUPS, requestSeries } from './requests-series';
 import type { executionAnalyticsInput, requestAnalyticsInput } from './schemas';
-import { seriesPage } from './series';
+import { seriesPage, sumSeries } from './series';
 
 // GET /v1/analytics/executions and /v1/analytics/requests over the caller's workspace and
 // environment (docs/analytics.md).
@@ -37,4 +37,26 @@ export async function requestAnalytics(db: Db, actor: Actor, input: z.infer<type
   const range = planRange(input, now);
   const groups = parseGroupBy(input.groupBy, REQUEST_GROUPS);
   return seriesPage(db, scopeOf(actor), requestSeries({ keyId: input.keyId }), range, groups);
+}
+
+/**
+ * Dashboard only: one row per group over the whole range (the Usage page's top agents and top
+ * keys), percentiles merged over the range as for `totals`, largest first.
+ */
+export async function usageByGroup(
+  db: Db,
+  actor: Actor,
+  input: { series: 'executions' | 'requests'; start: string; end?: string; granularity?: 'hour' | 'day'; groupBy: string },
+  now = Date.now(),
+) {
+  const range = planRange({ start: input.start, end: input.end, granularity: input.granularity }, now);
+  const query = { granularity: range.granularity, from: range.start, to: range.end, byBucket: false };
+  if (input.series === 'executions') {
+    const series = executionSeries({});
+    const sums = await sumSeries(db, scopeOf(actor), series, { ...query, groups: parseGroupBy(input.groupBy, EXECUTION_GROUPS) });
+    return { executions: sums.map((s) => series.view(s)).sort((a, b) => b.executions - a.executions), requests: [] };
+  }
+  const series = requestSeries({});
+  const sums = await sumSeries(db, scopeOf(actor), series, { ...query, groups: parseGroupBy(input.groupBy, REQUEST_GROUPS) });
+  return { executions: [], requests: sums.map((s) => series.view(s)).sort((a, b) => b.requests - a.requests) };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { dashboardCall, dashboardStandIn } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
@@ -38,6 +39,7 @@ before(async () => {
   fake = await startFakeOpenAI();
   tools = await startToolServer();
   api = await startServer({
+    next: dashboardStandIn(),
     env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', MODEL_PRICES: JSON.stringify({ [PRICED]: PRICE }) },
   });
   live = await api.seed.key({ ...UNLIMITED, environment: 'live' });
@@ -207,6 +209,27 @@ describe('GET /v1/analytics/executions', () => {
     assert.equal(seen.length, 30, '30 hours, the current one included');
     assert.equal(pages, 5);
     assert.equal(total, ran.live.length);
+  });
+});
+
+describe('the dashboard face', () => {
+  it('analytics.executions answers as /v1 does, for the environment chosen in the header', async () => {
+    const rest = (await usage<ExecutionRow>(api, live.key, 'executions', { start: start(), groupBy: 'agentId' })).body;
+    const res = await dashboardCall<Answer<ExecutionRow>>(api, live.workspace, 'query', 'analytics.executions', { start: start(), groupBy: 'agentId' }, { environment: 'live' });
+    assert.deepEqual(res.result, rest);
+    const test = await dashboardCall<Answer<ExecutionRow>>(api, live.workspace, 'query', 'analytics.executions', { start: start() }, { environment: 'test' });
+    assert.equal(test.result!.totals.executions, ran.test.length);
+  });
+
+  it('analytics.byGroup gives one row per agent over the whole range, percentiles merged over it', async () => {
+    const res = await dashboardCall<{ executions: ExecutionRow[] }>(api, live.workspace, 'query', 'analytics.byGroup', { series: 'executions', start: start(), groupBy: 'agentId' }, { environment: 'live' });
+    const rows = res.result!.executions;
+    assert.deepEqual(rows.map((r) => r.agentId), [pricedAgent, unpricedAgent], 'largest first');
+    const priced = ran.live.filter((e) => e.agentId === pricedAgent);
+    assertCounts(rows[0]!, expected(priced), 'priced agent over the range');
+    assertPercentiles(rows[0]!.durationMs, priced.map(durationOf).filter((d): d is number => d !== null), 'priced agent over the range');
+    const bad = await dashboardCall(api, live.workspace, 'query', 'analytics.byGroup', { series: 'executions', start: start(), groupBy: 'color' }, { environment: 'live' });
+    assert.equal(bad.error?.data.apiError?.param, 'groupBy');
   });
 });
 

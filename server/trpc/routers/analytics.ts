@@ -1,5 +1,14 @@
-import { executionAnalyticsInput, executionAnalyticsSchema, requestAnalyticsInput, requestAnalyticsSchema } from '../../usage/schemas';
-import { executionAnalytics, requestAnalytics } from '../../usage/service';
+import { z } from 'zod';
+import { GRANULARITIES } from '../../../db/schema';
+import {
+  executionAnalyticsInput,
+  executionAnalyticsSchema,
+  executionUsageRowSchema,
+  requestAnalyticsInput,
+  requestAnalyticsSchema,
+  requestUsageRowSchema,
+} from '../../usage/schemas';
+import { executionAnalytics, requestAnalytics, usageByGroup } from '../../usage/service';
 import { apiProcedure, router } from '../init';
 
 const tags = ['Analytics'];
@@ -40,4 +49,19 @@ export const analyticsRouter = router({
     .input(requestAnalyticsInput)
     .output(requestAnalyticsSchema)
     .query(({ ctx, input }) => requestAnalytics(ctx.db, ctx.actor, input)),
+
+  /** Dashboard only (no /v1 route): one row per agent, model or key over the whole range. */
+  byGroup: apiProcedure
+    .meta({ scope: 'analytics:read' })
+    .input(
+      z.strictObject({
+        series: z.enum(['executions', 'requests']),
+        start: z.string().max(64),
+        end: z.string().max(64).optional(),
+        granularity: z.enum(GRANULARITIES).optional(),
+        groupBy: z.string().max(100),
+      }),
+    )
+    .output(z.object({ executions: z.array(executionUsageRowSchema), requests: z.array(requestUsageRowSchema) }))
+    .query(({ ctx, input }) => usageByGroup(ctx.db, ctx.actor, input)),
 });
