@@ -10,8 +10,9 @@
 // baseline of its own round) and summarised by their median; CPU per request is measured too.
 //
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
-//   BENCH_STORES (redis,postgres): which app topologies to run for the lists
-//   BENCH_PARTS (list,executions,webhooks): which parts to run; see scripts/bench/executions.ts, webhooks.ts
+//   BENCH_STORES (redis,postgres,redis-off): which app topologies to run for the lists; redis-off is
+//   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
+//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage): which parts to run; see scripts/bench/*.ts
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
 import { benchNoisy } from './bench/noisy';
+import { benchUsage } from './bench/usage';
 import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
@@ -28,14 +30,15 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const STORES = (process.env.BENCH_STORES ?? 'redis,postgres').split(',').filter((s) => s === 'redis' || s === 'postgres');
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy').split(',');
+const STORES = (process.env.BENCH_STORES ?? 'redis,postgres,redis-off').split(',').filter((s) => ['redis', 'postgres', 'redis-off'].includes(s));
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
   baseline: 'baseline (node:http + postgres.js)',
   redis: 'app, rate limits in Redis',
   postgres: 'app, rate limits in PostgreSQL',
+  'redis-off': 'app, Redis, usage analytics off',
 };
 
 interface Target {
@@ -142,7 +145,12 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
     const baseReady = new Promise<void>((r) => base.once('message', () => r()));
     for (const [i, store] of STORES.entries()) {
       const port = appPorts[i]!;
-      const app = spawnService('server/main.ts', { ...env, PORT: String(port), ...(store === 'redis' ? { REDIS_URL } : {}) });
+      const app = spawnService('server/main.ts', {
+        ...env,
+        PORT: String(port),
+        ...(store !== 'postgres' ? { REDIS_URL } : {}),
+        ...(store === 'redis-off' ? { USAGE_ANALYTICS: 'false' } : {}),
+      });
       children.push(app);
       await waitFor(`http://127.0.0.1:${port}/readyz`, app);
       targets.push({ name: store, origin: `http://127.0.0.1:${port}`, pid: app.pid! });
@@ -230,6 +238,7 @@ async function main() {
     if (PARTS.includes('webhooks')) await benchWebhooks(setup);
     if (PARTS.includes('hosted')) await benchHosted({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('noisy')) await benchNoisy({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('usage')) await benchUsage({ ...setup, redisUrl: REDIS_URL }, ADMIN_URL);
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -28,7 +28,7 @@ CREATE TABLE "usage_execution_rollups" (
 	"tool_calls" bigint NOT NULL,
 	"cost_usd" numeric NOT NULL,
 	"unpriced" integer NOT NULL,
-	"duration_hist" jsonb NOT NULL,
+	"duration_hist" text NOT NULL,
 	CONSTRAINT "usage_execution_rollups_workspace_id_environment_granularity_bucket_agent_id_model_status_pk" PRIMARY KEY("workspace_id","environment","granularity","bucket","agent_id","model","status"),
 	CONSTRAINT "usage_execution_rollups_environment_check" CHECK ("usage_execution_rollups"."environment" in ('live','test')),
 	CONSTRAINT "usage_execution_rollups_granularity_check" CHECK ("usage_execution_rollups"."granularity" in ('hour','day'))
@@ -46,7 +46,7 @@ CREATE TABLE "usage_request_rollups" (
 	"forbidden" integer NOT NULL,
 	"rate_limited" integer NOT NULL,
 	"server_errors" integer NOT NULL,
-	"duration_hist" jsonb NOT NULL,
+	"duration_hist" text NOT NULL,
 	CONSTRAINT "usage_request_rollups_workspace_id_environment_granularity_bucket_key_id_pk" PRIMARY KEY("workspace_id","environment","granularity","bucket","key_id"),
 	CONSTRAINT "usage_request_rollups_environment_check" CHECK ("usage_request_rollups"."environment" in ('live','test')),
 	CONSTRAINT "usage_request_rollups_granularity_check" CHECK ("usage_request_rollups"."granularity" in ('hour','day'))
@@ -57,11 +57,12 @@ ALTER TABLE "usage_request_rollups" ADD CONSTRAINT "usage_request_rollups_worksp
 CREATE INDEX "usage_execution_records_scope_idx" ON "usage_execution_records" USING btree ("workspace_id","environment","completed_at");--> statement-breakpoint
 CREATE INDEX "usage_execution_rollups_age_idx" ON "usage_execution_rollups" USING btree ("granularity","bucket");--> statement-breakpoint
 CREATE INDEX "usage_request_rollups_age_idx" ON "usage_request_rollups" USING btree ("granularity","bucket");--> statement-breakpoint
--- Adds two duration histograms (bucket index → count): what an additive upsert of a rollup
--- row does with its `duration_hist` (server/usage/histogram.ts).
-CREATE FUNCTION usage_hist_add(a jsonb, b jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (
-    SELECT k, sum(v::bigint) AS n FROM (SELECT * FROM jsonb_each_text(a) UNION ALL SELECT * FROM jsonb_each_text(b)) AS e(k, v) GROUP BY k
+-- Adds two duration histograms (`<bucket>:<count>` pairs, comma-separated; '' when empty):
+-- what an additive upsert of a rollup row does with its `duration_hist` (server/usage/histogram.ts).
+CREATE FUNCTION usage_hist_add(a text, b text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(string_agg(k || ':' || n, ',' ORDER BY k), '') FROM (
+    SELECT split_part(e, ':', 1)::int AS k, sum(split_part(e, ':', 2)::bigint) AS n
+    FROM unnest(string_to_array(a || ',' || b, ',')) AS e WHERE e <> '' GROUP BY 1
   ) AS s
 $$;--> statement-breakpoint
 -- One usage record per execution that reaches a final state, in the transaction that made it

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
 
@@ -25,8 +25,12 @@ const workspaceId = () =>
     .notNull()
     .references(() => workspaces.id, { onDelete: 'cascade' });
 
-/** A duration histogram: log-scale bucket index → count (server/usage/histogram.ts). */
-export type Histogram = Record<string, number>;
+/**
+ * A duration histogram (server/usage/histogram.ts): `<bucket>:<count>` pairs joined by commas,
+ * e.g. `157:1,158:4`; '' when empty. Text, not jsonb: a query reads thousands of them, and text
+ * is copied out as it is where jsonb prints every count as a numeric.
+ */
+export type Histogram = string;
 
 export const usageExecutionRecords = pgTable(
   'usage_execution_records',
@@ -69,7 +73,7 @@ export const usageExecutionRollups = pgTable(
     costUsd: numeric('cost_usd').notNull(),
     /** Live executions of a model without a price: the row's cost is unknown (null) when > 0. */
     unpriced: integer('unpriced').notNull(),
-    durationHist: jsonb('duration_hist').$type<Histogram>().notNull(),
+    durationHist: text('duration_hist').$type<Histogram>().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.environment, t.granularity, t.bucket, t.agentId, t.model, t.status] }),
@@ -94,7 +98,7 @@ export const usageRequestRollups = pgTable(
     forbidden: integer('forbidden').notNull(),
     rateLimited: integer('rate_limited').notNull(),
     serverErrors: integer('server_errors').notNull(),
-    durationHist: jsonb('duration_hist').$type<Histogram>().notNull(),
+    durationHist: text('duration_hist').$type<Histogram>().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.environment, t.granularity, t.bucket, t.keyId] }),

@@ -51,7 +51,7 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : Math.round(x).toString());
 const p50p99 = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))}`;
 
 /** Starts a topology's processes and waits until they serve (web) or have started their workers. */
-async function start(name: string, env: NodeJS.ProcessEnv): Promise<Topology> {
+export async function start(name: string, env: NodeJS.ProcessEnv): Promise<Topology> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   const web = spawnService('server/main.ts', { ...env, PORT: String(port), RUN_WORKERS: name === 'single' ? 'true' : 'false' });
@@ -72,7 +72,7 @@ async function start(name: string, env: NodeJS.ProcessEnv): Promise<Topology> {
 }
 
 /** The run's own fetch wrapper: the live key, JSON in, status and JSON (or raw response) out. */
-function client(origin: string, key: string) {
+export function client(origin: string, key: string) {
   const call = (method: string, path: string, body?: unknown) =>
     fetch(origin + path, {
       method,
@@ -156,7 +156,7 @@ async function burst(api: Client, agentId: string, m: number, clients: number) {
   return { ids, t0, submitted };
 }
 
-async function measure(topology: Topology, setup: ExecutionsSetup, fake: FakeOpenAI, agentId: string, sql: postgres.Sql): Promise<Stats> {
+export async function measure(topology: Topology, setup: ExecutionsSetup, fake: FakeOpenAI, agentId: string, sql: postgres.Sql): Promise<Stats> {
   const api = client(topology.origin, setup.key);
   const cpuNow = async () => sample(topology.pids, await storePids(setup.admin, setup.dbName, setup.redis));
   // Warm-up: JIT, pools, prepared statements, in every process (a small burst reaches each worker).

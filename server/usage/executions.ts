@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
-import { bucketSql, percentiles } from './histogram';
+import { bucketSql } from './histogram';
 import { pricedFrom } from './prices';
 import type { executionUsageRowSchema } from './schemas';
 import type { Scope, Series, SeriesQuery } from './series';
@@ -42,7 +42,7 @@ export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsag
         union all
         select date_trunc(${q.granularity}, completed_at, 'UTC'), agent_id, model, status, 1, (duration_ms is not null)::int,
           input_tokens, output_tokens, tool_calls, coalesce(cost, 0), (cost is null)::int,
-          case when duration_ms is null then '{}'::jsonb else jsonb_build_object(${bucketSql(sql`duration_ms`)}, 1) end
+          case when duration_ms is null then '' else ${bucketSql(sql`duration_ms`)} || ':1' end
         from (select r.*, ${priced.cost} as cost from ${priced.from}
           where r.workspace_id = ${scope.workspaceId} and r.environment = ${scope.environment}
             and r.completed_at >= ${at(q.from)} and r.completed_at < ${at(q.to)}${where('r.', filters)}) records`;
@@ -58,7 +58,7 @@ export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsag
       ['cost', sql`coalesce(sum(cost_usd), 0)`],
       ['unpriced', sql`coalesce(sum(unpriced), 0)`],
     ],
-    view({ group, counts, hist }) {
+    view({ group, counts }, durations) {
       return {
         ...(group as Pick<ExecutionUsageRow, 'agentId' | 'model' | 'status'>),
         executions: counts.executions!,
@@ -71,7 +71,7 @@ export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsag
         toolCalls: counts.tool_calls!,
         // Exact to 1e-6 and beyond: the database sums exact decimals; rounded to 1e-9 here.
         costUsd: counts.unpriced! > 0 ? null : Number(counts.cost!.toFixed(9)),
-        durationMs: percentiles(hist),
+        durationMs: durations,
       };
     },
     size: (row) => row.executions,

@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { percentiles } from './histogram';
 import type { requestUsageRowSchema } from './schemas';
 import type { Scope, Series, SeriesQuery } from './series';
 
@@ -29,13 +28,13 @@ export function requestSeries(filters: { keyId?: string }): Series<RequestUsageR
           ${filters.keyId !== undefined ? sql`and key_id = ${filters.keyId}` : sql``}`;
     },
     counts: OUTCOMES.map(([name, column]) => [name, sql`coalesce(sum(${sql.raw(column)}), 0)`]),
-    view({ group, counts, hist }) {
+    view({ group, counts }, durations) {
       const outcomes = Object.fromEntries(OUTCOMES.map(([name]) => [name, counts[name]!])) as Record<(typeof OUTCOMES)[number][0], number>;
       return {
         ...group,
         requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
         ...outcomes,
-        durationMs: percentiles(hist),
+        durationMs: durations,
       };
     },
     size: (row) => row.requests,

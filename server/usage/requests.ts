@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Environment } from '../../db/schema';
 import { log } from '../log';
-import { addInto, bucketOf, toRecord } from './histogram';
+import { bucketOf, format, type Counts } from './histogram';
 
 // API request usage (docs/analytics.md): counted in this process's memory — nothing is written
 // on the request path — and flushed every FLUSH_MS and at shutdown as additive upserts of hour
@@ -36,7 +36,7 @@ interface Entry {
   owner: RequestOwner;
   hour: number;
   counts: Record<Outcome, number>;
-  hist: Map<number, number>;
+  hist: Counts;
 }
 
 const zero = (): Record<Outcome, number> => ({ succeeded: 0, clientErrors: 0, unauthorized: 0, forbidden: 0, rateLimited: 0, serverErrors: 0 });
@@ -106,13 +106,13 @@ export class RequestUsage {
       return;
     }
     for (const o of OUTCOMES) into.counts[o] += e.counts[o];
-    addInto(into.hist, e.hist);
+    for (const [k, n] of e.hist) into.hist.set(k, (into.hist.get(k) ?? 0) + n);
   }
 }
 
 /** The hour rows of a batch and the day rows they add up to, as one additive upsert. */
 function upsert(batch: Entry[]) {
-  const rows = new Map<string, { granularity: 'hour' | 'day'; bucket: number; owner: RequestOwner; counts: Record<Outcome, number>; hist: Map<number, number> }>();
+  const rows = new Map<string, { granularity: 'hour' | 'day'; bucket: number; owner: RequestOwner; counts: Record<Outcome, number>; hist: Counts }>();
   for (const e of batch) {
     const day = e.hour - (e.hour % 86_400_000);
     for (const [granularity, bucket] of [['hour', e.hour], ['day', day]] as const) {
@@ -120,7 +120,7 @@ function upsert(batch: Entry[]) {
       let row = rows.get(id);
       if (!row) rows.set(id, (row = { granularity, bucket, owner: e.owner, counts: zero(), hist: new Map() }));
       for (const o of OUTCOMES) row.counts[o] += e.counts[o];
-      addInto(row.hist, e.hist);
+      for (const [k, n] of e.hist) row.hist.set(k, (row.hist.get(k) ?? 0) + n);
     }
   }
   const list = [...rows.values()].map((r) => ({
@@ -130,7 +130,7 @@ function upsert(batch: Entry[]) {
     b: new Date(r.bucket).toISOString(),
     k: r.owner.keyId,
     ...r.counts,
-    h: toRecord(r.hist),
+    h: format(r.hist),
   }));
   // Inserted in key order, so two processes flushing the same rows lock them in the same order;
   // rows of a workspace deleted meanwhile are dropped.
@@ -138,7 +138,7 @@ function upsert(batch: Entry[]) {
       succeeded, client_errors, unauthorized, forbidden, rate_limited, server_errors, duration_hist)
     select r.w, r.e, r.g, r.b, r.k, r."succeeded", r."clientErrors", r."unauthorized", r."forbidden", r."rateLimited", r."serverErrors", r.h
     from jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as r(w text, e text, g text, b timestamptz, k text,
-      "succeeded" int, "clientErrors" int, "unauthorized" int, "forbidden" int, "rateLimited" int, "serverErrors" int, h jsonb)
+      "succeeded" int, "clientErrors" int, "unauthorized" int, "forbidden" int, "rateLimited" int, "serverErrors" int, h text)
     where exists (select 1 from workspaces ws where ws.id = r.w)
     order by r.w, r.e, r.g, r.b, r.k
     on conflict (workspace_id, environment, granularity, bucket, key_id) do update set

@@ -1,8 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { Environment, Granularity, Histogram } from '../../db/schema';
+import type { Environment, Granularity } from '../../db/schema';
 import { queryRows } from '../../db/rows';
-import { addInto } from './histogram';
+import { isPostgres } from '../../db/transaction';
+import { Digest, join, percentiles, type Percentiles } from './histogram';
 import { bucketStarts, BUCKET_MS, type Range } from './range';
 
 // What the two usage series share (docs/analytics.md): one query per page that sums a series'
@@ -15,12 +16,12 @@ export interface Scope {
   environment: Environment;
 }
 
-/** A series' sums for one bucket and group (`bucket` null in totals). */
+/** A series' sums for one bucket and group (`bucket` null in totals); `hist` in text form. */
 export interface Sums {
   bucket: number | null;
   group: Record<string, string>;
   counts: Record<string, number>;
-  hist: Map<number, number>;
+  hist: string;
 }
 
 export interface SeriesQuery {
@@ -40,49 +41,54 @@ export interface Series<Row> {
   source(scope: Scope, q: SeriesQuery): SQL;
   /** The counters: `[name, aggregate expression over the source's columns]`. */
   counts: [string, SQL][];
-  view(sums: Sums): Row;
+  /** The row of some sums, with the percentiles of their histogram. */
+  view(sums: Sums, durations: Percentiles | null): Row;
   /** How large a group is, to order a bucket's groups. */
   size(row: Row): number;
 }
 
+/**
+ * The sums by bucket and group, histograms joined as text. From PGlite as one JSON document: a
+ * row costs it a protocol message to build and parse in JavaScript, thousands of them more than
+ * the document; postgres.js reads rows faster than the database writes JSON.
+ */
 export async function sumSeries(db: Db, scope: Scope, series: Series<unknown>, q: SeriesQuery): Promise<Sums[]> {
   const keys: SQL[] = [...(q.byBucket ? [sql`bucket`] : []), ...q.groups.map(([, column]) => sql.raw(column))];
   const selected = sql.join(
     [
       ...keys,
       ...series.counts.map(([name, expr]) => sql`${expr} as ${sql.identifier(name)}`),
-      sql`coalesce(jsonb_agg(duration_hist) filter (where duration_hist <> '{}'::jsonb), '[]'::jsonb) as hists`,
+      sql`coalesce(string_agg(nullif(duration_hist, ''), ','), '') as duration_hist`,
     ],
     sql`, `,
   );
-  const rows = await queryRows<Record<string, unknown> & { bucket?: Date | string; hists: Histogram[] }>(
-    db,
-    sql`select ${selected} from (${series.source(scope, q)}) u ${keys.length ? sql`group by ${sql.join(keys, sql`, `)}` : sql``}`,
-  );
+  const grouped = sql`select ${selected} from (${series.source(scope, q)}) u ${keys.length ? sql`group by ${sql.join(keys, sql`, `)}` : sql``}`;
+  type Row = Record<string, number | string> & { bucket?: string | Date; duration_hist: string };
+  let rows: Row[];
+  if (isPostgres(db)) rows = await queryRows<Row>(db, grouped);
+  else {
+    const [result] = await queryRows<{ doc: string }>(db, sql`select coalesce(json_agg(g), '[]')::text as doc from (${grouped}) g`);
+    rows = JSON.parse(result!.doc) as Row[];
+  }
   return rows.map((row) => {
-    const hist = new Map<number, number>();
-    for (const h of row.hists) addInto(hist, h);
-    return {
-      bucket: q.byBucket ? new Date(row.bucket!).getTime() : null,
-      group: Object.fromEntries(q.groups.map(([field, column]) => [field, String(row[column])])),
-      counts: Object.fromEntries(series.counts.map(([name]) => [name, Number(row[name] ?? 0)])),
-      hist,
-    };
+    const group: Record<string, string> = {};
+    for (const [field, column] of q.groups) group[field] = String(row[column]);
+    const counts = row as Record<string, number>;
+    for (const [name] of series.counts) counts[name] = Number(counts[name]);
+    return { bucket: q.byBucket ? new Date(row.bucket!).getTime() : null, group, counts, hist: row.duration_hist };
   });
 }
 
-/** Adds `from` into `into` (counters and histogram). */
-function addSums(into: Sums, from: Sums): void {
-  for (const [k, v] of Object.entries(from.counts)) into.counts[k] = (into.counts[k] ?? 0) + v;
-  addInto(into.hist, from.hist);
+/** The sum of several sums (counters added; histograms joined unless `hists` is false). */
+export function sumAll(series: Series<unknown>, list: Sums[], hists = true): Sums {
+  const counts: Record<string, number> = {};
+  for (const [name] of series.counts) {
+    let total = 0;
+    for (const s of list) total += Number(s.counts[name] ?? 0);
+    counts[name] = total;
+  }
+  return { bucket: null, group: {}, counts, hist: hists ? join(...list.map((s) => s.hist)) : '' };
 }
-
-const empty = (series: Series<unknown>): Sums => ({
-  bucket: null,
-  group: {},
-  counts: Object.fromEntries(series.counts.map(([name]) => [name, 0])),
-  hist: new Map(),
-});
 
 export interface SeriesAnswer<Row> {
   granularity: Granularity;
@@ -104,9 +110,10 @@ export async function seriesPage<Row>(
   const generic = series as Series<unknown>;
   const page = await sumSeries(db, scope, generic, { granularity: g, from: range.pageStart, to: range.pageEnd, groups, byBucket: true });
   const whole = range.pageStart === range.start && range.pageEnd === range.end;
-  const totals = empty(generic);
-  if (whole) for (const s of page) addSums(totals, s);
-  else for (const s of await sumSeries(db, scope, generic, { granularity: g, from: range.start, to: range.end, groups: [], byBucket: false })) addSums(totals, s);
+  // When the page is the whole range, its rows are the totals' too: their histograms are added
+  // up while each is read (one parse).
+  const tap = whole ? new Digest() : undefined;
+  const view = (s: Sums) => series.view(s, percentiles(s.hist, tap));
 
   const byBucket = new Map<number, Sums[]>();
   for (const s of page) {
@@ -119,21 +126,25 @@ export async function seriesPage<Row>(
     let results: Row[];
     if (groups.length === 0) {
       // Exactly one row per bucket, zeros when nothing happened.
-      const one = empty(generic);
-      for (const s of found) addSums(one, s);
-      results = [series.view(one)];
+      results = [view(sumAll(generic, found))];
     } else {
       results = found
-        .map((s) => ({ row: series.view(s), tie: JSON.stringify(s.group) }))
+        .map((s) => ({ row: view(s), tie: Object.values(s.group).join('\u0000') }))
         .sort((a, b) => series.size(b.row) - series.size(a.row) || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0))
         .map((x) => x.row);
     }
     return { start: new Date(start).toISOString(), end: new Date(start + BUCKET_MS[g]).toISOString(), results };
   });
+  let totals: Row;
+  if (tap) totals = series.view(sumAll(generic, page, false), tap.percentiles());
+  else {
+    const all = sumAll(generic, await sumSeries(db, scope, generic, { granularity: g, from: range.start, to: range.end, groups: [], byBucket: false }));
+    totals = series.view(all, percentiles(all.hist));
+  }
   return {
     granularity: g,
     data,
-    totals: series.view(totals),
+    totals,
     hasMore: range.hasMore,
     ...(range.nextCursor ? { nextCursor: range.nextCursor } : {}),
   };

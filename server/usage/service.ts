@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import type { Actor } from '../actor';
 import { ApiError } from '../errors';
 import { EXECUTION_GROUPS, executionSeries } from './executions';
+import { percentiles } from './histogram';
 import { planRange } from './range';
 import { REQUEST_GROUPS, requestSeries } from './requests-series';
 import type { executionAnalyticsInput, requestAnalyticsInput } from './schemas';
@@ -54,9 +55,9 @@ export async function usageByGroup(
   if (input.series === 'executions') {
     const series = executionSeries({});
     const sums = await sumSeries(db, scopeOf(actor), series, { ...query, groups: parseGroupBy(input.groupBy, EXECUTION_GROUPS) });
-    return { executions: sums.map((s) => series.view(s)).sort((a, b) => b.executions - a.executions), requests: [] };
+    return { executions: sums.map((s) => series.view(s, percentiles(s.hist))).sort((a, b) => b.executions - a.executions), requests: [] };
   }
   const series = requestSeries({});
   const sums = await sumSeries(db, scopeOf(actor), series, { ...query, groups: parseGroupBy(input.groupBy, REQUEST_GROUPS) });
-  return { executions: [], requests: sums.map((s) => series.view(s)).sort((a, b) => b.requests - a.requests) };
+  return { executions: [], requests: sums.map((s) => series.view(s, percentiles(s.hist))).sort((a, b) => b.requests - a.requests) };
 }
