@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectNoHorizontalScroll, shot, signUp } from './helpers';
+import { expectNoHorizontalScroll, openSection, shot, signUp } from './helpers';
 
 // Agents, the playground and executions in a real browser. `sandbox/slow` streams its answer
 // word by word (200 ms apart), `sandbox/echo` answers at once; both answer "Echo: <input>".
@@ -224,10 +224,10 @@ test.describe('on a 390px phone', () => {
 
   test('the agents list, an agent with a reply and the executions never scroll sideways', async ({ page }) => {
     await signUp(page, 'agents-mobile');
-    await page.getByTestId('nav-agents').click();
+    await openSection(page, 'agents');
     await expect(page.getByTestId('agents-empty')).toBeVisible();
     await expectNoHorizontalScroll(page);
-    for (const id of ['nav-agents', 'nav-executions', 'nav-keys', 'new-agent']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
+    for (const id of ['nav-menu', 'new-agent']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
 
     await page.getByTestId('new-agent').click();
     await page.getByTestId('add-tool').click();
@@ -242,11 +242,11 @@ test.describe('on a 390px phone', () => {
     await expect(page.getByTestId('playground-send')).toBeInViewport();
     await shot(page, 'agent-playground-390');
 
-    await page.getByTestId('nav-agents').click();
+    await openSection(page, 'agents');
     await expect(page.getByTestId('agent-row')).toHaveCount(1);
     await expectNoHorizontalScroll(page);
 
-    await page.getByTestId('nav-executions').click();
+    await openSection(page, 'executions');
     await expect(page.getByTestId('execution-row')).toHaveCount(1);
     await expectNoHorizontalScroll(page);
     await page.getByTestId('execution-row').getByRole('link').first().click();
