@@ -47,6 +47,13 @@ export async function signOut(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/signin$/);
 }
 
+/** Follows a link of the dashboard's main navigation (on a phone the links sit behind the Menu button). */
+export async function openSection(page: Page, section: string): Promise<void> {
+  const menu = page.getByTestId('nav-menu');
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  await page.getByTestId(`nav-${section}`).click();
+}
+
 /** The page is no wider than the viewport: nothing to scroll sideways. */
 export async function expectNoHorizontalScroll(page: Page): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;

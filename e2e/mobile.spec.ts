@@ -72,3 +72,60 @@ test('on a 390px phone the keys page never scrolls sideways and every action is 
   await page.keyboard.press('Escape');
   await signOut(page);
 });
+
+test('on a 390px phone every section is in the Menu panel, in view, one tap away', async ({ page }) => {
+  await signUp(page, 'mobile-nav');
+  const menu = page.getByTestId('nav-menu');
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  for (const id of ['nav-menu', 'env-live', 'env-test', 'user-menu']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(nav).toBeHidden();
+
+  const destinations: [string, RegExp][] = [
+    ['agents', /\/dashboard\/agents$/],
+    ['executions', /\/dashboard\/executions$/],
+    ['keys', /\/dashboard\/keys$/],
+    ['webhooks', /\/dashboard\/webhooks$/],
+    ['events', /\/dashboard\/events$/],
+  ];
+  for (const [section, url] of destinations) {
+    await menu.click();
+    await expect(menu).toHaveAttribute('aria-expanded', 'true');
+    // Every link of the panel (however many sections there are) is in view at once, Docs too.
+    const links = nav.getByRole('link');
+    expect(await links.count()).toBeGreaterThanOrEqual(destinations.length + 1);
+    for (const link of await links.all()) await expect(link).toBeInViewport({ ratio: 1 });
+    await expect(page.getByTestId('nav-docs')).toBeInViewport({ ratio: 1 });
+    await expectNoHorizontalScroll(page);
+    await page.getByTestId(`nav-${section}`).click();
+    await expect(page).toHaveURL(url);
+    // Navigating closes the panel; the section is marked as the current one in it.
+    await expect(nav).toBeHidden();
+    await expect(menu).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.getByTestId(`nav-${section}`)).toHaveAttribute('aria-current', 'page');
+    await expectNoHorizontalScroll(page);
+  }
+
+  // Escape and a tap outside close it too; in test mode the header still fits.
+  await menu.click();
+  await page.keyboard.press('Escape');
+  await expect(nav).toBeHidden();
+  await expect(menu).toBeFocused();
+  await menu.click();
+  await page.mouse.click(195, 800); // below the panel
+  await expect(nav).toBeHidden();
+  await page.getByTestId('env-test').click();
+  for (const id of ['nav-menu', 'test-mode-badge', 'env-live', 'env-test', 'user-menu']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
+  await expectNoHorizontalScroll(page);
+  await page.getByTestId('env-live').click();
+
+  await menu.click();
+  await page.getByTestId('nav-docs').click();
+  await expect(page).toHaveURL(/\/docs$/);
+
+  // On a wide screen the links sit in the header itself, with no menu button.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/dashboard/agents');
+  await expect(menu).toBeHidden();
+  for (const section of [...destinations.map(([s]) => s), 'docs']) await expect(page.getByTestId(`nav-${section}`)).toBeInViewport({ ratio: 1 });
+});

@@ -57,3 +57,24 @@ test('/docs fits a 390px phone', async ({ page, baseURL }) => {
   await expectNoHorizontalScroll(page);
   expect(external).toEqual([]);
 });
+
+test('/docs: the error table reads whole on a 390px phone and beside the sidebar, nothing cut off at its side', async ({ page }) => {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto('/docs');
+    const table = page.locator('.markdown table').filter({ has: page.locator('th', { hasText: /^meaning$/ }) });
+    await expect(table).toBeVisible({ timeout: 30_000 });
+    await table.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    // Nothing hidden sideways inside the table (a scroll box would hide its last columns).
+    expect(await table.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    for (const name of ['code', 'status', 'type', 'meaning']) {
+      await expect(table.locator('th', { hasText: new RegExp(`^${name}$`) })).toBeInViewport({ ratio: 1 });
+    }
+    const row = table.locator('tr').filter({ hasText: 'missing_required_field' });
+    await expect(row.locator('td')).toHaveCount(4);
+    for (const cell of await row.locator('td').all()) await expect(cell).toBeInViewport({ ratio: 1 });
+    await expect(row).toContainText('invalid_request_error');
+    await expect(row).toContainText('A required field is missing');
+    await expectNoHorizontalScroll(page);
+  }
+});

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
-import { createKey, expectNoHorizontalScroll, pageText, shot, signUp } from './helpers';
+import { createKey, expectNoHorizontalScroll, openSection, pageText, shot, signUp } from './helpers';
 
 // Webhooks in a real browser, delivering to a real receiver: an HTTP server on 127.0.0.1 in this
 // test (the e2e server runs with WEBHOOK_ALLOW_PRIVATE_URLS=true, so the address is accepted).
@@ -244,7 +244,7 @@ test('add an endpoint, see its secret once, send a signed test event, read the l
     await expect(page.getByTestId('delivery-attempt')).toHaveCount(1);
     await expectNoHorizontalScroll(page);
     await shot(page, 'webhook-390');
-    await page.getByTestId('nav-webhooks').click();
+    await openSection(page, 'webhooks');
     await expect(page.getByTestId('webhook-row')).toHaveCount(1);
     await expectNoHorizontalScroll(page);
     await shot(page, 'webhooks-390');

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { UserMenu } from './account/user-menu';
 import { EnvironmentSwitch } from './environment-switch';
 import { useEnvironment } from './providers';
@@ -10,7 +10,7 @@ import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
 
-const NAV_LINK = 'rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap';
+const NAV_LINK = 'rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5';
 const NAV_IDLE = 'text-slate-600 hover:bg-slate-100 hover:text-slate-900';
 const NAV_CURRENT = 'bg-slate-100 text-slate-900';
 
@@ -22,9 +22,10 @@ const SECTIONS = [
   { href: '/dashboard/events', label: 'Events' },
 ];
 
-// Phones get three rows (logo and controls; workspace; navigation, which scrolls sideways inside
-// itself when its links do not fit, the current one scrolled into view), up to 1280 px two (the
-// workspace and the navigation share the second), wider screens one.
+// Phones get two rows (logo and controls; workspace and the Menu button, whose panel lists every
+// section, one per line, so however many there are each is in view), up to 1280 px two (the
+// workspace and the navigation share the second), wider screens one. The navigation is one
+// element either way, restyled as the panel on a phone.
 export function DashboardHeader({
   workspace,
   user,
@@ -35,36 +36,65 @@ export function DashboardHeader({
   const { environment } = useEnvironment();
   const testMode = environment === 'test';
   const pathname = usePathname();
+  const [open, setOpen] = useState(false);
   const navRef = useRef<HTMLElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const navId = useId();
 
-  // On a phone the navigation may be scrolled: keep the current section's link in view.
+  // The open panel closes on Escape (focus back on its button) and on a press outside it.
   useEffect(() => {
-    const nav = navRef.current;
-    const link = nav?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (!nav || !link || nav.scrollWidth <= nav.clientWidth) return;
-    const left = link.offsetLeft - nav.offsetLeft;
-    if (left < nav.scrollLeft || left + link.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 8;
-  }, [pathname]);
+    if (!open) return;
+    const onPointerDown = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!navRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
+    };
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown);
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, [open]);
 
   return (
-    <header className={`border-b bg-white ${testMode ? 'border-amber-300' : 'border-slate-200'}`}>
+    <header className={`relative border-b bg-white ${testMode ? 'border-amber-300' : 'border-slate-200'}`}>
       {testMode && <div aria-hidden className="h-1 bg-amber-400" />}
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6 md:gap-x-6">
         <Link href="/dashboard/agents" aria-label="Dashboard" className="shrink-0">
           <Logo compact />
         </Link>
-        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-4 gap-y-2 xl:order-none xl:w-auto xl:flex-1 xl:flex-nowrap xl:gap-x-6">
+        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-4 gap-y-2 max-sm:flex-nowrap xl:order-none xl:w-auto xl:flex-1 xl:flex-nowrap xl:gap-x-6">
           <div className="flex min-w-0 items-center gap-2 xl:border-l xl:border-slate-200 xl:pl-6">
-            <span className="truncate text-sm font-medium text-slate-800" data-testid="workspace-name">
+            <span className="truncate text-sm font-medium text-slate-800" title={workspace.name} data-testid="workspace-name">
               {workspace.name}
             </span>
             <Badge tone="indigo" data-testid="workspace-plan">
               {PLAN_LABEL[workspace.plan] ?? workspace.plan}
             </Badge>
           </div>
+          <button
+            ref={buttonRef}
+            type="button"
+            aria-expanded={open}
+            aria-controls={navId}
+            onClick={() => setOpen((o) => !o)}
+            data-testid="nav-menu"
+            className="-my-1 ml-auto inline-flex shrink-0 items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-200 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 aria-expanded:bg-slate-100 sm:hidden"
+          >
+            <svg aria-hidden viewBox="0 0 20 20" className="size-4 fill-none stroke-current" strokeWidth={1.8} strokeLinecap="round">
+              {open ? <path d="M5 5l10 10M15 5 5 15" /> : <path d="M3.5 5.5h13M3.5 10h13M3.5 14.5h13" />}
+            </svg>
+            Menu
+          </button>
           <nav
             ref={navRef}
-            className="flex shrink-0 items-center gap-1 text-sm max-sm:-mx-2.5 max-sm:w-[calc(100%+1.25rem)] max-sm:overflow-x-auto max-sm:[scrollbar-width:none] sm:ml-auto xl:ml-0"
+            id={navId}
+            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-1 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto xl:ml-0`}
             aria-label="Main"
           >
             {SECTIONS.map((s) => {
@@ -73,6 +103,7 @@ export function DashboardHeader({
                 <Link
                   key={s.href}
                   href={s.href}
+                  onClick={() => setOpen(false)}
                   className={`${NAV_LINK} ${current ? NAV_CURRENT : NAV_IDLE}`}
                   aria-current={current ? 'page' : undefined}
                   data-testid={`nav-${s.href.split('/').pop()}`}
@@ -81,7 +112,8 @@ export function DashboardHeader({
                 </Link>
               );
             })}
-            <Link href="/docs" className={`${NAV_LINK} ${NAV_IDLE}`}>
+            <span aria-hidden className="mx-3 my-1 border-t border-slate-100 sm:hidden" />
+            <Link href="/docs" onClick={() => setOpen(false)} className={`${NAV_LINK} ${NAV_IDLE}`} data-testid="nav-docs">
               Docs
             </Link>
           </nav>

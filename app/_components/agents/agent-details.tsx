@@ -41,19 +41,25 @@ export function AgentDetails({ agent }: { agent: Agent }) {
           {agent.tools.length === 0 ? (
             <span className="text-slate-500">None</span>
           ) : (
-            <ul className="space-y-2">
-              {agent.tools.map((t) => (
-                <li key={t.name} className="min-w-0" data-testid="agent-tool">
-                  <p className="flex flex-wrap items-center gap-1.5">
-                    <code className="font-mono text-xs font-semibold">{t.name}</code>
-                    <Badge className="font-mono">{t.method}</Badge>
-                  </p>
-                  <p className="truncate font-mono text-xs text-slate-500" title={t.url}>
-                    {t.url}
-                  </p>
-                </li>
-              ))}
-            </ul>
+            <div className="space-y-2">
+              <ul className="space-y-2">
+                {agent.tools.map((t) => (
+                  <li key={t.name} className="min-w-0" data-testid="agent-tool">
+                    <p className="flex flex-wrap items-center gap-1.5">
+                      <code className="font-mono text-xs font-semibold">{t.name}</code>
+                      <Badge className="font-mono">{t.method}</Badge>
+                    </p>
+                    <p className="truncate font-mono text-xs text-slate-500" title={t.url}>
+                      {t.url}
+                    </p>
+                  </li>
+                ))}
+              </ul>
+              <p className="text-xs text-slate-500" data-testid="tool-signing-note">
+                Calls are signed with this agent’s tool secret, so your endpoints can check they come from this service.{' '}
+                <span className="font-medium text-slate-700">Rotate tool secret</span> shows a new one (say, for tools added after creation).
+              </p>
+            </div>
           )}
         </Row>
         {metadata.length > 0 && (

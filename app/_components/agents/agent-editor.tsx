@@ -28,6 +28,7 @@ export function NewAgentView() {
   // gcTime 0: the response (which holds the tool secret) leaves the mutation cache with this page.
   const create = useMutation({ ...trpc.agents.create.mutationOptions(), gcTime: 0 });
   const [created, setCreated] = useState<CreatedAgent | null>(null);
+  const [leaving, setLeaving] = useState(false);
 
   return (
     <div className="space-y-6">
@@ -40,11 +41,19 @@ export function NewAgentView() {
         initial={emptyDraft()}
         submitLabel="Create agent"
         cancelHref="/dashboard/agents"
-        pending={create.isPending || created !== null}
+        pending={create.isPending || created !== null || leaving}
         onSubmit={async (input) => {
           const agent = await create.mutateAsync(input);
           void queryClient.invalidateQueries({ queryKey: trpc.agents.list.pathKey() });
-          setCreated(agent);
+          // The tool secret only matters to HTTP tools, which verify its signatures: an agent
+          // without any goes straight to its page (it has a secret all the same; "Rotate tool
+          // secret" there shows a new one once tools are added).
+          if (agent.tools.length > 0) {
+            setCreated(agent);
+          } else {
+            setLeaving(true);
+            router.push(`/dashboard/agents/${agent.id}`);
+          }
         }}
       />
       {created && <ToolSecretModal agentName={created.name} secret={created.toolSecret} onDone={() => router.push(`/dashboard/agents/${created.id}`)} />}

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExecutionStatus } from '@/app/_lib/types';
 import { TableSkeleton } from '../agents/agents-table';
 import { useTRPC, useTRPCClient } from '../providers';
@@ -14,6 +14,8 @@ import { isActive, STATUSES } from './status-badge';
 const PAGE_SIZE = 25;
 /** How often the list refreshes while one of its executions is queued or running. */
 const LIVE_MS = 2_000;
+/** Otherwise, how often the newest execution is asked for (one row), to notice runs started elsewhere. */
+const NEWEST_MS = 5_000;
 
 export interface ExecutionFilters {
   status?: ExecutionStatus;
@@ -42,6 +44,28 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
     refetchInterval: (query) => (query.state.data?.pages.some((p) => p.data.some((e) => isActive(e.status))) ? LIVE_MS : false),
   });
   const executions = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const active = executions.some((e) => isActive(e.status));
+
+  // Runs started elsewhere (the API, another tab): while nothing runs, ask for the newest one
+  // (limit 1) every few seconds, and refresh the list when it is not the list's first. Like the
+  // list's own polling, this stops while the tab is hidden (and catches up when it is shown).
+  const newest = useQuery({
+    ...trpc.executions.list.queryOptions({ limit: 1, ...filters }),
+    enabled: list.isSuccess && !active,
+    refetchInterval: NEWEST_MS,
+    select: (page) => page.data[0]?.id ?? null,
+  });
+  // Only an answer just fetched counts (not the one cached while it was off).
+  const newestId = newest.isFetching ? undefined : newest.data;
+  const firstId = list.data?.pages[0]?.data[0]?.id ?? null;
+  const refetchList = list.refetch;
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    // Once per newest id: a list that still differs after its refresh waits for the next change.
+    if (newestId === undefined || newestId === firstId || seen.current === newestId) return;
+    seen.current = newestId;
+    void refetchList();
+  }, [newestId, firstId, refetchList]);
   const filtered = Boolean(filters.status || filters.agentId || filters.conversationId);
 
   function apply(next: ExecutionFilters) {
@@ -55,7 +79,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">Executions</h1>
-        <p className="mt-1 max-w-2xl text-sm text-slate-600">Every run of your agents, from the playground and the API, newest first. Running ones update live.</p>
+        <p className="mt-1 max-w-2xl text-sm text-slate-600">Every run of your agents, from the playground and the API, newest first. New runs appear and running ones update while this page is open.</p>
       </div>
 
       <div className="grid grid-cols-2 items-end gap-3 sm:flex sm:flex-wrap" role="group" aria-label="Filters">
