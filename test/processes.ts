@@ -121,3 +121,33 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 60_00
   });
   return proc;
 }
+
+/** A JSON request to a process with a key: its status and parsed body. */
+export async function callProcess<T>(origin: string, key: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(origin + p, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/**
+ * A new workspace on `plan` (enterprise: a per-minute limit no test reaches) and a key of it
+ * holding every scope, written to the database the processes share, as the admin CLI would.
+ */
+export async function seedTenant(
+  db: import('../db/client').Db,
+  opts: { name: string; plan?: import('../db/schema').Plan; customConcurrency?: number | null; environment?: import('../db/schema').Environment },
+): Promise<{ key: string; keyId: string; workspaceId: string }> {
+  const { createUser, setWorkspacePlan } = await import('../server/auth/users');
+  const { createKey } = await import('../server/keys/service');
+  const { SCOPES } = await import('../server/keys/scopes');
+  const plan = opts.plan ?? 'enterprise';
+  const environment = opts.environment ?? 'test';
+  const m = await createUser(db, { email: `${opts.name}-${Math.random().toString(36).slice(2)}@example.test` });
+  await setWorkspacePlan(db, m.workspaceId, plan, plan === 'enterprise' ? 100_000 : null, opts.customConcurrency ?? null);
+  const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES] };
+  const created = await createKey(db, actor, { name: opts.name, environment, scopes: [...SCOPES] });
+  return { key: created.key, keyId: created.id, workspaceId: m.workspaceId };
+}

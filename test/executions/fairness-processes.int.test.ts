@@ -7,11 +7,8 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../db/client';
 import { queryRows } from '../../db/rows';
 import type { Plan } from '../../db/schema';
-import { createUser, setWorkspacePlan } from '../../server/auth/users';
-import { SCOPES } from '../../server/keys/scopes';
-import { createKey } from '../../server/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
 
 // Concurrency limits and fairness hold across processes (docs/concurrency.md): one web process
 // that runs no workers and two worker processes of 3 slots each, on one PostgreSQL database.
@@ -29,22 +26,12 @@ describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
   let workers: Proc[] = [];
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-fair-'));
 
-  const call = async <T>(key: string, method: string, p: string, body?: unknown) => {
-    const res = await fetch(web.url + p, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(key: string, method: string, p: string, body?: unknown) => callProcess<T>(web.url, key, method, p, body);
   async function tenant(plan: Plan, customConcurrency: number | null = null) {
-    const m = await createUser(database.db, { email: `fair-${Math.random().toString(36).slice(2)}@example.test` });
-    await setWorkspacePlan(database.db, m.workspaceId, plan, plan === 'enterprise' ? 100_000 : null, customConcurrency);
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
-    const key = (await createKey(database.db, actor, { name: 'fair', scopes: [...SCOPES] })).key;
+    const { key, workspaceId } = await seedTenant(database.db, { name: 'fair', plan, customConcurrency });
     const agent = await call<{ id: string }>(key, 'POST', '/v1/agents', { name: 'slow', model: 'sandbox/slow' });
     assert.equal(agent.status, 201);
-    return { key, workspaceId: m.workspaceId, agentId: agent.body.id };
+    return { key, workspaceId, agentId: agent.body.id };
   }
   type Tenant = Awaited<ReturnType<typeof tenant>>;
   const start = async (t: Tenant, input: string) => {

@@ -4,12 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database } from '../../db/client';
-import { createUser, setWorkspacePlan } from '../../server/auth/users';
-import { SCOPES } from '../../server/keys/scopes';
-import { createKey } from '../../server/keys/service';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
@@ -32,14 +29,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-scale-'));
   let env: Record<string, string>;
 
-  const call = async <T>(proc: Proc, method: string, p: string, body?: unknown) => {
-    const res = await fetch(proc.url + p, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
   const get = (proc: Proc, id: string) => call<Execution>(proc, 'GET', `/v1/executions/${id}`);
   async function until(proc: Proc, id: string, done: (e: Execution) => boolean, timeoutMs = 20_000): Promise<Execution> {
     const deadline = Date.now() + timeoutMs;
@@ -71,10 +61,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     worker = await startWorker(env);
     await waitReady(b);
     database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
-    const m = await createUser(database.db, { email: `scale-${Date.now()}@example.test` });
-    await setWorkspacePlan(database.db, m.workspaceId, 'enterprise', 100_000);
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
-    key = (await createKey(database.db, actor, { name: 'scale', scopes: [...SCOPES] })).key;
+    ({ key } = await seedTenant(database.db, { name: 'scale' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'scaled', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
     agentId = agent.body.id;

@@ -6,14 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../db/client';
 import { queryRows } from '../../db/rows';
-import { createUser, setWorkspacePlan } from '../../server/auth/users';
-import { SCOPES } from '../../server/keys/scopes';
-import { createKey } from '../../server/keys/service';
 import { compactOnce } from '../../server/usage/compactor';
 import type { Execution } from '../executions/helpers';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
 import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './helpers';
 
 // Usage analytics on the scaled-out topology: two web processes (RUN_WORKERS=false) and a
@@ -38,14 +35,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   let agentId: string;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-usage-'));
 
-  const call = async <T>(proc: Proc, method: string, p: string, body?: unknown) => {
-    const res = await fetch(proc.url + p, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
   async function until<T>(read: () => Promise<T>, done: (x: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -69,13 +59,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
     worker = await startWorker(env);
     await waitReady(b);
     database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 4 });
-    const m = await createUser(database.db, { email: `usage-${Date.now()}@example.test` });
-    workspaceId = m.workspaceId;
-    await setWorkspacePlan(database.db, m.workspaceId, 'enterprise', 100_000);
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'live' as const, scopes: [...SCOPES] };
-    const created = await createKey(database.db, actor, { name: 'usage', environment: 'live', scopes: [...SCOPES] });
-    key = created.key;
-    keyId = created.id;
+    ({ key, keyId, workspaceId } = await seedTenant(database.db, { name: 'usage', environment: 'live' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'counted', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
     agentId = agent.body.id;

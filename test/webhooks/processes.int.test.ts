@@ -4,11 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database } from '../../db/client';
-import { createUser, setWorkspacePlan } from '../../server/auth/users';
-import { SCOPES } from '../../server/keys/scopes';
-import { createKey } from '../../server/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
 import { startReceiver, verify, type Receiver } from './receiver';
 
 // Webhooks across processes on one PostgreSQL database (DESIGN.md 2, 7): a web process
@@ -28,14 +25,7 @@ describe('webhooks with separate web and worker processes', { skip }, () => {
   let env: Record<string, string>;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-whk-'));
 
-  const call = async <T>(proc: Proc, method: string, p: string, body?: unknown) => {
-    const res = await fetch(proc.url + p, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
 
   before(async () => {
     pg = await createTestDatabase();
@@ -51,10 +41,7 @@ describe('webhooks with separate web and worker processes', { skip }, () => {
     web = await startProcess({ ...env, RUN_WORKERS: 'false' });
     await waitReady(web);
     database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
-    const m = await createUser(database.db, { email: `whk-${Date.now()}@example.test` });
-    await setWorkspacePlan(database.db, m.workspaceId, 'enterprise', 100_000);
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
-    key = (await createKey(database.db, actor, { name: 'whk', scopes: [...SCOPES] })).key;
+    ({ key } = await seedTenant(database.db, { name: 'whk' }));
   });
 
   after(async () => {
