@@ -151,3 +151,45 @@ export async function seedTenant(
   const created = await createKey(db, actor, { name: opts.name, environment, scopes: [...SCOPES] });
   return { key: created.key, keyId: created.id, workspaceId: m.workspaceId };
 }
+
+export interface ScaledOut {
+  /** Two web processes (RUN_WORKERS=false) and a worker, on one fresh PostgreSQL database. */
+  a: Proc;
+  b: Proc;
+  worker: Proc;
+  /** What the processes were started with (start another worker with it). */
+  env: Record<string, string>;
+  /** A connection of the test's own to the same database. */
+  database: import('../db/client').Database;
+  /** Closes the test's connection and drops the database (stop the processes first). */
+  close(): Promise<void>;
+}
+
+/** The scaled-out topology: 2 web + 1 worker processes on a new PostgreSQL database. */
+export async function startScaledOut(extraEnv: Record<string, string>): Promise<ScaledOut> {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const { openDatabase } = await import('../db/client');
+  const { createTestDatabase, TEST_AUTH_SECRET } = await import('./harness');
+  const pg = await createTestDatabase();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-scaled-'));
+  const env = { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: 'warn', ...extraEnv };
+  const a = await startProcess({ ...env, RUN_WORKERS: 'false' });
+  await waitReady(a);
+  const b = await startProcess({ ...env, RUN_WORKERS: 'false' });
+  const worker = await startWorker(env);
+  await waitReady(b);
+  const database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 4 });
+  return {
+    a,
+    b,
+    worker,
+    env,
+    database,
+    async close() {
+      await database.close();
+      await pg.drop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}

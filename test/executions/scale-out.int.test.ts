@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase, type Database } from '../../db/client';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { DB_KIND } from '../harness';
+import { callProcess, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
@@ -18,15 +14,13 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
 
 describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
-  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
-  let database: Database;
+  let scaled: ScaledOut;
   let fake: FakeOpenAI;
   let a: Proc;
   let b: Proc;
   let worker: Proc;
   let key: string;
   let agentId: string;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-scale-'));
   let env: Record<string, string>;
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
@@ -44,24 +38,15 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   const requestsFor = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length;
 
   before(async () => {
-    pg = await createTestDatabase();
     fake = await startFakeOpenAI();
-    env = {
-      DATABASE_URL: pg.url,
+    scaled = await startScaledOut({
       REDIS_URL,
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      LOG_LEVEL: 'warn',
       TEST_MODE_REAL_MODELS: 'true',
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    };
-    a = await startProcess({ ...env, RUN_WORKERS: 'false' });
-    await waitReady(a);
-    b = await startProcess({ ...env, RUN_WORKERS: 'false' });
-    worker = await startWorker(env);
-    await waitReady(b);
-    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
-    ({ key } = await seedTenant(database.db, { name: 'scale' }));
+    });
+    ({ a, b, worker, env } = scaled);
+    ({ key } = await seedTenant(scaled.database.db, { name: 'scale' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'scaled', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
     agentId = agent.body.id;
@@ -70,9 +55,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   after(async () => {
     await Promise.all([stop(a), stop(b), stop(worker)]);
     await fake?.close();
-    await database?.close();
-    await pg?.drop();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await scaled?.close();
   });
 
   it('a stream opened on web B follows a run queued on web A and run by the worker', async () => {

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../db/client';
@@ -9,8 +7,8 @@ import { queryRows } from '../../db/rows';
 import { compactOnce } from '../../server/usage/compactor';
 import type { Execution } from '../executions/helpers';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
-import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { DB_KIND } from '../harness';
+import { callProcess, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
 import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './helpers';
 
 // Usage analytics on the scaled-out topology: two web processes (RUN_WORKERS=false) and a
@@ -22,7 +20,7 @@ import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './hel
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
 
 describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
-  let pg: Awaited<ReturnType<typeof createTestDatabase>>;
+  let scaled: ScaledOut;
   let database: Database;
   let fake: FakeOpenAI;
   let a: Proc;
@@ -33,7 +31,6 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   let keyId: string;
   let workspaceId: string;
   let agentId: string;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-usage-'));
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
   async function until<T>(read: () => Promise<T>, done: (x: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
@@ -50,15 +47,9 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   const final = (e: Execution) => ['succeeded', 'failed', 'cancelled'].includes(e.status);
 
   before(async () => {
-    pg = await createTestDatabase();
     fake = await startFakeOpenAI();
-    env = { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: 'warn', OPENAI_COMPATIBLE_BASE_URL: fake.url };
-    a = await startProcess({ ...env, RUN_WORKERS: 'false' });
-    await waitReady(a);
-    b = await startProcess({ ...env, RUN_WORKERS: 'false' });
-    worker = await startWorker(env);
-    await waitReady(b);
-    database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 4 });
+    scaled = await startScaledOut({ OPENAI_COMPATIBLE_BASE_URL: fake.url });
+    ({ a, b, worker, env, database } = scaled);
     ({ key, keyId, workspaceId } = await seedTenant(database.db, { name: 'usage', environment: 'live' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'counted', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
@@ -68,9 +59,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   after(async () => {
     await Promise.all([stop(a), stop(b), stop(worker)]);
     await fake?.close();
-    await database?.close();
-    await pg?.drop();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await scaled?.close();
   });
 
   it('counts executions from both web processes exactly once, the one whose worker was killed as failed', async () => {
@@ -127,7 +116,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
     await database.db.execute(sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
       select 'exe_backlog_' || g, ${workspaceId}, 'live', 'agt_backlog', 'openai-compatible/fake-1', 'succeeded', now() - interval '1 minute', g % 1000, 3, 2, 0
       from generate_series(1, 30000) g`);
-    const other = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 2 });
+    const other = await openDatabase({ databaseUrl: env.DATABASE_URL!, dataDir: os.tmpdir(), max: 2 });
     try {
       const drain = async (db: Database['db']) => {
         for (let i = 0; i < 200; i++) {
