@@ -13,7 +13,7 @@ export const LABEL = 'block text-xs text-slate-500 lg:hidden';
 export const CARD_ROW = 'relative align-top max-lg:grid max-lg:grid-cols-2 max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 max-lg:hover:bg-slate-50/60 lg:hover:bg-slate-50/60';
 
 /** `columns`: the header's labels; an empty one is named `blankLabel` for screen readers only. */
-export function CardTable({ columns, blankLabel = 'Open', testId, children }: { columns: readonly string[]; blankLabel?: string; testId: string; children: ReactNode }) {
+export function CardTable({ columns, blankLabel = 'Open', testId, children }: { columns: readonly ReactNode[]; blankLabel?: string; testId: string; children: ReactNode }) {
   return (
     <div className="relative lg:overflow-x-auto">
       <table className="w-full text-sm max-lg:block lg:min-w-full lg:divide-y lg:divide-slate-200" data-testid={testId}>

@@ -17,6 +17,7 @@ const NAV_CURRENT = 'bg-slate-100 text-slate-900';
 const SECTIONS = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
+  { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/events', label: 'Events' },

@@ -33,3 +33,8 @@ export type DeliveryStatus = Delivery['status'];
 export type DeliveryAttempt = Delivery['attempts'][number];
 export type WebhookEvent = Outputs['events']['get'];
 export type WebhookEventType = WebhookEvent['type'];
+
+export type ExecutionUsage = Outputs['analytics']['executions'];
+export type ExecutionUsageRow = ExecutionUsage['totals'];
+export type RequestUsage = Outputs['analytics']['requests'];
+export type RequestUsageRow = RequestUsage['totals'];

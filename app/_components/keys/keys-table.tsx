@@ -1,9 +1,11 @@
-import { formatDate, formatRelative } from '@/app/_lib/format';
+import type { ReactNode } from 'react';
+import { formatCount, formatDate, formatRelative } from '@/app/_lib/format';
 import type { KeyItem } from '@/app/_lib/types';
 import { CardTable, CELL, DayCell, LABEL } from '../card-table';
 import { Badge, Button } from '../ui';
 
-const COLUMNS = ['Name', 'Key', 'Environment', 'Scopes', 'Last used', 'Expires', 'Created', ''];
+// "Requests (24 h)" on two lines, so the table still fits a 1280 px screen.
+const COLUMNS: ReactNode[] = ['Name', 'Key', 'Environment', 'Scopes', 'Last used', <>Requests<br />(24 h)</>, 'Expires', 'Created', ''];
 
 function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   if (!expiresAt) return <span className="text-slate-500">Never</span>;
@@ -17,7 +19,18 @@ function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   return <span title={formatDate(expiresAt)}>{formatDate(expiresAt)}</span>;
 }
 
-export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: number; onRevoke: (key: KeyItem) => void }) {
+/** `requests`: each key's API requests in the last 24 hours (undefined until known). */
+export function KeysTable({
+  keys,
+  now,
+  requests,
+  onRevoke,
+}: {
+  keys: KeyItem[];
+  now: number;
+  requests: ReadonlyMap<string, number> | undefined;
+  onRevoke: (key: KeyItem) => void;
+}) {
   return (
     <CardTable columns={COLUMNS} blankLabel="Actions" testId="keys-table">
       {keys.map((k) => (
@@ -46,15 +59,19 @@ export function KeysTable({ keys, now, onRevoke }: { keys: KeyItem[]; now: numbe
               ))}
             </div>
           </td>
-          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-3 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
             <span className={LABEL}>Last used</span>
             {k.lastUsed ? formatRelative(k.lastUsed, now) : <span className="text-slate-500">Never</span>}
           </td>
-          <td className={`${CELL} text-slate-600 max-lg:col-span-2 lg:whitespace-nowrap`}>
+          <td className={`${CELL} text-slate-600 tabular-nums max-lg:col-span-3 lg:whitespace-nowrap`} data-testid="key-requests-24h">
+            <span className={LABEL}>Requests (24 h)</span>
+            {requests === undefined ? <span className="text-slate-400">—</span> : formatCount(requests.get(k.id) ?? 0)}
+          </td>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-3 lg:whitespace-nowrap`}>
             <span className={LABEL}>Expires</span>
             <Expiry expiresAt={k.expiresAt} now={now} />
           </td>
-          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-2" />
+          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-3" />
           <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
             <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
               Revoke

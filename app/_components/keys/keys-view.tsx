@@ -1,12 +1,14 @@
 'use client';
 
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import type { CreatedKey, KeyItem, StarterCall } from '@/app/_lib/types';
+import { rangeOf, sumRequestGroups } from '@/app/_lib/usage';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 import { ListFooter } from '../states';
 import { Alert, Button, ButtonLink, Card } from '../ui';
+import { REFRESH_MS, useWindow } from '../usage/use-usage';
 import { CreateKeyDialog } from './create-key-dialog';
 import { KeysSkeleton, KeysTable } from './keys-table';
 import { RevokeDialog } from './revoke-dialog';
@@ -40,6 +42,11 @@ export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[
     initialPageParam: '',
     getNextPageParam: (last) => (last.hasMore ? last.nextCursor : undefined),
   });
+
+  // Each key's requests in the last 24 hours: one usage query by key over hour buckets, summed.
+  const day = useWindow(rangeOf('24h'));
+  const usage = useQuery(trpc.analytics.requests.queryOptions({ ...day, groupBy: 'keyId' }, { refetchInterval: REFRESH_MS }));
+  const requests = useMemo(() => (usage.data ? new Map(sumRequestGroups(usage.data).map((g) => [g.id, g.requests])) : undefined), [usage.data]);
 
   const [creating, setCreating] = useState(false);
   const [revealed, setRevealed] = useState<CreatedKey | null>(null);
@@ -100,7 +107,7 @@ export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[
           </div>
         ) : (
           <>
-            <KeysTable keys={keys} now={list.dataUpdatedAt} onRevoke={setRevoking} />
+            <KeysTable keys={keys} now={list.dataUpdatedAt} requests={requests} onRevoke={setRevoking} />
             <ListFooter list={list} />
           </>
         )}

@@ -1,0 +1,107 @@
+'use client';
+
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatUsd } from '@/app/_lib/usage';
+
+// The Usage page's charts (Recharts, SVG). They size to their card (`responsive`), show the full
+// bucket name in the tooltip, and never animate: the data refreshes in place. Every chart's
+// numbers are also in a table under it (chart-card.tsx).
+
+export interface SeriesSpec {
+  key: string;
+  label: string;
+  color: string;
+}
+
+/** One bucket: its axis label, its full name, and a value per series (null: nothing to show). */
+export type Point = { label: string; title: string } & Record<string, string | number | null>;
+
+const HEIGHT = 240;
+const TICK = { fontSize: 12, fill: '#64748b' };
+const GRID = '#e2e8f0';
+const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+const LEGEND_STYLE = { fontSize: 12, paddingTop: 8 };
+const TOOLTIP_STYLE = { fontSize: 12, borderRadius: 8, borderColor: '#e2e8f0' };
+
+type Format = (n: number) => string;
+
+const titleOf = (payload: readonly { payload?: unknown }[]) => (payload[0]?.payload as Point | undefined)?.title ?? '';
+
+/** Legend labels in the text colour (Recharts colours them like their series, too faint for some). */
+const legendLabel = (value: unknown) => <span style={{ color: '#475569' }}>{String(value)}</span>;
+
+/** Legend and tooltip items in the order of the series (Recharts sorts them by name otherwise). */
+const inOrder = (series: SeriesSpec[]) => (item: { dataKey?: unknown }) => series.findIndex((s) => s.key === item.dataKey);
+
+/** Bars per bucket, the series stacked (their sum is the bar's height). */
+export function StackedBars({ data, series, format, axisFormat = format }: { data: Point[]; series: SeriesSpec[]; format: Format; axisFormat?: Format }) {
+  return (
+    <BarChart responsive data={data} style={{ width: '100%', height: HEIGHT }} margin={MARGIN}>
+      <CartesianGrid vertical={false} stroke={GRID} />
+      <XAxis dataKey="label" tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} minTickGap={16} />
+      <YAxis tick={TICK} tickLine={false} axisLine={false} width={52} allowDecimals={false} tickFormatter={(v: number) => axisFormat(v)} />
+      <Tooltip
+        cursor={{ fill: '#f1f5f9' }}
+        contentStyle={TOOLTIP_STYLE}
+        itemSorter={inOrder(series)}
+        labelFormatter={(_, payload) => titleOf(payload)}
+        formatter={(value) => (typeof value === 'number' ? format(value) : String(value ?? ''))}
+      />
+      <Legend iconType="square" iconSize={10} wrapperStyle={LEGEND_STYLE} itemSorter={inOrder(series)} formatter={legendLabel} />
+      {series.map((s) => (
+        <Bar key={s.key} dataKey={s.key} name={s.label} stackId="stack" fill={s.color} isAnimationActive={false} />
+      ))}
+    </BarChart>
+  );
+}
+
+/** A line per series over the buckets; a bucket without a value leaves a gap. */
+export function Lines({ data, series, format, axisFormat = format }: { data: Point[]; series: SeriesSpec[]; format: Format; axisFormat?: Format }) {
+  return (
+    <LineChart responsive data={data} style={{ width: '100%', height: HEIGHT }} margin={MARGIN}>
+      <CartesianGrid vertical={false} stroke={GRID} />
+      <XAxis dataKey="label" tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} minTickGap={16} />
+      <YAxis tick={TICK} tickLine={false} axisLine={false} width={52} tickFormatter={(v: number) => axisFormat(v)} />
+      <Tooltip
+        contentStyle={TOOLTIP_STYLE}
+        itemSorter={inOrder(series)}
+        labelFormatter={(_, payload) => titleOf(payload)}
+        formatter={(value) => (typeof value === 'number' ? format(value) : '—')}
+      />
+      <Legend iconType="plainline" iconSize={14} wrapperStyle={LEGEND_STYLE} itemSorter={inOrder(series)} formatter={legendLabel} />
+      {series.map((s) => (
+        <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={2} dot={{ r: 2.5 }} activeDot={{ r: 4 }} type="monotone" isAnimationActive={false} />
+      ))}
+    </LineChart>
+  );
+}
+
+export interface CostBar {
+  model: string;
+  /** Null when unknown: no bar, and the label says so. */
+  cost: number | null;
+  costLabel: string;
+}
+
+const MAX_MODEL_CHARS = 22;
+const shortModel = (m: string) => (m.length > MAX_MODEL_CHARS ? `${m.slice(0, MAX_MODEL_CHARS - 1)}…` : m);
+
+/**
+ * One horizontal bar per model, its estimated cost written at the right end of its row (an axis
+ * of its own, so "unknown" — a model without a price, drawn without a bar — and $0.00 show too).
+ */
+export function CostBars({ data, color }: { data: CostBar[]; color: string }) {
+  const longest = Math.max(...data.map((d) => shortModel(d.model).length), 4);
+  const widest = Math.max(...data.map((d) => d.costLabel.length), 4);
+  const top = Math.max(0, ...data.map((d) => d.cost ?? 0));
+  return (
+    <BarChart responsive layout="vertical" data={data} style={{ width: '100%', height: Math.max(120, 36 * data.length + 32) }} margin={{ top: 4, right: 4, bottom: 0, left: 0 }}>
+      <CartesianGrid horizontal={false} stroke={GRID} />
+      <XAxis type="number" domain={[0, top > 0 ? 'auto' : 1]} tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} tickFormatter={(v: number) => (v === 0 ? '$0' : formatUsd(v))} />
+      <YAxis yAxisId="model" type="category" dataKey="model" tick={TICK} tickLine={false} axisLine={false} width={Math.min(170, 7 * longest + 12)} tickFormatter={shortModel} />
+      <YAxis yAxisId="cost" orientation="right" type="category" dataKey="costLabel" tick={{ ...TICK, fill: '#334155' }} tickLine={false} axisLine={false} width={7.5 * widest + 8} />
+      <Tooltip cursor={{ fill: '#f1f5f9' }} contentStyle={TOOLTIP_STYLE} formatter={(_, __, item) => (item.payload as CostBar).costLabel} />
+      <Bar yAxisId="model" dataKey="cost" name="Estimated cost" fill={color} isAnimationActive={false} barSize={18} />
+    </BarChart>
+  );
+}

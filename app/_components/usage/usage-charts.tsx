@@ -1,0 +1,132 @@
+'use client';
+
+import { formatCount, formatDuration } from '@/app/_lib/format';
+import type { ExecutionUsage, RequestUsage } from '@/app/_lib/types';
+import { bucketLabel, bucketTitle, formatCompact, formatUsd, type ExecutionGroup } from '@/app/_lib/usage';
+import { ChartCard, type TableColumn, type TableRow } from './chart-card';
+import { CostBars, Lines, StackedBars, type Point, type SeriesSpec } from './charts';
+
+// The five charts of the Usage page, each with the table of its numbers.
+
+const STATUS: SeriesSpec[] = [
+  { key: 'succeeded', label: 'Succeeded', color: '#10b981' },
+  { key: 'failed', label: 'Failed', color: '#ef4444' },
+  { key: 'cancelled', label: 'Cancelled', color: '#f59e0b' },
+];
+const TOKENS: SeriesSpec[] = [
+  { key: 'inputTokens', label: 'Input', color: '#6366f1' },
+  { key: 'outputTokens', label: 'Output', color: '#38bdf8' },
+];
+const DURATION: SeriesSpec[] = [
+  { key: 'p50', label: 'p50', color: '#6366f1' },
+  { key: 'p95', label: 'p95', color: '#f43f5e' },
+];
+const OUTCOMES: SeriesSpec[] = [
+  { key: 'succeeded', label: 'Succeeded', color: '#10b981' },
+  { key: 'clientErrors', label: 'Client errors', color: '#94a3b8' },
+  { key: 'unauthorized', label: '401', color: '#8b5cf6' },
+  { key: 'forbidden', label: '403', color: '#d946ef' },
+  { key: 'rateLimited', label: '429', color: '#f59e0b' },
+  { key: 'serverErrors', label: '5xx', color: '#ef4444' },
+];
+
+const count = (n: number) => formatCount(n);
+const ms = (n: number | null | undefined) => (n === null || n === undefined ? '—' : formatDuration(n));
+const col = (label: string, numeric = true): TableColumn => ({ label, numeric });
+/** An axis tick's duration: "750ms", "1.5s", "2m". */
+const shortDuration = (n: number) => (n < 1000 ? `${Math.round(n)}ms` : n < 60_000 ? `${Number((n / 1000).toFixed(1))}s` : `${Number((n / 60_000).toFixed(1))}m`);
+
+export function UsageCharts({ executions, requests, models }: { executions: ExecutionUsage; requests: RequestUsage; models: ExecutionGroup[] }) {
+  const g = executions.granularity;
+  const bucket = col(g === 'hour' ? 'Hour (UTC)' : 'Day (UTC)', false);
+
+  const exec = executions.data.map(({ start, results: [row] }) => ({ start, row: row! }));
+  const points: Point[] = exec.map(({ start, row }) => ({
+    label: bucketLabel(start, g),
+    title: bucketTitle(start, g),
+    succeeded: row.succeeded,
+    failed: row.failed,
+    cancelled: row.cancelled,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    p50: row.durationMs?.p50 ?? null,
+    p95: row.durationMs?.p95 ?? null,
+  }));
+  const rowOf = (start: string, cells: TableRow['cells']): TableRow => ({ key: start, cells: [bucketTitle(start, g), ...cells] });
+
+  const req = requests.data.map(({ start, results: [row] }) => ({ start, row: row! }));
+  const requestPoints: Point[] = req.map(({ start, row }) => ({
+    label: bucketLabel(start, requests.granularity),
+    title: bucketTitle(start, requests.granularity),
+    succeeded: row.succeeded,
+    clientErrors: row.clientErrors,
+    unauthorized: row.unauthorized,
+    forbidden: row.forbidden,
+    rateLimited: row.rateLimited,
+    serverErrors: row.serverErrors,
+  }));
+
+  const totals = executions.totals;
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <ChartCard
+        title="Executions by status"
+        description="Executions that ended in each bucket."
+        empty={totals.executions === 0 ? 'No executions ended in this range.' : null}
+        chart={<StackedBars data={points} series={STATUS} format={count} axisFormat={formatCompact} />}
+        table={{
+          columns: [bucket, col('Succeeded'), col('Failed'), col('Cancelled'), col('Total')],
+          rows: exec.map(({ start, row }) => rowOf(start, [count(row.succeeded), count(row.failed), count(row.cancelled), count(row.executions)])),
+        }}
+        testId="chart-executions"
+      />
+      <ChartCard
+        title="Tokens"
+        description="Input and output tokens of those executions."
+        empty={totals.totalTokens === 0 ? 'No tokens were used in this range.' : null}
+        chart={<StackedBars data={points} series={TOKENS} format={count} axisFormat={formatCompact} />}
+        table={{
+          columns: [bucket, col('Input'), col('Output'), col('Total')],
+          rows: exec.map(({ start, row }) => rowOf(start, [count(row.inputTokens), count(row.outputTokens), count(row.totalTokens)])),
+        }}
+        testId="chart-tokens"
+      />
+      <ChartCard
+        title="Estimated cost by model"
+        description="From the operator’s price table. Test and sandbox runs cost nothing; a live model without a price shows “unknown”."
+        empty={models.length === 0 ? 'No executions ended in this range.' : null}
+        chart={<CostBars data={models.map((m) => ({ model: m.id, cost: m.costUsd, costLabel: formatUsd(m.costUsd) }))} color="#6366f1" />}
+        table={{
+          columns: [col('Model', false), col('Executions'), col('Tokens'), col('Estimated cost')],
+          rows: models.map((m) => ({ key: m.id, cells: [m.id, count(m.executions), count(m.totalTokens), formatUsd(m.costUsd)] })),
+        }}
+        testId="chart-cost"
+      />
+      <ChartCard
+        title="Duration"
+        description="How long executions ran, from start to end: median (p50) and p95 of each bucket."
+        empty={totals.durationMs === null ? 'No execution ran in this range.' : null}
+        chart={<Lines data={points} series={DURATION} format={(n) => formatDuration(n)} axisFormat={shortDuration} />}
+        table={{
+          columns: [bucket, col('Executions'), col('p50'), col('p95')],
+          rows: exec.map(({ start, row }) => rowOf(start, [count(row.executions), ms(row.durationMs?.p50), ms(row.durationMs?.p95)])),
+        }}
+        testId="chart-duration"
+      />
+      <ChartCard
+        className="lg:col-span-2"
+        title="API requests by outcome"
+        description="Requests to /v1 made with this environment’s keys, refusals included: client errors are 4xx other than 401, 403 and 429."
+        empty={requests.totals.requests === 0 ? 'No API requests were made with this environment’s keys in this range.' : null}
+        chart={<StackedBars data={requestPoints} series={OUTCOMES} format={count} axisFormat={formatCompact} />}
+        table={{
+          columns: [bucket, ...OUTCOMES.map((o) => col(o.label)), col('Total')],
+          rows: req.map(({ start, row }) =>
+            rowOf(start, [count(row.succeeded), count(row.clientErrors), count(row.unauthorized), count(row.forbidden), count(row.rateLimited), count(row.serverErrors), count(row.requests)]),
+          ),
+        }}
+        testId="chart-requests"
+      />
+    </div>
+  );
+}
