@@ -12,8 +12,6 @@ export interface NamedAgent extends ExecutionGroup {
   name: string | null;
   /** Not in a complete agents list: it was deleted. */
   deleted: boolean;
-  /** p95 duration over the whole range (ms); null when none of its executions started; undefined while unknown. */
-  p95: number | null | undefined;
 }
 
 export interface NamedKey extends RequestGroup {

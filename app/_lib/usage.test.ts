@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionUsage, ExecutionUsageRow, RequestUsage, RequestUsageRow } from './types';
-import { addCost, formatPercent, formatUsd, rangeOf, sumExecutionGroups, sumRequestGroups, windowOf } from './usage';
+import { executionGroups, formatPercent, formatUsd, rangeOf, requestGroups, windowOf } from './usage';
 import { csvField, csvFileName, usageCsv } from './usage-csv';
 
 const execRow = (fields: Partial<ExecutionUsageRow>): ExecutionUsageRow => ({
@@ -49,46 +49,25 @@ describe('usage ranges', () => {
   });
 });
 
-describe('usage sums', () => {
-  const byAgent: ExecutionUsage = {
-    granularity: 'day',
-    hasMore: false,
-    totals: execRow({}),
-    data: [
-      { start: 'a', end: 'b', results: [execRow({ agentId: 'agt_1', executions: 2, failed: 1, totalTokens: 10, costUsd: 0.1 }), execRow({ agentId: 'agt_2', executions: 1, costUsd: null })] },
-      { start: 'b', end: 'c', results: [] },
-      { start: 'c', end: 'd', results: [execRow({ agentId: 'agt_2', executions: 3, costUsd: 0.5 }), execRow({ agentId: 'agt_1', executions: 1, totalTokens: 5, costUsd: 0.2 })] },
-    ],
-  };
-
-  it('adds each group across buckets, largest first; an unknown cost stays unknown', () => {
-    const sums = sumExecutionGroups(byAgent, 'agentId');
+describe('usage groups', () => {
+  it('keys each analytics.byGroup row by its group, largest first, an unknown cost kept unknown and the p95 taken as merged', () => {
+    const rows = [
+      execRow({ agentId: 'agt_1', executions: 3, failed: 1, totalTokens: 15, costUsd: 0.3, durationMs: { p50: 10, p95: 40, p99: 50 } }),
+      execRow({ agentId: 'agt_2', executions: 4, costUsd: null, durationMs: null }),
+    ];
     assert.deepEqual(
-      sums.map((s) => [s.id, s.executions, s.failed, s.totalTokens, s.costUsd]),
+      executionGroups(rows, 'agentId').map((s) => [s.id, s.executions, s.failed, s.totalTokens, s.costUsd, s.p95]),
       [
-        ['agt_2', 4, 0, 0, null],
-        ['agt_1', 3, 1, 15, 0.3],
+        ['agt_2', 4, 0, 0, null, null],
+        ['agt_1', 3, 1, 15, 0.3, 40],
       ],
     );
   });
 
-  it('adds costs exactly to 1e-9', () => {
-    assert.equal(addCost(0.1, 0.2), 0.3);
-    assert.equal(addCost(0, null), null);
-  });
-
-  it('adds requests per key', () => {
-    const answer: RequestUsage = {
-      granularity: 'hour',
-      hasMore: false,
-      totals: reqRow({}),
-      data: [
-        { start: 'a', end: 'b', results: [reqRow({ keyId: 'key_1', requests: 3, succeeded: 2, clientErrors: 1 })] },
-        { start: 'b', end: 'c', results: [reqRow({ keyId: 'key_2', requests: 1, unauthorized: 1 }), reqRow({ keyId: 'key_1', requests: 2, rateLimited: 2 })] },
-      ],
-    };
+  it('keys requests by key, largest first', () => {
+    const rows = [reqRow({ keyId: 'key_2', requests: 1, unauthorized: 1 }), reqRow({ keyId: 'key_1', requests: 5, succeeded: 2, clientErrors: 1, rateLimited: 2 })];
     assert.deepEqual(
-      sumRequestGroups(answer).map((k) => [k.id, k.requests, k.succeeded, k.clientErrors, k.rateLimited, k.unauthorized]),
+      requestGroups(rows).map((k) => [k.id, k.requests, k.succeeded, k.clientErrors, k.rateLimited, k.unauthorized]),
       [
         ['key_1', 5, 2, 1, 2, 0],
         ['key_2', 1, 0, 0, 0, 1],
@@ -142,7 +121,7 @@ describe('usage CSV', () => {
       window,
       executions,
       requests,
-      models: [{ id: 'openai/gpt-x', executions: 4, succeeded: 3, failed: 1, cancelled: 0, inputTokens: 30, outputTokens: 10, totalTokens: 40, costUsd: null }],
+      models: [{ id: 'openai/gpt-x', executions: 4, succeeded: 3, failed: 1, cancelled: 0, inputTokens: 30, outputTokens: 10, totalTokens: 40, costUsd: null, p95: 250.4 }],
       agents: [{ id: 'agt_1', name: 'Helper, v2', deleted: false, p95: 250.4, executions: 4, succeeded: 3, failed: 1, cancelled: 0, inputTokens: 30, outputTokens: 10, totalTokens: 40, costUsd: null }],
       keys: [{ id: 'key_1', name: null, revoked: true, requests: 2, succeeded: 1, clientErrors: 1, unauthorized: 0, forbidden: 0, rateLimited: 0, serverErrors: 0 }],
     });

@@ -1,9 +1,9 @@
-import type { ExecutionUsage, ExecutionUsageRow, RequestUsage, RequestUsageRow } from './types';
+import type { ExecutionUsageRow, RequestUsageRow } from './types';
 
-// The Usage page's ranges, and the sums it makes of the analytics answers (docs/decisions.md,
+// The Usage page's ranges and what it makes of the analytics answers (docs/decisions.md,
 // "Usage page"): a range is whole UTC buckets ending with the current one, asked for on one
-// page; counters and costs add up across buckets, percentiles do not (a whole range's p95 comes
-// from `totals`).
+// page; the top tables come from analytics.byGroup, one row per group over the whole range
+// (percentiles do not add up across buckets: the server merges their histograms).
 
 export type RangeId = '24h' | '7d' | '30d' | '90d';
 export type Granularity = 'hour' | 'day';
@@ -52,18 +52,14 @@ export function windowOf(range: Pick<RangePreset, 'granularity' | 'buckets'>, no
   return { start: new Date(start).toISOString(), end: new Date(end).toISOString(), granularity: range.granularity, limit: range.buckets };
 }
 
-/** Two estimated costs added: unknown (null) when either is, exact to 1e-9 like the API's. */
-export function addCost(a: number | null, b: number | null): number | null {
-  if (a === null || b === null) return null;
-  return Number((a + b).toFixed(9));
-}
-
 type ExecutionCounters = Pick<ExecutionUsageRow, 'executions' | 'succeeded' | 'failed' | 'cancelled' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'costUsd'>;
 type RequestCounters = Pick<RequestUsageRow, 'requests' | 'succeeded' | 'clientErrors' | 'unauthorized' | 'forbidden' | 'rateLimited' | 'serverErrors'>;
 
 /** One group (agent, model) over the whole range. */
 export interface ExecutionGroup extends ExecutionCounters {
   id: string;
+  /** p95 duration over the whole range (ms), merged by the server; null when none started. */
+  p95: number | null;
 }
 
 /** One key over the whole range. */
@@ -78,34 +74,27 @@ function largestFirst<T extends { id: string }>(groups: Iterable<T>, size: (g: T
   return [...groups].sort((a, b) => size(b) - size(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The rows of a grouped executions answer summed per group across its buckets, largest first. */
-export function sumExecutionGroups(answer: ExecutionUsage, field: 'agentId' | 'model'): ExecutionGroup[] {
-  const groups = new Map<string, ExecutionGroup>();
-  for (const bucket of answer.data) {
-    for (const row of bucket.results) {
-      const id = row[field];
-      if (id === undefined) continue;
-      const sum = groups.get(id) ?? { id, executions: 0, succeeded: 0, failed: 0, cancelled: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0 };
-      for (const k of EXECUTION_COUNTS) sum[k] += row[k];
-      sum.costUsd = addCost(sum.costUsd, row.costUsd);
-      groups.set(id, sum);
-    }
-  }
-  return largestFirst(groups.values(), (g) => g.executions);
+/** The per-group rows of analytics.byGroup (one per agent or model over the whole range), keyed by their group. */
+export function executionGroups(rows: ExecutionUsageRow[], field: 'agentId' | 'model'): ExecutionGroup[] {
+  const groups = rows.flatMap((row) => {
+    const id = row[field];
+    if (id === undefined) return [];
+    const group: ExecutionGroup = { id, costUsd: row.costUsd, p95: row.durationMs?.p95 ?? null } as ExecutionGroup;
+    for (const k of EXECUTION_COUNTS) group[k] = row[k];
+    return [group];
+  });
+  return largestFirst(groups, (g) => g.executions);
 }
 
-/** The rows of a requests answer grouped by key, summed per key across its buckets, largest first. */
-export function sumRequestGroups(answer: RequestUsage): RequestGroup[] {
-  const groups = new Map<string, RequestGroup>();
-  for (const bucket of answer.data) {
-    for (const row of bucket.results) {
-      if (row.keyId === undefined) continue;
-      const sum = groups.get(row.keyId) ?? { id: row.keyId, requests: 0, succeeded: 0, clientErrors: 0, unauthorized: 0, forbidden: 0, rateLimited: 0, serverErrors: 0 };
-      for (const k of REQUEST_COUNTS) sum[k] += row[k];
-      groups.set(row.keyId, sum);
-    }
-  }
-  return largestFirst(groups.values(), (g) => g.requests);
+/** The per-key rows of analytics.byGroup, keyed by their key id. */
+export function requestGroups(rows: RequestUsageRow[]): RequestGroup[] {
+  const groups = rows.flatMap((row) => {
+    if (row.keyId === undefined) return [];
+    const group = { id: row.keyId } as RequestGroup;
+    for (const k of REQUEST_COUNTS) group[k] = row[k];
+    return [group];
+  });
+  return largestFirst(groups, (g) => g.requests);
 }
 
 /** Failed executions among those that ended (cancelled ones are not failures); null with none. */

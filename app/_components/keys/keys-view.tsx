@@ -4,7 +4,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useMemo, useState } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import type { CreatedKey, KeyItem, StarterCall } from '@/app/_lib/types';
-import { rangeOf, sumRequestGroups } from '@/app/_lib/usage';
+import { rangeOf } from '@/app/_lib/usage';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 import { ListFooter } from '../states';
 import { Alert, Button, ButtonLink, Card } from '../ui';
@@ -43,10 +43,12 @@ export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[
     getNextPageParam: (last) => (last.hasMore ? last.nextCursor : undefined),
   });
 
-  // Each key's requests in the last 24 hours: one usage query by key over hour buckets, summed.
+  // Each key's requests in the last 24 hours: one row per key over 24 hour buckets.
   const day = useWindow(rangeOf('24h'));
-  const usage = useQuery(trpc.analytics.requests.queryOptions({ ...day, groupBy: 'keyId' }, { refetchInterval: REFRESH_MS }));
-  const requests = useMemo(() => (usage.data ? new Map(sumRequestGroups(usage.data).map((g) => [g.id, g.requests])) : undefined), [usage.data]);
+  const usage = useQuery(
+    trpc.analytics.byGroup.queryOptions({ series: 'requests', start: day.start, end: day.end, granularity: day.granularity, groupBy: 'keyId' }, { refetchInterval: REFRESH_MS }),
+  );
+  const requests = useMemo(() => (usage.data ? new Map(usage.data.requests.map((g) => [g.keyId!, g.requests])) : undefined), [usage.data]);
 
   const [creating, setCreating] = useState(false);
   const [revealed, setRevealed] = useState<CreatedKey | null>(null);

@@ -71,7 +71,7 @@ export function TopAgents({ agents, total }: { agents: NamedAgent[]; total: numb
               formatPercent(failureRate(a)),
               formatCount(a.totalTokens),
               formatUsd(a.costUsd),
-              a.p95 === undefined ? <span className="text-slate-400">…</span> : a.p95 === null ? '—' : formatDuration(a.p95),
+              a.p95 === null ? '—' : formatDuration(a.p95),
             ],
           }))}
         />

@@ -86,10 +86,9 @@ export function UsageView() {
   const choose = (id: RangeId) => window.history.replaceState(null, '', `?range=${id}`);
 
   const agentList = usage.agentNames.data;
-  const topAgents: NamedAgent[] = usage.topAgents.map((a, i) => {
+  const topAgents: NamedAgent[] = usage.topAgents.map((a) => {
     const known = agentList?.names.get(a.id);
-    const p95 = usage.agentP95[i]?.query.data;
-    return { ...a, name: known?.name ?? null, deleted: !known && agentList?.complete === true, p95: p95 ? (p95.totals.durationMs?.p95 ?? null) : undefined };
+    return { ...a, name: known?.name ?? null, deleted: !known && agentList?.complete === true };
   });
   const keyList = usage.keyNames.data;
   const topKeys: NamedKey[] = usage.keys.slice(0, TOP).map((k) => {
@@ -102,7 +101,7 @@ export function UsageView() {
   const snapshot: UsageSnapshot | null =
     executions && requests ? { environment, range, window: usageWindow, executions, requests, models: usage.models, agents: topAgents, keys: topKeys } : null;
   // Exported once everything on the page is this range's and complete.
-  const exportable = snapshot !== null && !usage.isUpdating && topAgents.every((a) => a.p95 !== undefined) && !usage.agentNames.isPending && !usage.keyNames.isPending;
+  const exportable = snapshot !== null && !usage.isUpdating && !usage.agentNames.isPending && !usage.keyNames.isPending;
   const empty = executions && requests && !usage.isUpdating && executions.totals.executions === 0 && requests.totals.requests === 0;
 
   return (

@@ -1,13 +1,14 @@
 'use client';
 
-import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { sumExecutionGroups, sumRequestGroups, windowOf, type RangePreset, type UsageWindow } from '@/app/_lib/usage';
+import { executionGroups, requestGroups, windowOf, type RangePreset, type UsageWindow } from '@/app/_lib/usage';
 import { useTRPC, useTRPCClient } from '../providers';
 
 // What the Usage page asks for (docs/decisions.md, "Usage page"), all in the environment of the
-// header: the range's buckets ungrouped (charts, totals), grouped by model (cost), by agent and
-// by key (the top tables), each top agent's whole-range p95, and the names of agents and keys.
+// header: the range's buckets ungrouped (charts, totals); one row per model (cost), per agent and
+// per key over the whole range (analytics.byGroup: the top tables, each agent's p95 merged over
+// the range by the server); and the names of agents and keys.
 
 /** How often the page refreshes its numbers while it is open. */
 export const REFRESH_MS = 30_000;
@@ -52,21 +53,16 @@ export function useUsage(range: UsageWindow) {
   const live = { placeholderData: keepPreviousData, refetchInterval: REFRESH_MS };
 
   const executions = useQuery(trpc.analytics.executions.queryOptions(range, live));
-  const byModel = useQuery(trpc.analytics.executions.queryOptions({ ...range, groupBy: 'model' }, live));
-  const byAgent = useQuery(trpc.analytics.executions.queryOptions({ ...range, groupBy: 'agentId' }, live));
   const requests = useQuery(trpc.analytics.requests.queryOptions(range, live));
-  const byKey = useQuery(trpc.analytics.requests.queryOptions({ ...range, groupBy: 'keyId' }, live));
+  const whole = { start: range.start, end: range.end, granularity: range.granularity };
+  const byModel = useQuery(trpc.analytics.byGroup.queryOptions({ ...whole, series: 'executions', groupBy: 'model' }, live));
+  const byAgent = useQuery(trpc.analytics.byGroup.queryOptions({ ...whole, series: 'executions', groupBy: 'agentId' }, live));
+  const byKey = useQuery(trpc.analytics.byGroup.queryOptions({ ...whole, series: 'requests', groupBy: 'keyId' }, live));
 
-  const models = useMemo(() => (byModel.data ? sumExecutionGroups(byModel.data, 'model') : []), [byModel.data]);
-  const agents = useMemo(() => (byAgent.data ? sumExecutionGroups(byAgent.data, 'agentId') : []), [byAgent.data]);
-  const keys = useMemo(() => (byKey.data ? sumRequestGroups(byKey.data) : []), [byKey.data]);
+  const models = useMemo(() => (byModel.data ? executionGroups(byModel.data.executions, 'model') : []), [byModel.data]);
+  const agents = useMemo(() => (byAgent.data ? executionGroups(byAgent.data.executions, 'agentId') : []), [byAgent.data]);
+  const keys = useMemo(() => (byKey.data ? requestGroups(byKey.data.requests) : []), [byKey.data]);
   const topAgents = agents.slice(0, TOP);
-
-  // Percentiles do not add up across buckets: an agent's p95 over the whole range is the
-  // `totals` of the same range filtered to that agent (one small query per agent shown).
-  const p95 = useQueries({
-    queries: topAgents.map((a) => trpc.analytics.executions.queryOptions({ ...range, agentId: a.id, limit: 1 }, { refetchInterval: REFRESH_MS })),
-  });
 
   const agentNames = useQuery({
     queryKey: [...trpc.agents.list.pathKey(), 'all'],
@@ -86,7 +82,6 @@ export function useUsage(range: UsageWindow) {
     models,
     agents,
     topAgents,
-    agentP95: topAgents.map((a, i) => ({ id: a.id, query: p95[i]! })),
     keys,
     agentNames,
     keyNames,
@@ -98,6 +93,6 @@ export function useUsage(range: UsageWindow) {
     /** Showing the previous range's numbers while this one's load. */
     isUpdating: main.some((q) => q.isPlaceholderData),
     isFetching: main.some((q) => q.isFetching),
-    refetch: () => Promise.all([...main, ...p95, agentNames, keyNames].map((q) => q.refetch())),
+    refetch: () => Promise.all([...main, agentNames, keyNames].map((q) => q.refetch())),
   };
 }
