@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { createKey, expectNoHorizontalScroll, shot, signUp } from './helpers';
+import { createKey, expectNoHorizontalScroll, openSection, shot, signUp } from './helpers';
 
 // The Usage page against real usage: executions run and requests made over REST with real keys,
 // then counted by the server (within seconds) and shown in the figures, charts' tables, the top
@@ -199,7 +199,7 @@ test('the usage page shows real executions and requests, per environment, as cha
   await shot(page, 'usage-390');
 
   // The keys page's request counts on a phone too.
-  await page.getByTestId('nav-keys').click();
+  await openSection(page, 'keys');
   await expect(page.getByTestId('key-row').getByTestId('key-requests-24h')).toHaveText(/Requests \(24 h\)\s*13$/);
   await expectNoHorizontalScroll(page);
   await shot(page, 'keys-requests-390');
