@@ -10,9 +10,6 @@ import type { Db } from './client';
 
 const RAW = Symbol.for('aas.db.raw');
 
-/** Whether a root Db is PostgreSQL through postgres.js (else the embedded PGlite). */
-export const isPostgres = (db: Db): boolean => RAW in db;
-
 /** Marks the root Db of a PostgreSQL database with its postgres.js client (db/client.ts). */
 export function markPostgres(db: Db, sql: postgres.Sql): void {
   (db as unknown as Record<symbol, postgres.Sql>)[RAW] = sql;
