@@ -2,6 +2,8 @@
 // its sources in .next/source-fingerprint so `npm start` knows the build is current.
 // `--if-stale` builds only when the sources changed since the last build (or there is none).
 // (`npm start` does the same check itself before serving the dashboard.)
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import '../server/node-version.js';
 import os from 'node:os';
 import { BuildInterruptedError, ensureBuild } from '../server/build-check';
 

@@ -1,3 +1,5 @@
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import './node-version.js';
 import next from 'next';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

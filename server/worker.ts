@@ -1,3 +1,5 @@
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import './node-version.js';
 import { closeRuntime, describeStartupError, openRuntime } from './boot';
 import { env } from './env.js';
 import { log } from './log';
