@@ -3,6 +3,7 @@ import './node-version.js';
 import { closeRuntime, describeStartupError, openRuntime } from './boot';
 import { env } from './env.js';
 import { log } from './log';
+import { startupPhases } from './startup';
 
 // `npm run worker`: a process that only runs job handlers (scale-out: web processes then run
 // with RUN_WORKERS=false). It needs PostgreSQL: in embedded mode the one server process owns
@@ -13,9 +14,11 @@ async function main() {
     log.fatal('npm run worker needs DATABASE_URL: in embedded mode the server runs the workers itself (RUN_WORKERS=true)');
     process.exit(1);
   }
-  const runtime = await openRuntime({ workers: true });
+  const phases = startupPhases(log);
+  phases.record('code', 'code loaded', phases.sinceProcessStart());
+  const runtime = await openRuntime({ workers: true, phases });
   const where = new URL(env.DATABASE_URL);
-  log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}` }, 'worker started');
+  log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}`, startupMs: phases.sinceProcessStart() }, 'worker started');
 
   let stopping = false;
   const stop = (signal: string) => {
