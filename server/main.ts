@@ -10,7 +10,7 @@ import { env } from './env.js';
 import { createAppServer } from './http/server';
 import { log } from './log';
 import type { ProcessRuntime } from './runtime';
-import { startupPhases, type StartupPhases } from './startup';
+import { launchInfo, recordLaunch, startupPhases, type StartupPhases } from './startup';
 
 // `npm start` / `npm run dev`: one process serves the dashboard (Next), /v1 (fast path),
 // /healthz and /readyz. DASHBOARD=false serves the API alone (API-only nodes, tests, bench).
@@ -28,7 +28,7 @@ process.on('SIGINT', onStartupSignal);
 async function main() {
   // One line per start-up phase as it ends (startup.ts), the first for loading the code itself.
   const phases = startupPhases(log);
-  phases.record('code', 'code loaded', phases.sinceProcessStart());
+  recordLaunch(phases);
   const runtime = await openRuntime({ phases });
   const stopIfAsked = async () => {
     if (!startupSignal) return;
@@ -71,6 +71,7 @@ async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases): P
   const done = (state: Awaited<ReturnType<typeof ensureBuild>>) => (state === 'current' ? 'dashboard build is current' : 'dashboard built');
   try {
     await phases.run('build', done, () => ensureBuild({
+      fingerprint: launchInfo()?.fingerprint,
       onBuild: (state) =>
         log.info(
           state === 'missing'

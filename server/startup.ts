@@ -31,6 +31,32 @@ export function startupPhases(log: Logger): StartupPhases {
   };
 }
 
+/** What `npm start`'s launcher (launch.js) hands over: the sources' fingerprint and what it did. */
+export interface LaunchInfo {
+  fingerprint: string;
+  serverBundle: { built: boolean; ms: number };
+  /** performance.now() when it began importing the compiled server. */
+  codeLoadStartedAt: number;
+}
+
+export function launchInfo(): LaunchInfo | undefined {
+  return (globalThis as unknown as Record<symbol, LaunchInfo | undefined>)[Symbol.for('agent-service.launch')];
+}
+
+/**
+ * The first phases, logged as the server's or worker's code begins to run: the launcher's check
+ * (or compilation) of the compiled server, then loading the code (from the process's start when
+ * it runs the sources under tsx).
+ */
+export function recordLaunch(phases: StartupPhases): void {
+  const launch = launchInfo();
+  if (launch) {
+    const { built, ms } = launch.serverBundle;
+    phases.record('serverBundle', built ? 'server compiled for these sources' : 'compiled server is current', ms);
+  }
+  phases.record('code', 'code loaded', phases.sinceProcessStart() - (launch?.codeLoadStartedAt ?? 0));
+}
+
 /** For callers that log nothing (tests, the admin CLI): runs each phase as is. */
 export const SILENT_PHASES: StartupPhases = {
   run: (_phase, _done, fn) => Promise.resolve(fn()),

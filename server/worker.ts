@@ -3,7 +3,7 @@ import './node-version.js';
 import { closeRuntime, describeStartupError, openRuntime } from './boot';
 import { env } from './env.js';
 import { log } from './log';
-import { startupPhases } from './startup';
+import { recordLaunch, startupPhases } from './startup';
 
 // `npm run worker`: a process that only runs job handlers (scale-out: web processes then run
 // with RUN_WORKERS=false). It needs PostgreSQL: in embedded mode the one server process owns
@@ -15,7 +15,7 @@ async function main() {
     process.exit(1);
   }
   const phases = startupPhases(log);
-  phases.record('code', 'code loaded', phases.sinceProcessStart());
+  recordLaunch(phases);
   const runtime = await openRuntime({ workers: true, phases });
   const where = new URL(env.DATABASE_URL);
   log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}`, startupMs: phases.sinceProcessStart() }, 'worker started');

@@ -12,7 +12,7 @@ import { freePort, ROOT, waitReady, type Proc } from './processes';
 // they started, npm, and to nothing else): the server is npm's only child, logs each start-up
 // phase with its duration and then where it listens and where the data lives, and a SIGTERM
 // to npm alone stops it gracefully, closing the port and releasing the data dir. The API alone
-// (DASHBOARD=false): no build.
+// (DASHBOARD=false): no dashboard build (the server itself is compiled when its sources changed).
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-start-'));
 const started: number[] = [];
@@ -103,7 +103,7 @@ const logLines = (output: string) =>
     .map((l) => JSON.parse(l) as LogLine);
 
 /** The start-up phases of an API-only `npm start`, in the order they are logged. */
-const PHASES = ['code', 'database', 'migrations', 'rateLimits', 'jobs', 'workers'];
+const PHASES = ['serverBundle', 'code', 'database', 'migrations', 'rateLimits', 'jobs', 'workers'];
 
 describe('npm start under a process manager', () => {
   let migratedDataDir: string | undefined;
@@ -117,7 +117,7 @@ describe('npm start under a process manager', () => {
     const direct = childrenOf(npmPid);
     assert.equal(direct.length, 1, `one child of npm, no shell in between: ${direct.map(cmdline).join(' | ')}`);
     const server = direct[0]!;
-    assert.match(cmdline(server), /node .*server\/main\.ts/);
+    assert.match(cmdline(server), /node .*server\/launch\.js/);
     const lockFile = path.join(proc.dataDir, 'owner.lock');
     if (DB_KIND === 'pglite') assert.equal(fs.readFileSync(lockFile, 'utf8'), String(server), 'the server holds the data dir');
 
@@ -132,6 +132,7 @@ describe('npm start under a process manager', () => {
       assert.ok(Number.isInteger(p.ms) && p.ms! >= 0, `${p.phase}: ${p.ms}`);
       assert.match(p.msg, new RegExp(`^start-up: .+ in ${p.ms} ms$`));
     }
+    assert.match(phases[0]!.msg, /^start-up: (compiled server is current|server compiled for these sources) in/);
     const first = lines[listening]!;
     assert.equal(first.url, proc.url);
     const where = proc.databaseUrl
