@@ -107,7 +107,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('carries the error code table in its description', () => {
-    for (const code of ['missing_api_key', 'route_not_found', 'conversation_busy', 'idempotency_conflict', 'internal_error']) {
+    for (const code of ['missing_api_key', 'route_not_found', 'conversation_busy', 'idempotency_conflict', 'malformed_request', 'request_header_too_large', 'internal_error']) {
       assert.match(doc.info.description ?? '', new RegExp(`\\| \`${code}\` \\| \\d{3} \\|`), code);
     }
     assert.doesNotMatch(doc.info.description ?? '', /`unauthenticated`/, 'a dashboard-only code');
