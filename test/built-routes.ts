@@ -7,6 +7,7 @@ export const BUILT_OPERATIONS = [
   'DELETE /v1/webhooks/{id}',
   'GET /v1/agents',
   'GET /v1/agents/{id}',
+  'GET /v1/conversations',
   'GET /v1/conversations/{id}',
   'GET /v1/events',
   'GET /v1/events/{id}',

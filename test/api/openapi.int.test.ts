@@ -184,6 +184,17 @@ describe('executions in the document', () => {
     assert.match((operation('delete', '/v1/conversations/{id}').responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
   });
 
+  it('documents the conversation list (paginated, filtered by agent), with examples', () => {
+    const conversations = operation('get', '/v1/conversations');
+    const params = ((conversations.parameters ?? []) as ParameterObject[]).map((p) => `${p.in}:${p.name}`).sort();
+    assert.deepEqual(params, ['query:after', 'query:agentId', 'query:before', 'query:limit']);
+    assert.match((conversations.responses?.['400'] as ResponseObject).description ?? '', /`invalid_cursor`/);
+    const summary = doc.components?.schemas?.ConversationSummary as Schema;
+    assert.deepEqual([...(summary.required ?? [])].sort(), ['agentId', 'createdAt', 'id', 'lastMessageAt', 'messageCount', 'updatedAt']);
+    assert.ok(!summary.properties?.messages, 'listed without messages');
+    assert.ok((summary.properties?.messageCount as Schema & { example?: unknown }).example !== undefined);
+  });
+
   it('real execution and conversation responses match it', async () => {
     const agent = await api.request<{ id: string }>('POST', '/v1/agents', { key: admin.key, body: { name: 'documented' } });
     expectStatus(agent, 201);
@@ -202,6 +213,9 @@ describe('executions in the document', () => {
     expectError(notCancellable, 409, 'execution_not_cancellable');
     expectDocumented('post', '/v1/executions/{id}/cancel', notCancellable);
     expectDocumented('get', '/v1/conversations/{id}', await api.request('GET', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
+    const conversations = await api.request('GET', `/v1/conversations?limit=1&agentId=${agent.body.id}`, { key: admin.key });
+    expectStatus(conversations, 200);
+    expectDocumented('get', '/v1/conversations', conversations);
     expectDocumented('delete', '/v1/conversations/{id}', await api.request('DELETE', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
   });
 });
