@@ -15,6 +15,7 @@ export const BUILT_OPERATIONS = [
   'GET /v1/executions/{id}',
   'GET /v1/executions/{id}/stream',
   'GET /v1/keys',
+  'GET /v1/models',
   'GET /v1/openapi.json',
   'GET /v1/webhooks',
   'GET /v1/webhooks/{id}',

@@ -184,7 +184,7 @@ describe('executions in the document', () => {
     assert.match((operation('delete', '/v1/conversations/{id}').responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
   });
 
-  it('documents the conversation list (paginated, filtered by agent), with examples', () => {
+  it('documents the conversation list (paginated, filtered by agent) and the model list (not paginated), with examples', () => {
     const conversations = operation('get', '/v1/conversations');
     const params = ((conversations.parameters ?? []) as ParameterObject[]).map((p) => `${p.in}:${p.name}`).sort();
     assert.deepEqual(params, ['query:after', 'query:agentId', 'query:before', 'query:limit']);
@@ -193,6 +193,14 @@ describe('executions in the document', () => {
     assert.deepEqual([...(summary.required ?? [])].sort(), ['agentId', 'createdAt', 'id', 'lastMessageAt', 'messageCount', 'updatedAt']);
     assert.ok(!summary.properties?.messages, 'listed without messages');
     assert.ok((summary.properties?.messageCount as Schema & { example?: unknown }).example !== undefined);
+
+    const models = operation('get', '/v1/models');
+    assert.deepEqual(models.parameters ?? [], []);
+    assert.ok(!('404' in (models.responses ?? {})));
+    const provider = doc.components?.schemas?.ModelProvider as Schema;
+    assert.deepEqual([...(provider.required ?? [])].sort(), ['configured', 'examples', 'provider']);
+    assert.deepEqual((provider.properties?.provider as Schema).enum, ['sandbox', 'openai', 'anthropic', 'openai-compatible']);
+    assert.ok(Array.isArray((provider.properties?.examples as Schema & { example?: unknown }).example));
   });
 
   it('real execution and conversation responses match it', async () => {
@@ -216,6 +224,9 @@ describe('executions in the document', () => {
     const conversations = await api.request('GET', `/v1/conversations?limit=1&agentId=${agent.body.id}`, { key: admin.key });
     expectStatus(conversations, 200);
     expectDocumented('get', '/v1/conversations', conversations);
+    const models = await api.request('GET', '/v1/models', { key: admin.key });
+    expectStatus(models, 200);
+    expectDocumented('get', '/v1/models', models);
     expectDocumented('delete', '/v1/conversations/{id}', await api.request('DELETE', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
   });
 });
