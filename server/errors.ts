@@ -298,8 +298,19 @@ export class ApiError extends Error {
 export const notFound = (kind: string, id: string) =>
   new ApiError('resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, { param: 'id' });
 
+/**
+ * How to get a key with a scope the default keys leave out. webhooks:manage: the README's first
+ * webhook used to meet a bare 403 with a key made with the default scopes. (A key can only grant
+ * scopes it holds, so the first such key comes from the dashboard or the admin CLI.)
+ */
+const SCOPE_HINTS: Record<string, string> = {
+  'webhooks:manage':
+    '. Default keys do not have it: create a key with webhooks:manage ticked in the dashboard (API keys), or with ' +
+    '`npm run admin -- create-key --email <you> --env <live|test> --scopes agents:read,agents:write,agents:execute,webhooks:manage`',
+};
+
 export const insufficientScope = (scope: string) =>
-  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);
+  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request${SCOPE_HINTS[scope] ?? ''}`);
 
 export const internalError = () =>
   new ApiError('internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');
