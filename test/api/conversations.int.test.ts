@@ -6,7 +6,7 @@ import { expectError, expectStatus, ISO_MS } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Conversation } from '../executions/helpers';
 
-// GET /v1/conversations (DESIGN 6.4): the conversations of the key's workspace and environment,
+// GET /v1/conversations: the conversations of the key's workspace and environment,
 // newest first, keyset-paginated like every list, filtered by agent, without their messages
 // but with how many there are and when the last was written. Security (keys, scopes, other
 // workspaces and environments): test/executions/security.int.test.ts.

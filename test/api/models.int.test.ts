@@ -5,7 +5,7 @@ import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
 
-// GET /v1/models (DESIGN 6.5): every provider this server knows, whether it is configured here
+// GET /v1/models: every provider this server knows, whether it is configured here
 // (the sandbox always is), and example `model` values, so a program can see what will run
 // before it creates an agent. Here only the OpenAI-compatible provider is configured.
 
