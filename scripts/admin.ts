@@ -4,6 +4,8 @@
 //   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import '../server/node-version.js';
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../db/lock';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';

@@ -10,6 +10,7 @@ import { declareQueues, startWorkers } from './jobs/workers';
 import { createRateLimits } from './ratelimit';
 import { peekRuntime, setRuntime, type ProcessRuntime } from './runtime';
 import { resolveAuthSecret } from './secrets';
+import { SILENT_PHASES, type StartupPhases } from './startup';
 import { RequestUsage } from './usage/requests';
 
 // Start-up shared by the server, the worker, the tests and the admin CLI: secrets, database,
@@ -28,10 +29,12 @@ export function provideAuthSecret(): void {
 }
 
 /** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
-export async function openMigratedDatabase(): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES): Promise<Database> {
+  const database = await phases.run('database', env.DATABASE_URL ? 'PostgreSQL connected' : 'embedded PGlite opened', () =>
+    openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }),
+  );
   try {
-    await migrateDatabase(database);
+    await phases.run('migrations', 'migrations applied', () => migrateDatabase(database));
   } catch (err) {
     await database.close();
     throw err;
@@ -41,13 +44,15 @@ export async function openMigratedDatabase(): Promise<Database> {
 
 /**
  * Opens everything this process holds, once. `workers` (default RUN_WORKERS) also starts the
- * job handlers here; a web process with RUN_WORKERS=false only sends jobs.
+ * job handlers here; a web process with RUN_WORKERS=false only sends jobs. `phases` logs how
+ * long each step took (the server and the worker pass one).
  */
-export async function openRuntime(opts: { workers?: boolean } = {}): Promise<ProcessRuntime> {
+export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases } = {}): Promise<ProcessRuntime> {
   const existing = peekRuntime();
   if (existing) return existing;
   const workers = opts.workers ?? env.RUN_WORKERS;
-  const database = await openMigratedDatabase();
+  const phases = opts.phases ?? SILENT_PHASES;
+  const database = await openMigratedDatabase(phases);
   try {
     const limits = createRateLimits({
       database,
@@ -55,10 +60,13 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
       anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE,
       signUpsPerHour: env.RATE_LIMIT_SIGNUPS_PER_HOUR,
     });
-    await limits.ready();
-    const bus = await openBus(database);
-    const jobs = await openJobs(database, bus, { workers });
-    await declareQueues(jobs);
+    await phases.run('rateLimits', `rate-limit store ready (${limits.store})`, () => limits.ready());
+    const { bus, jobs } = await phases.run('jobs', 'job queue started', async () => {
+      const bus = await openBus(database);
+      const jobs = await openJobs(database, bus, { workers });
+      await declareQueues(jobs);
+      return { bus, jobs };
+    });
     const live = new Live(database.db, bus);
     const streams = new StreamGuard(database.db);
     streams.start();
@@ -66,7 +74,7 @@ export async function openRuntime(opts: { workers?: boolean } = {}): Promise<Pro
     usage.start();
     const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, workers };
     setRuntime(runtime);
-    if (workers) runtime.stopWorkers = await startWorkers(runtime);
+    if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));
     return runtime;
   } catch (err) {
     setRuntime(undefined);

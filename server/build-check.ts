@@ -1,63 +1,17 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { sourceFingerprint } from './source-fingerprint.js';
 
 // The production dashboard build (.next) and the sources it was built from. `npm run build`
 // records a fingerprint of those sources beside the build; `npm start` rebuilds when the
 // fingerprint differs (after a `git pull`) or there is no build, so it never serves stale code.
 
-/** What the build is made of (missing entries are skipped). Test files are left out. */
-export const BUILD_SOURCES = [
-  'app',
-  'server',
-  'db',
-  'public',
-  'next.config.js',
-  'package-lock.json',
-  'tsconfig.json',
-  'postcss.config.mjs',
-  'middleware.ts',
-  'proxy.ts',
-  'instrumentation.ts',
-];
+export { BUILD_SOURCES, sourceFingerprint } from './source-fingerprint.js';
 
 export const FINGERPRINT_FILE = path.join('.next', 'source-fingerprint');
 const BUILD_ID_FILE = path.join('.next', 'BUILD_ID');
-const IS_TEST = /\.test\.tsx?$/;
-
-function listFiles(root: string, rel: string, out: string[]): void {
-  const abs = path.join(root, rel);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(abs);
-  } catch {
-    return; // absent
-  }
-  if (stat.isDirectory()) {
-    for (const name of fs.readdirSync(abs)) {
-      if (name.startsWith('.') || name === 'node_modules') continue;
-      listFiles(root, path.posix.join(rel, name), out);
-    }
-  } else if (stat.isFile() && !IS_TEST.test(rel)) {
-    out.push(rel);
-  }
-}
-
-/** A hash over the paths and contents of the build's sources: the same tree gives the same value. */
-export function sourceFingerprint(root = process.cwd()): string {
-  const files: string[] = [];
-  for (const source of BUILD_SOURCES) listFiles(root, source, files);
-  files.sort();
-  const hash = createHash('sha256');
-  for (const file of files) {
-    const content = fs.readFileSync(path.join(root, file));
-    hash.update(`${file}\0${content.length}\0`);
-    hash.update(content);
-  }
-  return hash.digest('hex');
-}
 
 export type BuildState = 'current' | 'missing' | 'changed';
 
@@ -120,6 +74,8 @@ export interface EnsureBuildOptions {
   onBuild?: (reason: BuildState | 'forced') => void;
   /** Replaces `next build` (tests). */
   build?: (root: string) => Promise<void>;
+  /** The sources' fingerprint when the caller has computed it already (`npm start`'s launcher). */
+  fingerprint?: string;
 }
 
 /**
@@ -128,7 +84,7 @@ export interface EnsureBuildOptions {
  */
 export async function ensureBuild(opts: EnsureBuildOptions = {}): Promise<BuildState | 'forced'> {
   const root = opts.root ?? process.cwd();
-  const fingerprint = sourceFingerprint(root);
+  const fingerprint = opts.fingerprint ?? sourceFingerprint(root);
   const state = opts.force ? 'forced' : buildState(root, fingerprint);
   if (state === 'current') return state;
   opts.onBuild?.(state);

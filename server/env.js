@@ -39,7 +39,8 @@ export const env = createEnv({
     OPENAI_COMPATIBLE_BASE_URL: z.url().optional(),
     OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
     TEST_MODE_REAL_MODELS: bool.default(false),
-    WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+    // Unset: allowed in development (npm run dev) only; see server/net/private-urls.ts.
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
     WEBHOOK_RETRY_SCHEDULE: z
       .string()
       .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')

@@ -71,7 +71,9 @@ describe('ApiError', () => {
 
 describe('tRPC mapping', () => {
   it('maps every code to a tRPC code that tRPC answers with the same HTTP status', () => {
-    for (const e of ERROR_CATALOGUE) {
+    // Except those the HTTP server answers itself (a request it could not parse): they never
+    // travel through tRPC, which has no 431.
+    for (const e of ERROR_CATALOGUE.filter((e) => e.on !== 'http')) {
       const trpc = toTRPCError(new ApiError(e.code, 'message'));
       assert.equal(trpc.code, TRPC_CODE[e.status], e.code);
       assert.equal(getHTTPStatusCodeFromError(trpc), e.status, e.code);

@@ -19,9 +19,11 @@ export type ErrorType = (typeof ERROR_TYPES)[number];
  * - `declared`: only operations that list the code in their meta `errors`;
  * - `routing`: answered before an operation is chosen (unknown path, wrong method): in the
  *   document's error table, on no operation;
- * - `dashboard`: the dashboard face only, never on /v1 (not in the document).
+ * - `dashboard`: the dashboard face only, never on /v1 (not in the document);
+ * - `http`: the request could not be read as HTTP (answered by the server before anything
+ *   else, on /v1 and the dashboard alike): in the document's error table, on no operation.
  */
-export type ErrorScope = 'every' | 'body' | 'declared' | 'routing' | 'dashboard';
+export type ErrorScope = 'every' | 'body' | 'declared' | 'routing' | 'dashboard' | 'http';
 
 interface ErrorEntry {
   code: string;
@@ -207,6 +209,29 @@ export const ERROR_CATALOGUE = [
     on: 'body',
     description: 'The request body is not `application/json`.',
   },
+  // 400, 408, 431: Node's HTTP parser refused the request (http/client-error.ts).
+  {
+    code: 'malformed_request',
+    status: 400,
+    type: 'invalid_request_error',
+    on: 'http',
+    description:
+      'The request is not valid HTTP/1.1 and was not read: typically a header holding a line break or control character (an API key pasted with a trailing newline).',
+  },
+  {
+    code: 'request_timeout',
+    status: 408,
+    type: 'invalid_request_error',
+    on: 'http',
+    description: 'The request did not arrive in time: its headers within 10 s, the whole request within 30 s.',
+  },
+  {
+    code: 'request_header_too_large',
+    status: 431,
+    type: 'invalid_request_error',
+    on: 'http',
+    description: 'The request headers are larger than 16 KiB in all.',
+  },
   // 429, 500.
   {
     code: 'rate_limit_exceeded',
@@ -273,8 +298,19 @@ export class ApiError extends Error {
 export const notFound = (kind: string, id: string) =>
   new ApiError('resource_not_found', `No such ${kind}: '${id.length > 64 ? `${id.slice(0, 64)}…` : id}'`, { param: 'id' });
 
+/**
+ * How to get a key with a scope the default keys leave out. webhooks:manage: the README's first
+ * webhook used to meet a bare 403 with a key made with the default scopes. (A key can only grant
+ * scopes it holds, so the first such key comes from the dashboard or the admin CLI.)
+ */
+const SCOPE_HINTS: Record<string, string> = {
+  'webhooks:manage':
+    '. Default keys do not have it: create a key with webhooks:manage ticked in the dashboard (API keys), or with ' +
+    '`npm run admin -- create-key --email <you> --env <live|test> --scopes agents:read,agents:write,agents:execute,webhooks:manage`',
+};
+
 export const insufficientScope = (scope: string) =>
-  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request`);
+  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request${SCOPE_HINTS[scope] ?? ''}`);
 
 export const internalError = () =>
   new ApiError('internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');

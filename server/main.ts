@@ -1,3 +1,5 @@
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import './node-version.js';
 import next from 'next';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +10,7 @@ import { env } from './env.js';
 import { createAppServer } from './http/server';
 import { log } from './log';
 import type { ProcessRuntime } from './runtime';
+import { launchInfo, recordLaunch, startupPhases, type StartupPhases } from './startup';
 
 // `npm start` / `npm run dev`: one process serves the dashboard (Next), /v1 (fast path),
 // /healthz and /readyz. DASHBOARD=false serves the API alone (API-only nodes, tests, bench).
@@ -23,7 +26,10 @@ process.on('SIGTERM', onStartupSignal);
 process.on('SIGINT', onStartupSignal);
 
 async function main() {
-  const runtime = await openRuntime();
+  // One line per start-up phase as it ends (startup.ts), the first for loading the code itself.
+  const phases = startupPhases(log);
+  recordLaunch(phases);
+  const runtime = await openRuntime({ phases });
   const stopIfAsked = async () => {
     if (!startupSignal) return;
     await closeRuntime(runtime);
@@ -35,11 +41,14 @@ async function main() {
   let nextHandler;
   if (process.env.DASHBOARD !== 'false') {
     // Production serves .next: build it first when it is missing or older than the sources.
-    if (env.NODE_ENV === 'production') await buildDashboard(runtime);
+    if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases);
     const dev = env.NODE_ENV === 'development';
-    await preloadNextConfig(process.cwd(), dev);
-    const app = next({ dev, dir: process.cwd() });
-    await app.prepare();
+    const app = await phases.run('next', dev ? 'Next.js dev server ready' : 'Next.js ready', async () => {
+      await preloadNextConfig(process.cwd(), dev);
+      const app = next({ dev, dir: process.cwd() });
+      await app.prepare();
+      return app;
+    });
     await stopIfAsked();
     nextHandler = app.getRequestHandler();
   }
@@ -51,23 +60,25 @@ async function main() {
   const { url, hint } = listenAddress(server.address() as AddressInfo);
   const data = dataLocation();
   log.info(
-    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!nextHandler },
+    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!nextHandler, startupMs: phases.sinceProcessStart() },
     `listening on ${url}${hint ? ` (all interfaces; open ${hint})` : ''}, data in ${data.text}`,
   );
   installShutdown(server, () => closeRuntime(runtime));
 }
 
 /** Builds the dashboard if needed; a SIGTERM/SIGINT during the build stops the build and us cleanly. */
-async function buildDashboard(runtime: ProcessRuntime): Promise<void> {
+async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases): Promise<void> {
+  const done = (state: Awaited<ReturnType<typeof ensureBuild>>) => (state === 'current' ? 'dashboard build is current' : 'dashboard built');
   try {
-    await ensureBuild({
+    await phases.run('build', done, () => ensureBuild({
+      fingerprint: launchInfo()?.fingerprint,
       onBuild: (state) =>
         log.info(
           state === 'missing'
             ? 'no dashboard build yet: running `next build` first (a minute or two)'
             : 'the sources changed since the last dashboard build: running `next build` first (a minute or two)',
         ),
-    });
+    }));
   } catch (err) {
     await closeRuntime(runtime).catch(() => {});
     if (err instanceof BuildInterruptedError) {

@@ -49,9 +49,9 @@ describe('operation errors', () => {
     assert.deepEqual(codes('PATCH', ['conversation_busy']), [...every, ...body, 'conversation_busy'].sort());
   });
 
-  it('never include routing or dashboard codes', () => {
+  it('never include routing, unparseable-request or dashboard codes', () => {
     const codes = operationErrors('POST', ERROR_CATALOGUE.map((e) => e.code)).map((e) => e.code);
-    for (const code of ['route_not_found', 'method_not_allowed', 'unauthenticated', 'email_taken']) {
+    for (const code of ['route_not_found', 'method_not_allowed', 'malformed_request', 'request_timeout', 'request_header_too_large', 'unauthenticated', 'email_taken']) {
       assert.ok(!codes.includes(code as ErrorCode), code);
     }
   });

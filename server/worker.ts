@@ -1,6 +1,9 @@
+// First: on an unsupported Node this says so and exits, before any dependency loads.
+import './node-version.js';
 import { closeRuntime, describeStartupError, openRuntime } from './boot';
 import { env } from './env.js';
 import { log } from './log';
+import { recordLaunch, startupPhases } from './startup';
 
 // `npm run worker`: a process that only runs job handlers (scale-out: web processes then run
 // with RUN_WORKERS=false). It needs PostgreSQL: in embedded mode the one server process owns
@@ -11,9 +14,11 @@ async function main() {
     log.fatal('npm run worker needs DATABASE_URL: in embedded mode the server runs the workers itself (RUN_WORKERS=true)');
     process.exit(1);
   }
-  const runtime = await openRuntime({ workers: true });
+  const phases = startupPhases(log);
+  recordLaunch(phases);
+  const runtime = await openRuntime({ workers: true, phases });
   const where = new URL(env.DATABASE_URL);
-  log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}` }, 'worker started');
+  log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}`, startupMs: phases.sinceProcessStart() }, 'worker started');
 
   let stopping = false;
   const stop = (signal: string) => {

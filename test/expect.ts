@@ -12,9 +12,11 @@ const TYPE_BY_STATUS: Record<number, string> = {
   403: 'permission_error',
   404: 'invalid_request_error',
   405: 'invalid_request_error',
+  408: 'invalid_request_error',
   409: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
+  431: 'invalid_request_error',
   429: 'rate_limit_error',
   500: 'api_error',
 };

@@ -9,9 +9,10 @@ import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
 import { freePort, ROOT, waitReady, type Proc } from './processes';
 
 // `npm start` as a process manager runs it (systemd, Docker, pm2 send SIGTERM to the process
-// they started, npm, and to nothing else): the server is npm's only child, logs where it
-// listens and where the data lives first, and a SIGTERM to npm alone stops it gracefully,
-// closing the port and releasing the data dir. The API alone (DASHBOARD=false): no build.
+// they started, npm, and to nothing else): the server is npm's only child, logs each start-up
+// phase with its duration and then where it listens and where the data lives, and a SIGTERM
+// to npm alone stops it gracefully, closing the port and releasing the data dir. The API alone
+// (DASHBOARD=false): no dashboard build (the server itself is compiled when its sources changed).
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-start-'));
 const started: number[] = [];
@@ -88,11 +89,21 @@ async function npmStart(dataDir = fs.mkdtempSync(path.join(tmp, 'data-'))): Prom
   return proc;
 }
 
+interface LogLine {
+  msg: string;
+  url?: string;
+  phase?: string;
+  ms?: number;
+  startupMs?: number;
+}
 const logLines = (output: string) =>
   output
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { msg: string; url?: string });
+    .map((l) => JSON.parse(l) as LogLine);
+
+/** The start-up phases of an API-only `npm start`, in the order they are logged. */
+const PHASES = ['serverBundle', 'code', 'database', 'migrations', 'rateLimits', 'jobs', 'workers'];
 
 describe('npm start under a process manager', () => {
   let migratedDataDir: string | undefined;
@@ -106,18 +117,30 @@ describe('npm start under a process manager', () => {
     const direct = childrenOf(npmPid);
     assert.equal(direct.length, 1, `one child of npm, no shell in between: ${direct.map(cmdline).join(' | ')}`);
     const server = direct[0]!;
-    assert.match(cmdline(server), /node .*server\/main\.ts/);
+    assert.match(cmdline(server), /node .*server\/launch\.js/);
     const lockFile = path.join(proc.dataDir, 'owner.lock');
     if (DB_KIND === 'pglite') assert.equal(fs.readFileSync(lockFile, 'utf8'), String(server), 'the server holds the data dir');
 
-    // The first log line: the real address and where the data lives (no credentials).
-    const first = logLines(proc.output)[0];
-    assert.ok(first, proc.output);
+    // One line per start-up phase as it ends, with its duration; then the real address and where
+    // the data lives (no credentials), with the time since the process started.
+    const lines = logLines(proc.output);
+    const listening = lines.findIndex((l) => l.url !== undefined);
+    assert.ok(listening > 0, proc.output);
+    const phases = lines.slice(0, listening);
+    assert.deepEqual(phases.map((l) => l.phase), PHASES, proc.output);
+    for (const p of phases) {
+      assert.ok(Number.isInteger(p.ms) && p.ms! >= 0, `${p.phase}: ${p.ms}`);
+      assert.match(p.msg, new RegExp(`^start-up: .+ in ${p.ms} ms$`));
+    }
+    assert.match(phases[0]!.msg, /^start-up: (compiled server is current|server compiled for these sources) in/);
+    const first = lines[listening]!;
     assert.equal(first.url, proc.url);
     const where = proc.databaseUrl
       ? `PostgreSQL ${new URL(proc.databaseUrl).host}${new URL(proc.databaseUrl).pathname}`
       : `${path.resolve(proc.dataDir)} (embedded PGlite)`;
     assert.equal(first.msg, `listening on ${proc.url}, data in ${where}`);
+    const total = phases.reduce((sum, p) => sum + p.ms!, 0);
+    assert.ok(first.startupMs! >= total, `startupMs ${first.startupMs} covers the phases (${total} ms)`);
     if (proc.databaseUrl) assert.ok(!proc.output.includes(proc.databaseUrl), 'not the database URL with its user name');
 
     const npmExited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));

@@ -96,10 +96,19 @@ export const conversations = pgTable(
     agentId: text('agent_id').notNull(),
     // The queued or running execution holding the conversation (one at a time), else null.
     activeExecutionId: text('active_execution_id'),
+    // Kept with every message written (executions/messages.ts), so a list page reads them from
+    // its own rows instead of counting each conversation's messages.
+    messageCount: integer('message_count').notNull().default(0),
+    lastMessageAt: ts('last_message_at').notNull().defaultNow(),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [conversationEnvironment.check(t.environment)],
+  (t) => [
+    conversationEnvironment.check(t.environment),
+    // GET /v1/conversations: one index per keyset (all, and by agent), so a page costs the same at any depth.
+    index('conversations_list_idx').on(t.workspaceId, t.environment, t.id),
+    index('conversations_agent_idx').on(t.workspaceId, t.environment, t.agentId, t.id),
+  ],
 );
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;

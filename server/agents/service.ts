@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { agents, type StoredHttpTool } from '../../db/schema';
 import type { Actor } from '../actor';
-import { env } from '../env.js';
 import { ApiError, notFound } from '../errors';
 import { emit } from '../events/emit';
 import { cancelAgentExecutions } from '../executions/status';
@@ -11,6 +10,7 @@ import { isId, newId } from '../ids';
 import { keysetList, type ListRow } from '../keyset';
 import { assertSafeKeys, METADATA_MAX_KEYS } from '../metadata';
 import { PROVIDERS, parseModel } from '../models/registry';
+import { allowPrivateUrls, refusalHint } from '../net/private-urls';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
 import { newToolSecret } from '../tools/http-tool';
@@ -175,10 +175,10 @@ async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttp
   const refused = schemas.find((check) => check.status === 'rejected');
   if (refused) throw refused.reason;
   // Resolved together; the first refused URL (by position) is the one reported.
-  const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS })));
+  const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: allowPrivateUrls() })));
   for (const [i, check] of checks.entries()) {
     if (check.status === 'fulfilled') continue;
-    if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}`);
+    if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}${refusalHint(check.reason.reason)}`);
     throw check.reason;
   }
   return tools.map((t) => ({ type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }));

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
-import { messages, modelCache, type agents } from '../../db/schema';
+import { modelCache, type agents } from '../../db/schema';
 import { newId } from '../ids';
 import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../db/client';
 import { buildTools } from '../tools/toolset';
+import { appendMessages } from './messages';
 import { finish, type ExecutionRow, type Outcome } from './status';
 import { runModelLoop } from './model-loop';
 import type { RunLog } from './recorder';
@@ -88,7 +89,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
         return await end(
           { status: 'succeeded', output: hit.output, cached: true, model: resolved.used, usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens } },
-          (tx) => tx.insert(messages).values(asMessage(message, executionId, row.conversationId)).execute(),
+          (tx) => appendMessages(tx, row.conversationId, [asMessage(message, executionId, row.conversationId)]),
         );
       }
     }
@@ -134,7 +135,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
     await end({ ...base, status: 'succeeded', output }, (tx) =>
       Promise.all([
-        responseMessages.length > 0 ? tx.insert(messages).values(responseMessages.map((m) => asMessage(m, executionId, row.conversationId))).execute() : null,
+        responseMessages.length > 0 ? appendMessages(tx, row.conversationId, responseMessages.map((m) => asMessage(m, executionId, row.conversationId))) : null,
         key && !toolsCalled
           ? tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
           : null,

@@ -103,6 +103,23 @@ export const conversationSchema = z.object({
   updatedAt: timestamp,
 }).meta({ id: 'Conversation' });
 
+/** A conversation as GET /v1/conversations lists it: without its messages, with how many and the last one's time. */
+export const conversationSummarySchema = z.object({
+  id: z.string().meta({ example: EXAMPLE_CONVERSATION }),
+  agentId: z.string().meta({ example: EXAMPLE_AGENT }),
+  messageCount: z.number().int().meta({ description: 'How many messages (user, assistant and tool) it holds.', example: 4 }),
+  lastMessageAt: z.string().meta({ format: 'date-time', description: 'When its last message was written.', example: '2026-11-21T20:31:09.456Z' }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}).meta({ id: 'ConversationSummary' });
+
+export const conversationListSchema = pageEnvelopeSchema(conversationSummarySchema).meta({ id: 'ConversationList' });
+
+export const listConversationsInput = z.strictObject({
+  ...pageQuerySchema,
+  agentId: z.string().meta({ description: 'Only this agent’s conversations.' }).optional(),
+});
+
 export const deletedConversationSchema = z.object({
   id: z.string().meta({ example: EXAMPLE_CONVERSATION }),
   deleted: z.literal(true),
@@ -110,5 +127,6 @@ export const deletedConversationSchema = z.object({
 
 export type ExecutionView = z.infer<typeof executionSchema>;
 export type ConversationView = z.infer<typeof conversationSchema>;
+export type ConversationSummaryView = z.infer<typeof conversationSummarySchema>;
 export type MessageView = z.infer<typeof messageSchema>;
 export type ExecuteInput = z.infer<typeof executeInput>;

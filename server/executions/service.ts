@@ -10,7 +10,7 @@ import { emit } from '../events/emit';
 import { isId, newId } from '../ids';
 import { keysetList } from '../keyset';
 import type { Page, PageParams } from '../pagination';
-import type { ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
+import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
@@ -112,7 +112,8 @@ export async function startExecution(
             tx.select({ agentId: conversations.agentId }).from(conversations).where(and(eq(conversations.id, continued), ...owned(conversations, actor))).execute(),
             tx
               .update(conversations)
-              .set({ activeExecutionId: id, updatedAt: sql`now()` })
+              // The user message is written below (round trip 2): counted here, with the lock.
+              .set({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` })
               .where(and(eq(conversations.id, continued), eq(conversations.agentId, agentId), isNull(conversations.activeExecutionId)))
               .returning({ id: conversations.id })
               .execute(),
@@ -161,7 +162,12 @@ export async function startExecution(
     // started event with the history the run needs, or the wake-up of the workers.
     const writes: Promise<unknown>[] = [];
     if (continued === undefined) {
-      writes.push(tx.insert(conversations).values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id }).execute());
+      writes.push(
+        tx
+          .insert(conversations)
+          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1, lastMessageAt: sql`now()` })
+          .execute(),
+      );
     }
     writes.push(
       tx.insert(executions).values(row).execute(),
@@ -199,6 +205,36 @@ function messageView(row: MessageRow): MessageView {
 /** The conversation's messages in order (what the model is sent back as history). */
 export function conversationMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
   return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id));
+}
+
+const conversationList = keysetList({
+  name: 'conversations',
+  prefix: 'conv',
+  table: conversations,
+  columns: {
+    id: conversations.id,
+    agentId: conversations.agentId,
+    messageCount: conversations.messageCount,
+    lastMessageAt: conversations.lastMessageAt,
+    createdAt: conversations.createdAt,
+    updatedAt: conversations.updatedAt,
+  },
+  filters: { agentId: conversations.agentId },
+});
+
+export async function listConversations(db: Db, scope: Scope, input: PageParams & { agentId?: string }): Promise<Page<ConversationSummaryView>> {
+  const page = await conversationList.page(db, scope, input);
+  return {
+    ...page,
+    data: page.data.map((row) => ({
+      id: row.id,
+      agentId: row.agentId,
+      messageCount: row.messageCount,
+      lastMessageAt: row.lastMessageAt.toISOString(),
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+  };
 }
 
 async function findConversation(db: Db, scope: Scope, id: string) {

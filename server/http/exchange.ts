@@ -146,11 +146,15 @@ export function jsonDepth(text: string): number {
 }
 
 /** Headers on every response: no framing, no sniffing, no referrer leaking paths elsewhere. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+};
+
 export function setSecurityHeaders(res: ServerResponse, noStore: boolean): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
-  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   // API answers hold keys, ids and account data: never kept by a browser or a shared cache.
   if (noStore) res.setHeader('Cache-Control', 'no-store');
 }

@@ -8,6 +8,7 @@ import type { RateLimits } from '../ratelimit';
 import { createRestHandler } from '../rest/handler';
 import type { RequestUsage } from '../usage/requests';
 import { CLIENT_ADDRESS_HEADER } from './client-address-header';
+import { answerClientError } from './client-error';
 import { clientAddress } from './client-address';
 import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, setSecurityHeaders } from './exchange';
 import { sendError, sendJson } from './send';
@@ -74,5 +75,7 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     }
   });
   server.maxConnections = MAX_CONNECTIONS;
+  // A request Node's parser refuses gets our error envelope and a request id, not a bare 400.
+  server.on('clientError', answerClientError);
   return server;
 }

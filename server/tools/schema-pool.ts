@@ -58,12 +58,21 @@ interface State {
 
 const KEY = Symbol.for('agent-service.schema-pool');
 
+/**
+ * The worker is TypeScript, loaded through tsx: threads inherit the process's options (its
+ * `--import tsx` under `npm run dev` and the tests), but `npm start` runs the server compiled,
+ * without tsx (launch.js), so there the threads are given it. (Only that: V8 flags such as
+ * `--max-semi-space-size` may be inherited but not passed to a thread.)
+ */
+const WORKER_EXEC_ARGV = process.execArgv.some((arg) => /\btsx\b/.test(arg)) ? undefined : ['--import', 'tsx'];
+
 function state(): State {
   const g = globalThis as unknown as Record<symbol, State | undefined>;
   return (g[KEY] ??= {
     // cwd, like db/migrate.ts: this module may run from a Next bundle, where import.meta.url is not its file.
     pool: new Piscina({
       filename: path.resolve(process.cwd(), 'server/tools/schema-worker.ts'),
+      execArgv: WORKER_EXEC_ARGV,
       minThreads: 0,
       maxThreads: SCHEMA_THREADS,
       idleTimeout: 60_000,

@@ -1,6 +1,6 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { agents } from '../../db/schema';
-import { env } from '../env.js';
+import { allowPrivateUrls } from '../net/private-urls';
 import { callHttpTool } from './http-tool';
 import { SCHEMA_BUDGET_MS, validateArguments } from './schema-pool';
 
@@ -65,7 +65,7 @@ export function buildTools(agent: AgentRow, executionId: string, signal: AbortSi
           secrets: activeToolSecrets(agent),
           callId: `${executionId}_${options.toolCallId}`,
           signal,
-          allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+          allowPrivate: allowPrivateUrls(),
         });
         // A failed call goes back to the model as its result: it may retry or explain.
         const output = result.ok ? { status: result.status, body: result.body, ...(result.truncated ? { truncated: true } : {}) } : { error: result.error, status: result.status };

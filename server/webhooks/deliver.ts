@@ -2,6 +2,7 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReason } from '../../db/schema';
 import { env } from '../env.js';
+import { allowPrivateUrls } from '../net/private-urls';
 import type { Jobs } from '../jobs';
 import { log } from '../log';
 import { wakeWebhook } from './queue';
@@ -69,7 +70,7 @@ export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promi
     for (const d of due) {
       const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {
         secrets,
-        allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+        allowPrivate: allowPrivateUrls(),
         requireHttps: hook.environment === 'live',
         timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
       });

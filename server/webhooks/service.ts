@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks, type Environment } from '../../db/schema';
 import type { Actor } from '../actor';
-import { env } from '../env.js';
 import { ApiError, notFound } from '../errors';
 import { emit } from '../events/emit';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type AnyEventType } from '../events/types';
@@ -11,6 +10,7 @@ import { getEvent, type EventView } from '../events/service';
 import { isId, newId } from '../ids';
 import type { Jobs } from '../jobs';
 import { keysetList, type ListRow } from '../keyset';
+import { allowPrivateUrls, refusalHint } from '../net/private-urls';
 import { checkUrl, UrlRefused } from '../net/url-guard';
 import type { Page, PageParams } from '../pagination';
 import { newToolSecret } from '../tools/http-tool';
@@ -70,9 +70,9 @@ function checkEvents(list: string[]): string[] {
 /** The SSRF guard, at create and update: https in live mode, no non-public address (unless allowed). */
 async function checkWebhookUrl(url: string, environment: Environment): Promise<string> {
   try {
-    await checkUrl(url, { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS, requireHttps: environment === 'live' });
+    await checkUrl(url, { allowPrivate: allowPrivateUrls(), requireHttps: environment === 'live' });
   } catch (err) {
-    if (err instanceof UrlRefused) throw invalid('url', `'url' ${err.message}`);
+    if (err instanceof UrlRefused) throw invalid('url', `'url' ${err.message}${refusalHint(err.reason)}`);
     throw err;
   }
   return url;

@@ -107,7 +107,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('carries the error code table in its description', () => {
-    for (const code of ['missing_api_key', 'route_not_found', 'conversation_busy', 'idempotency_conflict', 'internal_error']) {
+    for (const code of ['missing_api_key', 'route_not_found', 'conversation_busy', 'idempotency_conflict', 'malformed_request', 'request_header_too_large', 'internal_error']) {
       assert.match(doc.info.description ?? '', new RegExp(`\\| \`${code}\` \\| \\d{3} \\|`), code);
     }
     assert.doesNotMatch(doc.info.description ?? '', /`unauthenticated`/, 'a dashboard-only code');
@@ -184,6 +184,25 @@ describe('executions in the document', () => {
     assert.match((operation('delete', '/v1/conversations/{id}').responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
   });
 
+  it('documents the conversation list (paginated, filtered by agent) and the model list (not paginated), with examples', () => {
+    const conversations = operation('get', '/v1/conversations');
+    const params = ((conversations.parameters ?? []) as ParameterObject[]).map((p) => `${p.in}:${p.name}`).sort();
+    assert.deepEqual(params, ['query:after', 'query:agentId', 'query:before', 'query:limit']);
+    assert.match((conversations.responses?.['400'] as ResponseObject).description ?? '', /`invalid_cursor`/);
+    const summary = doc.components?.schemas?.ConversationSummary as Schema;
+    assert.deepEqual([...(summary.required ?? [])].sort(), ['agentId', 'createdAt', 'id', 'lastMessageAt', 'messageCount', 'updatedAt']);
+    assert.ok(!summary.properties?.messages, 'listed without messages');
+    assert.ok((summary.properties?.messageCount as Schema & { example?: unknown }).example !== undefined);
+
+    const models = operation('get', '/v1/models');
+    assert.deepEqual(models.parameters ?? [], []);
+    assert.ok(!('404' in (models.responses ?? {})));
+    const provider = doc.components?.schemas?.ModelProvider as Schema;
+    assert.deepEqual([...(provider.required ?? [])].sort(), ['configured', 'examples', 'provider']);
+    assert.deepEqual((provider.properties?.provider as Schema).enum, ['sandbox', 'openai', 'anthropic', 'openai-compatible']);
+    assert.ok(Array.isArray((provider.properties?.examples as Schema & { example?: unknown }).example));
+  });
+
   it('real execution and conversation responses match it', async () => {
     const agent = await api.request<{ id: string }>('POST', '/v1/agents', { key: admin.key, body: { name: 'documented' } });
     expectStatus(agent, 201);
@@ -202,6 +221,12 @@ describe('executions in the document', () => {
     expectError(notCancellable, 409, 'execution_not_cancellable');
     expectDocumented('post', '/v1/executions/{id}/cancel', notCancellable);
     expectDocumented('get', '/v1/conversations/{id}', await api.request('GET', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
+    const conversations = await api.request('GET', `/v1/conversations?limit=1&agentId=${agent.body.id}`, { key: admin.key });
+    expectStatus(conversations, 200);
+    expectDocumented('get', '/v1/conversations', conversations);
+    const models = await api.request('GET', '/v1/models', { key: admin.key });
+    expectStatus(models, 200);
+    expectDocumented('get', '/v1/models', models);
     expectDocumented('delete', '/v1/conversations/{id}', await api.request('DELETE', `/v1/conversations/${done.body.conversationId}`, { key: admin.key }));
   });
 

@@ -77,6 +77,15 @@ securitySuite(() => api, {
 
 securitySuite(() => api, {
   method: 'GET',
+  path: '/v1/conversations',
+  scope: 'agents:execute',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).conversationId,
+  listIds: (body) => (body as { data: { id: string }[] }).data.map((c) => c.id),
+});
+
+securitySuite(() => api, {
+  method: 'GET',
   path: '/v1/conversations/{id}',
   scope: 'agents:execute',
   successStatus: 200,

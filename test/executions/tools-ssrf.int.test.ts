@@ -8,7 +8,8 @@ import { setResolverForTests, type Resolver } from '../../server/net/url-guard';
 import { execute } from './helpers';
 
 // SSRF refusals of HTTP tool URLs (docs/security.md) say that the host does not resolve to an
-// allowed address, and nothing more: not the address, not whether the name resolved at all.
+// allowed address, and nothing more of it: not the address, not whether the name resolved at
+// all (then, the same words for every refused name, the setting that allows private addresses).
 // The attack: a tenant probes names of our network (`db.corp.example`, a metadata alias) and
 // reads from the refusal what they resolve to. Private URLs are NOT allowed here (the
 // production default); a fake resolver stands in for DNS in this process.
@@ -25,7 +26,10 @@ const resolver: Resolver = async (hostname) => {
   return [{ address, family: address.includes(':') ? 6 : 4 }];
 };
 
-const REFUSAL = /^'tools\.0\.url' has a host that does not resolve to an allowed address$/;
+const REFUSAL = new RegExp(
+  "^'tools\\.0\\.url' has a host that does not resolve to an allowed address\\. This server refuses loopback, private and " +
+    'link-local addresses; to use one in development, run it with WEBHOOK_ALLOW_PRIVATE_URLS=true \\(the default under `npm run dev`\\)$',
+);
 
 let api: TestServer;
 let owner: SeededKey;

@@ -57,6 +57,9 @@ describe('HTTP tools', () => {
     assert.deepEqual(conv.body.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
     assert.equal(conv.body.messages[1]!.toolCalls?.[0]?.name, 'lookup');
     assert.equal(conv.body.messages[2]!.toolCallId, conv.body.messages[1]!.toolCalls?.[0]?.id);
+    // The list counts tool messages too.
+    const listed = await api.request<{ data: { id: string; messageCount: number; lastMessageAt: string }[] }>('GET', `/v1/conversations?agentId=${agent.id}`, { key: owner.key });
+    assert.deepEqual(listed.body.data.map((c) => [c.id, c.messageCount, c.lastMessageAt]), [[exe.conversationId, 4, conv.body.messages[3]!.createdAt]]);
     const stream = await readStream(`${api.url}/v1/executions/${exe.id}/stream`, { key: owner.key });
     const types = stream.events.map((e) => e.event);
     assert.ok(types.indexOf('tool.call') > 0 && types.indexOf('tool.result') > types.indexOf('tool.call'), types.join(','));

@@ -83,6 +83,30 @@ describe('create, read, update, delete', () => {
   });
 });
 
+describe('a key without webhooks:manage', () => {
+  it('is told how to get one: the default scopes leave it out', async () => {
+    const o = await owner();
+    const defaults = await api.request<{ key: string; scopes: string[] }>('POST', '/v1/keys', { key: o.key, body: { name: 'default scopes' } });
+    expectStatus(defaults, 201);
+    assert.ok(!defaults.body.scopes.includes('webhooks:manage'));
+    for (const [method, path] of [
+      ['POST', '/v1/webhooks'],
+      ['GET', '/v1/webhooks'],
+      ['GET', '/v1/events'],
+    ] as const) {
+      const res = await api.request(method, path, { key: defaults.body.key, ...(method === 'POST' ? { body: { url: URL_OK, events: ['*'] } } : {}) });
+      const { message } = expectError(res, 403, 'insufficient_scope');
+      assert.match(message, /lacks the 'webhooks:manage' scope/);
+      assert.match(message, /dashboard/);
+      assert.match(message, /npm run admin -- create-key .*--scopes \S*webhooks:manage/);
+    }
+    assert.equal(await count(o.workspace.id), 0);
+    // Other scopes keep the plain message.
+    const { message } = expectError(await api.request('GET', '/v1/keys', { key: defaults.body.key }), 403, 'insufficient_scope');
+    assert.equal(message, "This API key lacks the 'keys:manage' scope required for this request");
+  });
+});
+
 describe('validation (400 in the envelope, nothing written)', () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ['no url', { events: ['*'] }, 'url'],
@@ -126,7 +150,7 @@ describe('validation (400 in the envelope, nothing written)', () => {
     assert.deepEqual(got.body.events, ['agent.created']);
   });
 
-  it('live mode needs https (even where private URLs are allowed, the scheme rule holds in live)', async () => {
+  it('live mode takes plain http where private URLs are allowed (development)', async () => {
     const o = await owner();
     const live = await api.seed.key({ workspace: o.workspace, environment: 'live' });
     // Private URLs allowed lifts the https rule too (dev): only a real config can turn it on.

@@ -1,11 +1,13 @@
-import { cancelExecution, deleteConversation, getConversation, getExecution, listExecutions, startExecution } from '../../executions/service';
+import { cancelExecution, deleteConversation, getConversation, getExecution, listConversations, listExecutions, startExecution } from '../../executions/service';
 import {
+  conversationListSchema,
   conversationSchema,
   deletedConversationSchema,
   executeInput,
   executionListSchema,
   executionSchema,
   idInput,
+  listConversationsInput,
   listExecutionsInput,
 } from '../../executions/schemas';
 import { executionView } from '../../executions/status';
@@ -68,6 +70,23 @@ export const executionsRouter = router({
 const conversationTags = ['Conversations'];
 
 export const conversationsRouter = router({
+  list: apiProcedure
+    .meta({
+      scope: 'agents:execute',
+      errors: PAGE_ERRORS,
+      openapi: {
+        method: 'GET',
+        path: '/v1/conversations',
+        tags: conversationTags,
+        summary: 'List conversations',
+        description: 'Without their messages (`GET /v1/conversations/{id}` has them); each with how many it holds and when the last was written.',
+        successDescription: 'Conversations of this workspace and environment, newest first',
+      },
+    })
+    .input(listConversationsInput)
+    .output(conversationListSchema)
+    .query(({ ctx, input }) => listConversations(ctx.db, ctx.actor, input)),
+
   get: apiProcedure
     .meta({
       scope: 'agents:execute',

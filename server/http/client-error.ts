@@ -1,0 +1,89 @@
+import { STATUS_CODES } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../errors';
+import { newId } from '../ids';
+import { log } from '../log';
+import { LINGER, SECURITY_HEADERS } from './exchange';
+
+// What a client gets when Node's HTTP parser refuses its request (the server's 'clientError'):
+// a header with a character HTTP does not allow (an API key pasted with a trailing newline or
+// carriage return is the usual one), headers over 16 KiB, a broken request line or body
+// framing, or a request too slow to arrive. Node would answer a bare `400 Bad Request` with no
+// body and no request id; we answer in the API's error envelope with `X-Request-Id`, as any
+// other error, whenever nothing of a response has been written on the connection yet.
+//
+// The request was never read, so it belongs to no key and (behind a proxy, whose
+// X-Forwarded-For we could not read) to no known client: it is neither counted against a rate
+// limit nor answered with X-RateLimit-* headers. The log line has the request id and the
+// parser's error code, never the request's bytes (Node's error carries them, key included).
+
+/** llhttp's codes for a header line it could not read. */
+const HEADER_CODES = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_CR_EXPECTED', 'HPE_LF_EXPECTED', 'HPE_INVALID_CONSTANT', 'HPE_UNEXPECTED_SPACE']);
+
+/** The error a refused request is answered with, by the parser's (or Node's) error code. */
+export function clientErrorAnswer(code: string | undefined): ApiError {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new ApiError('request_header_too_large', 'The request headers are larger than 16 KiB in all; nothing was done');
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError('request_timeout', 'The request did not arrive in time (headers within 10 s, the whole request within 30 s); nothing was done');
+  }
+  if (code !== undefined && HEADER_CODES.has(code)) {
+    return new ApiError(
+      'malformed_request',
+      'The request could not be parsed: a header holds a character HTTP does not allow, such as a line break or a control ' +
+        'character (check that the API key was copied without a trailing newline); nothing was done',
+    );
+  }
+  return new ApiError('malformed_request', 'The request could not be parsed as HTTP/1.1 (its request line, headers or body framing are invalid); nothing was done');
+}
+
+/** Connections answered already: the parser refuses every later chunk the same way. */
+const answered = new WeakSet<Duplex>();
+
+type InFlight = ServerResponse & { req?: { complete: boolean } };
+
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  if (err.code === 'ECONNRESET') return void socket.destroy();
+  const inFlight = (socket as Duplex & { _httpMessage?: InFlight | null })._httpMessage;
+  if (inFlight && !inFlight.req?.complete) {
+    // The refusal is in the body of the request being handled: answer in its place unless its
+    // answer has begun (writing now would corrupt it).
+    return inFlight.headersSent ? void socket.destroy() : respond(err, socket);
+  }
+  if (inFlight && !inFlight.writableFinished) {
+    // A later request, pipelined behind one whose answer is under way: answer after it.
+    inFlight.once('finish', () => respond(err, socket));
+    inFlight.once('close', () => inFlight.writableFinished || socket.destroy());
+    return;
+  }
+  respond(err, socket);
+}
+
+function respond(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const requestId = newId('req');
+  const error = clientErrorAnswer(err.code);
+  const body = JSON.stringify(error.toBody(requestId));
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    'Cache-Control': 'no-store',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  };
+  const head = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
+  // Closed once the client has read the answer and closed its side, or after LINGER.maxMs: a
+  // client still sending what was refused (headers too large) would otherwise get a reset,
+  // often before it read the answer.
+  const timer = setTimeout(() => socket.destroy(), LINGER.maxMs);
+  timer.unref();
+  socket.once('end', () => socket.destroy());
+  socket.once('close', () => clearTimeout(timer));
+}

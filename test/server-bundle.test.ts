@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { ensureServerBundle, SERVER_BUNDLE_DIR } from '../server/server-bundle.js';
+import { sourceFingerprint } from '../server/source-fingerprint.js';
+
+// `npm start` runs the server compiled (server-bundle.js): one directory per source
+// fingerprint, compiled once, reused by every later start, replaced when the sources change,
+// never half-written even when several processes start at once.
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-bundle-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function tree(name: string): string {
+  const root = path.join(tmp, name);
+  const files: Record<string, string> = {
+    'server/lib.ts': 'export const answer: number = 41 + 1;\n',
+    'server/main.ts': "import { answer } from './lib';\n(globalThis as Record<string, unknown>).mainRan = answer;\n",
+    'server/worker.ts': "import { answer } from './lib';\nimport 'some-package/not-installed';\nexport const worker = answer;\n",
+  };
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), content);
+  }
+  return root;
+}
+
+const entries = (root: string) => {
+  const dir = path.join(root, SERVER_BUNDLE_DIR);
+  return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+};
+
+describe('the compiled server', () => {
+  it('is compiled once per fingerprint, runs, and leaves packages to node_modules', async () => {
+    const root = tree('once');
+    const fingerprint = sourceFingerprint(root);
+    const first = await ensureServerBundle({ root, fingerprint });
+    assert.equal(first.built, true);
+    assert.equal(first.dir, path.join(root, SERVER_BUNDLE_DIR, fingerprint));
+    for (const file of ['main.mjs', 'worker.mjs', 'complete']) assert.ok(fs.existsSync(path.join(first.dir, file)), file);
+    assert.match(fs.readFileSync(path.join(first.dir, 'worker.mjs'), 'utf8'), /import "some-package\/not-installed"/);
+
+    await import(pathToFileURL(path.join(first.dir, 'main.mjs')).href);
+    assert.equal((globalThis as Record<string, unknown>).mainRan, 42);
+
+    const again = await ensureServerBundle({ root, fingerprint });
+    assert.deepEqual(again, { dir: first.dir, built: false });
+    assert.deepEqual(entries(root), [fingerprint]);
+  });
+
+  it('is replaced when the sources change, the old one removed', async () => {
+    const root = tree('changes');
+    const before = sourceFingerprint(root);
+    await ensureServerBundle({ root, fingerprint: before });
+    fs.writeFileSync(path.join(root, 'server/lib.ts'), 'export const answer: number = 7;\n');
+    const after = sourceFingerprint(root);
+    assert.notEqual(after, before);
+    const rebuilt = await ensureServerBundle({ root, fingerprint: after });
+    assert.equal(rebuilt.built, true);
+    assert.deepEqual(entries(root), [after]);
+  });
+
+  it('comes out whole when several starts compile it at once', async () => {
+    const root = tree('concurrent');
+    const fingerprint = sourceFingerprint(root);
+    const results = await Promise.all([1, 2, 3].map(() => ensureServerBundle({ root, fingerprint })));
+    assert.ok(results.every((r) => r.dir === results[0]!.dir));
+    assert.ok(results.some((r) => r.built));
+    assert.deepEqual(entries(root), [fingerprint], 'no directory in progress is left behind');
+    assert.ok(fs.existsSync(path.join(results[0]!.dir, 'complete')));
+  });
+
+  it('is not recorded when the sources do not compile, so the next start tries again', async () => {
+    const root = tree('broken');
+    fs.writeFileSync(path.join(root, 'server/lib.ts'), 'export const answer: number = ;\n');
+    const fingerprint = sourceFingerprint(root);
+    await assert.rejects(ensureServerBundle({ root, fingerprint }), /Build failed/);
+    assert.deepEqual(entries(root), []);
+  });
+});
