@@ -30,7 +30,8 @@ describe('the security suite', () => {
       const source = fs.readFileSync(file, 'utf8');
       for (const call of source.split('securitySuite(').slice(1)) {
         const method = /method: '([A-Z]+)'/.exec(call)?.[1];
-        const route = /path: '([^']+)'/.exec(call)?.[1];
+        // The path up to its query string, in quotes or backquotes (`/v1/analytics/requests?start=${…}`).
+        const route = /path: [`']([^`'?]+)/.exec(call)?.[1];
         if (method && route) covered.add(`${method} ${route}`);
       }
     }
