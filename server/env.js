@@ -68,6 +68,8 @@ export const env = createEnv({
     // `false`: this process records no API request usage and compacts no execution records
     // (what the benchmark compares against; usage analytics then miss what it served).
     USAGE_ANALYTICS: bool.default(true),
+    // Rows of settled usage buckets each process keeps in memory to answer again (0: none).
+    USAGE_CACHE_ROWS: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
     // An endpoint whose attempts have all failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(432_000),
     // One delivery attempt gives up after this long (connect, answer and the first 1 KB of body).

@@ -33,6 +33,7 @@ const byStatus = (status: string) => sql`coalesce(sum(executions) filter (where 
 
 export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsageRow> {
   return {
+    key: `executions ${JSON.stringify([filters.agentId, filters.model, filters.status])}`,
     source(scope: Scope, q: SeriesQuery) {
       const priced = pricedFrom(sql`usage_execution_records`);
       return sql`select bucket, agent_id, model, status, executions, started, input_tokens, output_tokens, tool_calls, cost_usd, unpriced, duration_hist

@@ -65,8 +65,27 @@ export class Digest {
     if (k > this.high) this.high = k;
   }
 
+  /** Adds `[bucket, count, bucket, count, …]`. */
+  putPairs(pairs: readonly number[]): void {
+    for (let i = 0; i < pairs.length; i += 2) this.put(pairs[i]!, pairs[i + 1]!);
+  }
+
   percentiles(): Percentiles | null {
     return read(this.counts, this.low, this.high, null);
+  }
+
+  /** Its counts as `[bucket, count, …]`, and empties it. */
+  drain(): number[] {
+    const pairs: number[] = [];
+    for (let k = this.low; k <= this.high; k++) {
+      const n = this.counts[k]!;
+      if (n === 0) continue;
+      pairs.push(k, n);
+      this.counts[k] = 0;
+    }
+    this.low = MAX_BUCKET + 1;
+    this.high = -1;
+    return pairs;
   }
 }
 

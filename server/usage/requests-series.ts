@@ -21,6 +21,7 @@ const OUTCOMES = [
 
 export function requestSeries(filters: { keyId?: string }): Series<RequestUsageRow> {
   return {
+    key: `requests ${JSON.stringify([filters.keyId])}`,
     source(scope: Scope, q: SeriesQuery) {
       return sql`select * from usage_request_rollups
         where workspace_id = ${scope.workspaceId} and environment = ${scope.environment} and granularity = ${q.granularity}

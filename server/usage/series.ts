@@ -2,6 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Environment, Granularity } from '../../db/schema';
 import { queryRows } from '../../db/rows';
+import { env } from '../env.js';
+import { BucketCache, SETTLE_MS, type BucketEntry } from './bucket-cache';
 import { Digest, join, percentiles, type Percentiles } from './histogram';
 import { bucketStarts, BUCKET_MS, type Range } from './range';
 
@@ -33,6 +35,8 @@ export interface SeriesQuery {
 }
 
 export interface Series<Row> {
+  /** What the series is and its filters: the same key, the same rows (bucket-cache.ts). */
+  key: string;
   /**
    * The rows to sum, as a subquery with the columns `bucket`, the group columns, the counters
    * of `counts` and `duration_hist`.
@@ -109,56 +113,89 @@ export interface SeriesAnswer<Row> {
   nextCursor?: string;
 }
 
-/** One page of a series: every bucket of the page, and the totals of the whole range. */
+/** The cache of settled buckets, one per process (Next may load this module more than once). */
+function processCache(): BucketCache {
+  const g = globalThis as unknown as Record<symbol, BucketCache | undefined>;
+  return (g[Symbol.for('agent-service.usage-buckets')] ??= new BucketCache(env.USAGE_CACHE_ROWS));
+}
+
+/** The entries of the buckets of [from, to): each bucket's rows, largest group first, its counters and histogram. */
+function entriesOf<Row>(series: Series<Row>, g: Granularity, from: number, to: number, grouped: boolean, sums: Sums[]): BucketEntry<Row>[] {
+  const generic = series as Series<unknown>;
+  const byBucket = new Map<number, Sums[]>();
+  for (const s of sums) {
+    const list = byBucket.get(s.bucket!) ?? [];
+    list.push(s);
+    byBucket.set(s.bucket!, list);
+  }
+  const bucketHist = new Digest();
+  const view = (s: Sums) => series.view(s, percentiles(s.hist, bucketHist));
+  return bucketStarts(g, from, to).map((start) => {
+    const found = byBucket.get(start) ?? [];
+    let rows: Row[];
+    if (!grouped) {
+      // Exactly one row per bucket, zeros when nothing happened.
+      rows = [view(sumAll(generic, found))];
+    } else {
+      rows = found
+        .map((s) => ({ row: view(s), tie: Object.values(s.group).join('\u0000') }))
+        .sort((a, b) => series.size(b.row) - series.size(a.row) || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0))
+        .map((x) => x.row);
+    }
+    return { start, rows, counts: sumAll(generic, found, false).counts, hist: bucketHist.drain() };
+  });
+}
+
+/**
+ * One page of a series: every bucket of the page, and the totals of the whole range. Buckets
+ * that settled (bucket-cache.ts) come from this process's memory when it read them before;
+ * the rest — the current bucket, usually — from the database.
+ */
 export async function seriesPage<Row>(
   db: Db,
   scope: Scope,
   series: Series<Row>,
   range: Range,
   groups: [string, string][],
+  now = Date.now(),
+  cache: BucketCache = processCache(),
 ): Promise<SeriesAnswer<Row>> {
   const g = range.granularity;
+  const step = BUCKET_MS[g];
   const generic = series as Series<unknown>;
-  const page = await sumSeries(db, scope, generic, { granularity: g, from: range.pageStart, to: range.pageEnd, groups, byBucket: true });
-  const whole = range.pageStart === range.start && range.pageEnd === range.end;
-  // When the page is the whole range, its rows are the totals' too: their histograms are added
-  // up while each is read (one parse).
-  const tap = whole ? new Digest() : undefined;
-  const view = (s: Sums) => series.view(s, percentiles(s.hist, tap));
+  const grouped = groups.length > 0;
+  const read = async (from: number, to: number) =>
+    from >= to ? [] : entriesOf(series, g, from, to, grouped, await sumSeries(db, scope, generic, { granularity: g, from, to, groups, byBucket: true }));
 
-  const byBucket = new Map<number, Sums[]>();
-  for (const s of page) {
-    const list = byBucket.get(s.bucket!) ?? [];
-    list.push(s);
-    byBucket.set(s.bucket!, list);
+  const settled = Math.min(range.pageEnd, Math.max(range.pageStart, Math.floor((now - SETTLE_MS) / step) * step));
+  const prefix = `${scope.workspaceId}|${scope.environment}|${series.key}|${g}|${groups.map(([field]) => field).join(',')}|`;
+  let past = cache.getAll<Row>(prefix, bucketStarts(g, range.pageStart, settled));
+  if (!past) {
+    past = await read(range.pageStart, settled);
+    cache.setAll(prefix, past);
   }
-  const data = bucketStarts(g, range.pageStart, range.pageEnd).map((start) => {
-    const found = byBucket.get(start) ?? [];
-    let results: Row[];
-    if (groups.length === 0) {
-      // Exactly one row per bucket, zeros when nothing happened.
-      results = [view(sumAll(generic, found))];
-    } else {
-      results = found
-        .map((s) => ({ row: view(s), tie: Object.values(s.group).join('\u0000') }))
-        .sort((a, b) => series.size(b.row) - series.size(a.row) || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0))
-        .map((x) => x.row);
-    }
-    return { start: new Date(start).toISOString(), end: new Date(start + BUCKET_MS[g]).toISOString(), results };
-  });
+  const entries = [...past, ...(await read(settled, range.pageEnd))];
+
   let totals: Row;
-  if (tap) totals = series.view(sumAll(generic, page, false), tap.percentiles());
-  else {
+  if (range.pageStart === range.start && range.pageEnd === range.end) {
+    // The page is the whole range: its buckets add up to the totals.
+    const hist = new Digest();
+    const counts: Record<string, number> = {};
+    for (const [name] of series.counts) counts[name] = 0;
+    for (const e of entries) {
+      for (const name in counts) counts[name]! += e.counts[name] ?? 0;
+      hist.putPairs(e.hist);
+    }
+    totals = series.view({ bucket: null, group: {}, counts, hist: '' }, hist.percentiles());
+  } else {
     const all = sumAll(generic, await sumSeries(db, scope, generic, { granularity: g, from: range.start, to: range.end, groups: [], byBucket: false }));
     totals = series.view(all, percentiles(all.hist));
   }
   return {
     granularity: g,
-    data,
+    data: entries.map((e) => ({ start: new Date(e.start).toISOString(), end: new Date(e.start + step).toISOString(), results: e.rows })),
     totals,
     hasMore: range.hasMore,
     ...(range.nextCursor ? { nextCursor: range.nextCursor } : {}),
   };
 }
-
-

@@ -185,6 +185,28 @@ describe('GET /v1/analytics/executions', () => {
     assert.ok(theirs.data.every((b) => b.results.length === 1 && b.results[0]!.executions === 0));
   });
 
+  it('answers the same from the cache of settled buckets as from the database', async () => {
+    const { BucketCache } = await import('../../server/usage/bucket-cache');
+    const { seriesPage } = await import('../../server/usage/series');
+    const { executionSeries, EXECUTION_GROUPS } = await import('../../server/usage/executions');
+    const { planRange } = await import('../../server/usage/range');
+    const scope = { workspaceId: live.workspace.id, environment: 'live' as const };
+    const cache = new BucketCache(100_000);
+    const uncached = new BucketCache(0);
+    for (const [granularity, from] of [['hour', new Date(Date.now() - 30 * HOUR_MS).toISOString()], ['day', start()]] as const) {
+      const range = planRange({ start: from, granularity, limit: 40 });
+      for (const groups of [[], [['agentId', EXECUTION_GROUPS.agentId]], [['status', EXECUTION_GROUPS.status], ['model', EXECUTION_GROUPS.model]]] as [string, string][][]) {
+        // "Now" a day later: every bucket of the range has settled.
+        const later = Date.now() + 86_400_000;
+        const fresh = await seriesPage(api.db, scope, executionSeries({}), range, groups, later, uncached);
+        assert.deepEqual(await seriesPage(api.db, scope, executionSeries({}), range, groups, later, cache), fresh, 'filled');
+        assert.deepEqual(await seriesPage(api.db, scope, executionSeries({}), range, groups, later, cache), fresh, 'from the cache');
+      }
+    }
+    assert.ok(cache.size > 0);
+    assert.equal(uncached.size, 0);
+  });
+
   it('lists every hour bucket, empty ones as zeros, over contiguous pages with the same totals', async () => {
     const from = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 29 * HOUR_MS).toISOString();
     const seen: string[] = [];
