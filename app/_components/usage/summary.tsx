@@ -48,7 +48,7 @@ export function Summary({ executions: e, requests: r, testMode }: { executions: 
         detail={e.durationMs ? `p50 ${formatDuration(e.durationMs.p50)}` : 'No runs'}
         testId="summary-p95"
       />
-      <Figure label="API requests" value={formatCount(r.requests)} detail={`${formatCount(errorsOf(r))} errors`} testId="summary-requests" />
+      <Figure label="API requests" value={formatCount(r.requests)} detail={`${formatCount(errorsOf(r))} ${errorsOf(r) === 1 ? 'error' : 'errors'}`} testId="summary-requests" />
     </div>
   );
 }
