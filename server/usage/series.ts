@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import type { Environment, Granularity } from '../../db/schema';
 import { queryRows } from '../../db/rows';
 import { env } from '../env.js';
+import { ApiError } from '../errors';
 import { BucketCache, SETTLE_MS, type BucketEntry } from './bucket-cache';
 import { Digest, join, percentiles, type Percentiles } from './histogram';
 import { bucketStarts, BUCKET_MS, type Range } from './range';
@@ -51,6 +52,13 @@ export interface Series<Row> {
 }
 
 /**
+ * Groups one answer may hold (all its buckets together): a workspace with thousands of agents
+ * cannot make one query build and hold millions of rows on the event loop (the 366-day query by
+ * ten agents is 3,660 groups, ~60 ms).
+ */
+export const MAX_ROWS = 10_000;
+
+/**
  * The sums by bucket and group, histograms joined as text, read as one text value: a line per
  * group, its fields separated by tabs (group values are ids, statuses and model names, which
  * hold neither; docs/analytics.md). Thousands of rows as protocol messages cost PGlite 65–90 ms
@@ -77,9 +85,19 @@ export async function sumSeries(db: Db, scope: Scope, series: Series<unknown>, q
     sql`, `,
   );
   const grouped = sql`select ${selected} from (${series.source(scope, q)}) u ${keys.length ? sql`group by ${sql.join(keys, sql`, `)}` : sql``}`;
-  const [result] = await queryRows<{ doc: string | null }>(db, sql`select string_agg(concat_ws(E'\t', ${fields}), E'\n') as doc from (${grouped}) g`);
+  const [result] = await queryRows<{ doc: string | null }>(
+    db,
+    sql`select string_agg(concat_ws(E'\t', ${fields}), E'\n') as doc from (${grouped} limit ${sql.raw(String(MAX_ROWS + 1))}) g`,
+  );
   if (!result?.doc) return [];
   const lines = result.doc.split('\n');
+  if (lines.length > MAX_ROWS) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Invalid 'groupBy': this answer would hold more than ${MAX_ROWS.toLocaleString('en')} groups; ask for fewer buckets (limit) or filter (agentId, model, status, keyId)`,
+      { param: 'groupBy' },
+    );
+  }
   const out: Sums[] = new Array(lines.length);
   for (let i = 0; i < lines.length; i++) {
     const parts = lines[i]!.split('\t');

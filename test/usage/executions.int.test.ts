@@ -207,6 +207,20 @@ describe('GET /v1/analytics/executions', () => {
     assert.equal(uncached.size, 0);
   });
 
+  it('refuses to answer more than 10,000 groups at once, naming groupBy; ungrouped or filtered it answers', async () => {
+    const crowded = await api.seed.key({ ...UNLIMITED, environment: 'live' });
+    await api.db.execute(sql`insert into usage_execution_rollups (workspace_id, environment, granularity, bucket, agent_id, model, status, executions, started, input_tokens, output_tokens, tool_calls, cost_usd, unpriced, duration_hist)
+      select ${crowded.workspace.id}, 'live', 'day', ${start()}::timestamptz, 'agt_many_' || g, 'sandbox/echo', 'succeeded', 1, 1, 1, 1, 0, 0, 0, '100:1'
+      from generate_series(1, 10001) g`);
+    expectError(await usage(api, crowded.key, 'executions', { start: start(), groupBy: 'agentId' }), 400, 'invalid_parameter', 'groupBy');
+    const whole = await usage<ExecutionRow>(api, crowded.key, 'executions', { start: start() });
+    expectStatus(whole, 200);
+    assert.equal(whole.body.totals.executions, 10_001);
+    const one = await usage<ExecutionRow>(api, crowded.key, 'executions', { start: start(), groupBy: 'agentId', agentId: 'agt_many_7' });
+    expectStatus(one, 200);
+    assert.equal(one.body.totals.executions, 1);
+  });
+
   it('lists every hour bucket, empty ones as zeros, over contiguous pages with the same totals', async () => {
     const from = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 29 * HOUR_MS).toISOString();
     const seen: string[] = [];
