@@ -5,6 +5,7 @@ import { transaction } from '../../db/transaction';
 import { log } from '../log';
 import { bucketSql } from './histogram';
 import { pricedFrom, type PriceTable } from './prices';
+import { addToRollup } from './rollups';
 
 // Compaction (docs/analytics.md): moves execution usage records into their hour and day
 // rollups. One statement takes a batch of records (FOR UPDATE SKIP LOCKED), deletes them, and
@@ -51,14 +52,7 @@ export async function compactOnce(db: Db, opts: { batch?: number; prices?: Price
         select a.*, coalesce(h.h, '') from agg a left join hist h using (${KEY})
         order by workspace_id, environment, granularity, bucket, agent_id, model, status
         on conflict (workspace_id, environment, granularity, bucket, agent_id, model, status) do update set
-          executions = u.executions + excluded.executions,
-          started = u.started + excluded.started,
-          input_tokens = u.input_tokens + excluded.input_tokens,
-          output_tokens = u.output_tokens + excluded.output_tokens,
-          tool_calls = u.tool_calls + excluded.tool_calls,
-          cost_usd = u.cost_usd + excluded.cost_usd,
-          unpriced = u.unpriced + excluded.unpriced,
-          duration_hist = usage_hist_add(u.duration_hist, excluded.duration_hist)
+          ${addToRollup(['executions', 'started', 'input_tokens', 'output_tokens', 'tool_calls', 'cost_usd', 'unpriced'])}
         returning 1
       )
       select (select count(*) from moved)::int as moved, (select count(*) from ins)::int as upserted`,

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import type { Environment } from '../../db/schema';
 import { log } from '../log';
 import { bucketOf, format, type Counts } from './histogram';
+import { addToRollup } from './rollups';
 
 // API request usage (docs/analytics.md): counted in this process's memory — nothing is written
 // on the request path — and flushed every FLUSH_MS and at shutdown as additive upserts of hour
@@ -105,9 +106,14 @@ export class RequestUsage {
       if (this.entries.size < MAX_ENTRIES * 2) this.entries.set(id, e);
       return;
     }
-    for (const o of OUTCOMES) into.counts[o] += e.counts[o];
-    for (const [k, n] of e.hist) into.hist.set(k, (into.hist.get(k) ?? 0) + n);
+    addCounts(into, e);
   }
+}
+
+/** Adds the counts and histogram of `from` into `into`. */
+function addCounts(into: { counts: Record<Outcome, number>; hist: Counts }, from: { counts: Record<Outcome, number>; hist: Counts }): void {
+  for (const o of OUTCOMES) into.counts[o] += from.counts[o];
+  for (const [k, n] of from.hist) into.hist.set(k, (into.hist.get(k) ?? 0) + n);
 }
 
 /** The hour rows of a batch and the day rows they add up to, as one additive upsert. */
@@ -119,8 +125,7 @@ function upsert(batch: Entry[]) {
       const id = `${granularity}|${bucket}|${e.owner.keyId}`;
       let row = rows.get(id);
       if (!row) rows.set(id, (row = { granularity, bucket, owner: e.owner, counts: zero(), hist: new Map() }));
-      for (const o of OUTCOMES) row.counts[o] += e.counts[o];
-      for (const [k, n] of e.hist) row.hist.set(k, (row.hist.get(k) ?? 0) + n);
+      addCounts(row, e);
     }
   }
   const list = [...rows.values()].map((r) => ({
@@ -142,11 +147,5 @@ function upsert(batch: Entry[]) {
     where exists (select 1 from workspaces ws where ws.id = r.w)
     order by r.w, r.e, r.g, r.b, r.k
     on conflict (workspace_id, environment, granularity, bucket, key_id) do update set
-      succeeded = u.succeeded + excluded.succeeded,
-      client_errors = u.client_errors + excluded.client_errors,
-      unauthorized = u.unauthorized + excluded.unauthorized,
-      forbidden = u.forbidden + excluded.forbidden,
-      rate_limited = u.rate_limited + excluded.rate_limited,
-      server_errors = u.server_errors + excluded.server_errors,
-      duration_hist = usage_hist_add(u.duration_hist, excluded.duration_hist)`;
+      ${addToRollup(['succeeded', 'client_errors', 'unauthorized', 'forbidden', 'rate_limited', 'server_errors'])}`;
 }
