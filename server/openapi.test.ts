@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { OperationObject, ParameterObject, ResponseObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from './errors';
+import { json } from './rest/answer';
 import { buildOpenApiDocument, operationErrors } from './openapi';
 import { PAGE_ERRORS, pageQuerySchema } from './pagination';
 import { apiProcedure, router } from './trpc/init';
@@ -120,10 +121,10 @@ describe('raw routes in the document', () => {
         operation: { summary: 'Execute', responses: { '202': { description: 'Queued' }, '200': { description: 'Finished' } } },
         errors: ['resource_not_found', 'conversation_busy'] as const,
       },
-      handle: async () => {},
+      handle: async () => json(200, {}),
     },
-    { method: 'GET' as const, template: '/v1/meta', auth: false, openapi: { operation: { summary: 'Meta', responses: { '200': { description: 'ok' } } } }, handle: async () => {} },
-    { method: 'GET' as const, template: '/v1/undocumented', handle: async () => {} },
+    { method: 'GET' as const, template: '/v1/meta', auth: false, openapi: { operation: { summary: 'Meta', responses: { '200': { description: 'ok' } } } }, handle: async () => json(200, {}) },
+    { method: 'GET' as const, template: '/v1/undocumented', handle: async () => json(200, {}) },
   ];
   const withRaw = buildOpenApiDocument(fixture, raw);
   const rawOp = (method: string, path: string) => (withRaw.paths?.[path] as Record<string, OperationObject>)[method]!;

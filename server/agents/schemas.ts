@@ -34,12 +34,6 @@ const EXAMPLE_TOOL = {
 
 const timestamp = z.string().meta({ format: 'date-time', example: EXAMPLE_CREATED_AT });
 
-/**
- * A JSON number, never a string. trpc-to-openapi coerces the plain `z.number()` fields of a
- * body (`"5"` → 5, `""` → 0, `true` → 1: FINDINGS.md); a field behind a pipe is out of its reach.
- */
-const jsonNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
-
 // ---- requests ----
 
 const toolInput = z
@@ -99,14 +93,14 @@ const fields = {
     .array(toolInput)
     .max(MAX_TOOLS)
     .meta({ description: `HTTP tools the model may call, at most ${MAX_TOOLS}.`, example: [EXAMPLE_TOOL] }),
-  temperature: jsonNumber(z.number().min(0).max(2))
+  temperature: z.number().min(0).max(2)
     .nullable()
     .meta({ description: 'Sampling temperature, 0–2; `null`: the provider’s default.', example: 0.2 }),
-  maxSteps: jsonNumber(z.number().int().min(1).max(20)).meta({
+  maxSteps: z.number().int().min(1).max(20).meta({
     description: 'Most model calls in one execution (each tool round trip is a step), 1–20.',
     example: DEFAULT_MAX_STEPS,
   }),
-  timeoutSeconds: jsonNumber(z.number().int().min(1).max(900)).meta({
+  timeoutSeconds: z.number().int().min(1).max(900).meta({
     description: 'An execution still running after this many seconds fails with `timeout`, 1–900.',
     example: DEFAULT_TIMEOUT_SECONDS,
   }),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { ApiError, notFound } from '../errors';
-import { sendJson } from '../http/send';
 import { assertSafeKeys } from '../metadata';
+import { json, respond, type Answer } from '../rest/answer';
 import type { Query } from '../rest/body';
-import { settle, type MarkerReplay } from '../rest/idempotency';
+import type { MarkerReplay } from '../rest/idempotency';
 import type { RawRoute } from '../rest/routes';
 import { getRuntime } from '../runtime';
 import { findNul, inputError } from '../trpc/input-errors';
@@ -55,7 +55,7 @@ export const executeRoute: RawRoute = {
       },
     },
   },
-  async handle({ res, db, key, params, query, body }) {
+  async handle({ db, key, params, query, body }): Promise<Answer> {
     errorIfQuery(query);
     const raw = await body();
     const nul = findNul(raw);
@@ -90,28 +90,39 @@ export const executeRoute: RawRoute = {
     const { row, timeoutSeconds, started } = start;
     const run = started ? slot!.run(started) : null;
     if (!started) slot?.release();
-    // With an Idempotency-Key, a retry replays the same kind of answer for this execution.
+    // Under an Idempotency-Key a long answer is kept as its marker: a retry replays the same
+    // kind of answer for this execution.
     if (input.stream) {
-      try {
-        await settle(res, 200, JSON.stringify({ $stream: row.id }));
-        return await streamEvents({ db, live, executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
-      } finally {
-        open!.close();
-      }
+      return {
+        status: 200,
+        marker: JSON.stringify({ $stream: row.id }),
+        async write(res) {
+          try {
+            await streamEvents({ db, live, executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
+          } finally {
+            open!.close();
+          }
+        },
+      };
     }
     if (input.wait) {
-      try {
-        await settle(res, 200, JSON.stringify({ $wait: row.id }));
-        // Run here: its outcome as recorded (unless another party ended it: then read it).
-        const final = run ? await run : null;
-        const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
-        if (final) watch?.close();
-        return sendJson(res, 200, executionView(done));
-      } finally {
-        waiting!();
-      }
+      return {
+        status: 200,
+        marker: JSON.stringify({ $wait: row.id }),
+        async write(res) {
+          try {
+            // Run here: its outcome as recorded (unless another party ended it: then read it).
+            const final = run ? await run : null;
+            const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
+            if (final) watch?.close();
+            await respond(res, json(200, executionView(done)));
+          } finally {
+            waiting!();
+          }
+        },
+      };
     }
-    sendJson(res, 202, executionView(row));
+    return json(202, executionView(row));
   },
 };
 
@@ -134,7 +145,7 @@ export const streamRoute: RawRoute = {
       responses: { '200': eventStreamDoc },
     },
   },
-  async handle({ req, res, db, key, params, query }) {
+  async handle({ req, db, key, params, query }): Promise<Answer> {
     errorIfQuery(query);
     const header = req.headers['last-event-id'];
     let afterSeq = 0;
@@ -147,34 +158,49 @@ export const streamRoute: RawRoute = {
     if (!row) throw notFound('execution', params.id!);
     const { live, streams } = getRuntime();
     const open = await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId });
-    try {
-      const sink = responseSink(res);
-      // Finished, and the client has every event already: nothing more will come.
-      if (isFinal(row.status) && afterSeq >= row.eventSeq) return sink.end();
-      await streamEvents({ db, live, executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
-    } finally {
-      open.close();
-    }
+    return {
+      status: 200,
+      async write(res) {
+        try {
+          const sink = responseSink(res);
+          // Finished, and the client has every event already: nothing more will come.
+          if (isFinal(row.status) && afterSeq >= row.eventSeq) return sink.end();
+          await streamEvents({ db, live, executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
+        } finally {
+          open.close();
+        }
+      },
+    };
   },
 };
 
 /** The replay of an idempotent execute that answered with a stream or a wait: the same answer, for the same execution. */
-export const replayExecution: MarkerReplay = async (res, marker, key) => {
+export const replayExecution: MarkerReplay = async (marker, key) => {
   const { database, live, streams } = getRuntime();
   const id = marker.$stream ?? marker.$wait!;
   if (marker.$stream) {
     const open = await streams.acquire({ kind: 'key', id: key.keyId, workspaceId: key.workspaceId });
-    try {
-      return await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
-    } finally {
-      open.close();
-    }
+    return {
+      status: 200,
+      async write(res) {
+        try {
+          await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+        } finally {
+          open.close();
+        }
+      },
+    };
   }
   const waiting = streams.acquireWait(key.workspaceId);
-  try {
-    const done = await waitForFinal(database.db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
-    sendJson(res, 200, executionView(done));
-  } finally {
-    waiting();
-  }
+  return {
+    status: 200,
+    async write(res) {
+      try {
+        const done = await waitForFinal(database.db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
+        await respond(res, json(200, executionView(done)));
+      } finally {
+        waiting();
+      }
+    },
+  };
 };

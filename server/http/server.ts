@@ -25,7 +25,7 @@ const isApiPath = (url: string) =>
 
 /**
  * One node:http server for everything: `/v1/*` goes straight to the REST handler
- * (trpc-to-openapi, built once), `/healthz` and `/readyz` are answered here, and the rest
+ * (rest/handler.ts, built once), `/healthz` and `/readyz` are answered here, and the rest
  * (dashboard pages, /api/trpc, /api/auth) goes to Next's request handler when there is one,
  * with the same body limits as /v1 and the client's address (which Next cannot see).
  */

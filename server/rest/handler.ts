@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../db/client';
-import { ApiError, internalError } from '../errors';
+import { ApiError } from '../errors';
 import { replayExecution } from '../executions/routes';
 import { closeAfterResponse, hasBody } from '../http/exchange';
-import { sendError } from '../http/send';
 import { newId } from '../ids';
 import type { KeyOwner, VerifiedKey } from '../keys/service';
 import { createUnknownKeys } from '../keys/unknown-keys';
@@ -11,17 +10,20 @@ import { log } from '../log';
 import type { RateLimits } from '../ratelimit';
 import { appRouter } from '../trpc/router';
 import type { RequestUsage } from '../usage/requests';
+import { errorAnswer, respond, toApiError, type Answer } from './answer';
 import { parseQuery, readJsonBody, type Query } from './body';
-import { createProcedureBridge } from './bridge';
 import { idempotencyKeyOf, withIdempotency } from './idempotency';
+import { callProcedure } from './procedures';
 import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute, type RestRoute } from './routes';
 import { authenticate, bearer, checkScope, createAddressGuard, identify, limitKey } from './steps';
 
 // The REST face: /v1/* straight from node:http (no Next in between). Checks run in the order
 // DESIGN.md 3.1 gives: route → auth → rate limit → scope → input → lookup; each is a named
-// step (steps.ts), then the route's target runs: a procedure through trpc-to-openapi
-// (bridge.ts) or a raw route that writes its own response (raw-routes.ts).
+// step (steps.ts), then the route's target answers: a procedure called with the input read
+// here (procedures.ts) or a raw route that reads its own (raw-routes.ts). Either returns an
+// Answer (answer.ts) that Idempotency-Key may store, and that is written once, here; whatever
+// is thrown becomes the error envelope in one place (toApiError).
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
@@ -34,27 +36,21 @@ interface KeyRef {
 export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: RequestUsage }) {
   const { db, limits } = deps;
   const routes = buildRouteTable(appRouter, RAW_ROUTES);
-  const bridge = createProcedureBridge(routes);
   const addresses = createAddressGuard(limits);
   const unknownKeys = createUnknownKeys();
 
-  /** Input of a route: the query (null-prototype), and the JSON body of POST/PATCH (unless read already). */
-  async function readInput(
-    req: IncomingMessage,
-    route: RestRoute,
-    body?: Record<string, unknown>,
-  ): Promise<{ query: Query; body?: Record<string, unknown> }> {
-    const query = parseQuery(req.url ?? '');
-    if (!BODY_METHODS.has(route.method)) return { query };
-    // Parameters of POST and PATCH travel in the body; a query string there would never be read.
+  /** The body of a POST or PATCH (read already under an Idempotency-Key); parameters never travel in its query. */
+  async function readBody(req: IncomingMessage, route: RestRoute, query: Query, preread?: Record<string, unknown>) {
+    if (!BODY_METHODS.has(route.method)) return undefined;
     const [param] = Object.keys(query);
     if (param !== undefined) {
       throw new ApiError('unknown_parameter', `Unknown query parameter '${param}': send parameters in the JSON body`, { param });
     }
-    return { query, body: body ?? (await readJsonBody(req)) };
+    return preread ?? (await readJsonBody(req));
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, keyRef: KeyRef) {
+  /** The answer of a request (an error is thrown, and becomes its envelope in one place). */
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, keyRef: KeyRef): Promise<Answer> {
     const path = (req.url ?? '/').split('?')[0]!;
     const match = matchRoute(routes, req.method ?? 'GET', path);
     if (match.kind !== 'found' || !match.route.auth) {
@@ -73,7 +69,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: Re
       }
       if (match.kind === 'not_found') throw new ApiError('route_not_found', `Unknown route: ${req.method} ${path.slice(0, 200)}`);
     }
-    if (match.kind !== 'found') return;
+    if (match.kind !== 'found') throw new Error('unreachable');
     const { route, params } = match;
     let key: VerifiedKey | null = null;
     if (route.auth) {
@@ -86,21 +82,22 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: Re
       const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);
       if (refused) throw refused;
     }
-    const dispatch = async (preread?: Record<string, unknown>) => {
-      if (route.target.kind === 'raw') {
-        const query = parseQuery(req.url ?? '');
+    const target = route.target;
+    const dispatch = async (preread?: Record<string, unknown>): Promise<Answer> => {
+      const query = parseQuery(req.url ?? '');
+      if (target.kind === 'raw') {
         let body: Promise<Record<string, unknown>> | undefined = preread ? Promise.resolve(preread) : undefined;
-        return route.target.handle({ req, res, requestId, db, key, params, query, body: () => (body ??= readJsonBody(req)) });
+        return target.handle({ req, requestId, db, key, params, query, body: () => (body ??= readJsonBody(req)) });
       }
-      const input = await readInput(req, route, preread);
-      await bridge(req, res, { requestId, db, actor: key }, input);
+      const body = await readBody(req, route, query, preread);
+      return callProcedure({ ...route, target }, { requestId, db, actor: key }, { query, body, params });
     };
     // Idempotency-Key (POST): checked after the scope, before the input (DESIGN.md 3.3).
     const idempotencyKey = key && route.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     if (idempotencyKey === undefined) return dispatch();
     const body = await readJsonBody(req);
     const secret = bearer(req.headers.authorization)!;
-    await withIdempotency({ req, res, requestId, db, key: key!, secret, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
+    return withIdempotency({ req, requestId, db, key: key!, secret, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
   }
 
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -130,14 +127,21 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: Re
         'request',
       );
     });
+    let answer: Answer;
     try {
-      await run(req, res, requestId, keyRef);
+      answer = await run(req, res, requestId, keyRef);
     } catch (err) {
-      if (!(err instanceof ApiError)) log.error({ requestId, err }, 'unhandled error in REST handler');
-      if (res.headersSent) return void res.destroy();
       // Refused before its body was read: answer, then close instead of reading the rest.
       if (hasBody(req)) closeAfterResponse(req, res);
-      sendError(res, requestId, err instanceof ApiError ? err : internalError());
+      answer = errorAnswer(toApiError(err, requestId), requestId);
+    }
+    try {
+      await respond(res, answer);
+    } catch (err) {
+      // A long answer failed while writing: too late for an envelope once its headers are out.
+      const error = toApiError(err, requestId);
+      if (res.headersSent) return void res.destroy();
+      await respond(res, errorAnswer(error, requestId));
     }
   };
 }

@@ -1,13 +1,13 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { idempotencyKeys } from '../../db/schema';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 import type { VerifiedKey } from '../keys/service';
-import { sendError } from '../http/send';
 import { log } from '../log';
+import { errorAnswer, json, type Answer } from './answer';
 
 // Idempotency-Key on POST (DESIGN.md 3.3): the first request under a key (per workspace and
 // environment) runs and its answer is kept for 24 h; a retry with the same method, path and
@@ -16,8 +16,9 @@ import { log } from '../log';
 // Answers 400, 401, 403 and 429 are not kept: the caller may fix the request and retry.
 //
 // The first request holds the key for LOCK_SECONDS; if its process dies, a retry after that
-// takes over. Routes that answer with a long wait or a stream settle the record as soon as the
-// work exists (`settle`), with a marker the replay turns back into the same kind of answer.
+// takes over. The answer (answer.ts) is stored before the REST handler writes it; a long answer
+// (a wait, a stream) is stored as its marker the moment the route returns it, which is as soon
+// as its execution exists; a replay turns the marker back into the same kind of answer.
 //
 // A record belongs to the API key that made it: another key of the workspace presenting the same
 // Idempotency-Key gets 409 (it would otherwise receive an answer made for a key with other
@@ -30,13 +31,9 @@ const LOCK_SECONDS = 60;
 const NOT_KEPT = new Set([400, 401, 403, 429]);
 /** Our own failures (5xx) are not kept either: a retry is safe, since routes settle once their work exists. */
 const kept = (status: number) => !NOT_KEPT.has(status) && status < 500;
-const SETTLE = Symbol('idempotency.settle');
 
-type Settle = (status: number, body: string) => Promise<void>;
-type Tracked = ServerResponse & { [SETTLE]?: Settle };
-
-/** Replays a stored marker (`{"$stream": id}`, `{"$wait": id}`): the route that stored it knows how. */
-export type MarkerReplay = (res: ServerResponse, marker: Record<string, string>, key: VerifiedKey) => Promise<void>;
+/** The answer again for a stored marker (`{"$stream": id}`, `{"$wait": id}`): the route that stored it knows how. */
+export type MarkerReplay = (marker: Record<string, string>, key: VerifiedKey) => Promise<Answer>;
 
 export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const value = req.headers['idempotency-key'];
@@ -73,15 +70,9 @@ export function unseal(apiKey: string, record: string, sealed: string): string |
   }
 }
 
-/** Stores the answer of the request now (before its response ends: streams, long waits). */
-export async function settle(res: ServerResponse, status: number, body: string): Promise<void> {
-  await (res as Tracked)[SETTLE]?.(status, body);
-}
-
 export async function withIdempotency(
   opts: {
     req: IncomingMessage;
-    res: ServerResponse;
     requestId: string;
     db: Db;
     key: VerifiedKey;
@@ -92,9 +83,9 @@ export async function withIdempotency(
     body: unknown;
     replayMarker: MarkerReplay;
   },
-  run: () => Promise<void>,
-): Promise<void> {
-  const { res, db, key } = opts;
+  run: () => Promise<Answer>,
+): Promise<Answer> {
+  const { db, key } = opts;
   const record = `${key.workspaceId}/${key.environment}/${opts.idempotencyKey}`;
   const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonicalJson(opts.body)}`).digest('hex');
   const where = and(
@@ -154,39 +145,35 @@ export async function withIdempotency(
       if (differs) throw conflict();
       const body = unseal(opts.secret, record, existing.responseSealed ?? '');
       if (body === null) throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
-      res.setHeader('Idempotent-Replayed', 'true');
+      const replayed = { 'Idempotent-Replayed': 'true' };
       const marker = body.startsWith('{"$') ? (JSON.parse(body) as Record<string, string>) : null;
-      if (marker && ('$stream' in marker || '$wait' in marker)) return opts.replayMarker(res, marker, key);
-      res.statusCode = existing.responseStatus;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(body);
-      return;
+      if (marker && ('$stream' in marker || '$wait' in marker)) {
+        const answer = await opts.replayMarker(marker, key);
+        return { ...answer, headers: { ...answer.headers, ...replayed } };
+      }
+      return json(existing.responseStatus, body, replayed);
     }
   }
 
-  let settled = false;
-  const store: Settle = async (status, body) => {
-    if (settled) return;
-    settled = true;
-    if (!kept(status)) await db.delete(idempotencyKeys).where(where);
-    else await db.update(idempotencyKeys).set({ responseStatus: status, responseSealed: seal(opts.secret, record, body), lockedUntil: null }).where(where);
-  };
-  (res as Tracked)[SETTLE] = store;
-  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
-  let pending: Promise<void> = Promise.resolve();
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (!settled) pending = store(res.statusCode, typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '');
-    return end(chunk, ...rest);
-  }) as ServerResponse['end'];
+  let answer: Answer;
   try {
-    await run();
+    answer = await run();
   } catch (err) {
     // An error the route answers (404, 409…) is its answer: kept like any other.
-    if (!(err instanceof ApiError) || res.headersSent) throw err;
-    sendError(res, opts.requestId, err);
-  } finally {
-    await pending.catch((err: unknown) => log.error({ err }, 'could not store an idempotent response'));
-    // Never answered (the handler threw past the error envelope): free the key for a retry.
-    if (!settled) await db.delete(idempotencyKeys).where(where).catch(() => {});
+    if (!(err instanceof ApiError)) {
+      // Never answered: free the key for a retry.
+      await db.delete(idempotencyKeys).where(where).catch(() => {});
+      throw err;
+    }
+    answer = errorAnswer(err, opts.requestId);
   }
+  const stored = 'json' in answer ? answer.json : answer.marker;
+  try {
+    if (stored === undefined || !kept(answer.status)) await db.delete(idempotencyKeys).where(where);
+    else await db.update(idempotencyKeys).set({ responseStatus: answer.status, responseSealed: seal(opts.secret, record, stored), lockedUntil: null }).where(where);
+  } catch (err) {
+    // The answer goes out all the same; a retry finds the record still locked, then takes it over.
+    log.error({ err, requestId: opts.requestId }, 'could not store an idempotent response');
+  }
+  return answer;
 }

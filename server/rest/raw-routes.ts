@@ -1,11 +1,11 @@
 import { executeRoute, streamRoute } from '../executions/routes';
-import { sendJson } from '../http/send';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../trpc/router';
+import { json } from './answer';
 import type { RawRoute } from './routes';
 
-// Routes that write their own response. They pass the pipeline's checks first (route, auth,
-// rate limit, scope); streaming executions and 200/202-by-input routes join this list.
+// Routes that read their own input and answer a stream, or 200/202 chosen by input. They pass
+// the pipeline's checks first (route, auth, rate limit, scope), like every route.
 
 let openapi: string | undefined;
 
@@ -23,9 +23,9 @@ export const RAW_ROUTES: RawRoute[] = [
         responses: { '200': { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
-    async handle({ res }) {
+    async handle() {
       openapi ??= JSON.stringify(buildOpenApiDocument(appRouter, RAW_ROUTES));
-      sendJson(res, 200, openapi);
+      return json(200, openapi);
     },
   },
   executeRoute,

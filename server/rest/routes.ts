@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
 import type { OperationObject } from 'openapi3-ts/oas31';
 import type { DeclaredErrorCode } from '../errors';
@@ -6,16 +6,16 @@ import type { Db } from '../../db/client';
 import type { VerifiedKey } from '../keys/service';
 import type { Scope } from '../keys/scopes';
 import type { Meta } from '../trpc/init';
+import type { Answer } from './answer';
 import type { Query } from './body';
 
-// The REST route table, built once: procedures with OpenAPI meta (served by trpc-to-openapi)
-// and raw routes (which write their own response: a stream, or 200/202 chosen by input). Both
-// pass the same checks first: route → auth → rate limit → scope; raw routes then read their
-// own input.
+// The REST route table, built once: procedures with OpenAPI meta (called through a tRPC caller
+// with the input the handler read: procedures.ts) and raw routes (which read their own input
+// and answer a stream, or 200/202 chosen by input). Both pass the same checks first:
+// route → auth → rate limit → scope; both return an Answer the handler writes.
 
 export interface RawContext {
   req: IncomingMessage;
-  res: ServerResponse;
   requestId: string;
   db: Db;
   /** The verified key; null only on routes with `auth: false`. */
@@ -38,7 +38,7 @@ export interface RawRoute {
    * come from the error catalogue like every route's (plus the codes it declares in `errors`).
    */
   openapi?: { operation: OperationObject; errors?: readonly DeclaredErrorCode[] };
-  handle(ctx: RawContext): Promise<void>;
+  handle(ctx: RawContext): Promise<Answer>;
 }
 
 export interface RestRoute {
@@ -50,7 +50,7 @@ export interface RestRoute {
   /** False: no key needed (the OpenAPI document). */
   auth: boolean;
   successStatus: number;
-  target: { kind: 'procedure'; path: string } | { kind: 'raw'; handle: RawRoute['handle'] };
+  target: { kind: 'procedure'; path: string; segments: string[] } | { kind: 'raw'; handle: RawRoute['handle'] };
 }
 
 export type RouteMatch =
@@ -92,7 +92,7 @@ export function buildRouteTable(router: AnyRouter, raw: RawRoute[] = []): RestRo
       scope: meta.scope,
       auth: true,
       successStatus: meta.successStatus ?? 200,
-      target: { kind: 'procedure', path },
+      target: { kind: 'procedure', path, segments: path.split('.') },
     });
   }
   return routes;

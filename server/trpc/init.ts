@@ -77,6 +77,7 @@ const t = initTRPC
   });
 
 export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
 
 /**
  * Every procedure reports failures as an ApiError, whichever face it is called through:

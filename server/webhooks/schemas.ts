@@ -15,12 +15,6 @@ const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T20
 export const MAX_WEBHOOKS = 20;
 export const MAX_DESCRIPTION = 500;
 
-/**
- * A JSON boolean, never a string: trpc-to-openapi coerces the plain `z.boolean()` fields of a
- * body (`"true"` → true: FINDINGS.md); a field behind a pipe is out of its reach.
- */
-const jsonBoolean = () => z.boolean().pipe(z.boolean());
-
 /** In a `u` regex a surrogate pair is one code point: this matches only a lone surrogate (stored as U+FFFD otherwise). */
 const wellFormed = (schema: z.ZodString) => schema.refine((v) => !/\p{Cs}/u.test(v), 'must be valid Unicode text (it holds a lone surrogate)');
 
@@ -49,7 +43,7 @@ export const createWebhookInput = z
     url,
     events: eventList,
     description: description.default(null),
-    enabled: jsonBoolean().default(true).meta({ description: '`false`: nothing is delivered until it is enabled. Default: `true`.', example: true }),
+    enabled: z.boolean().default(true).meta({ description: '`false`: nothing is delivered until it is enabled. Default: `true`.', example: true }),
   })
   .meta({ id: 'CreateWebhookRequest' });
 
@@ -62,7 +56,7 @@ export const updateWebhookInput = z
     url: url.optional(),
     events: eventList.optional(),
     description: description.optional(),
-    enabled: jsonBoolean().optional().meta({ description: '`true` enables the endpoint again (also after it was disabled for failing); `false` pauses it.' }),
+    enabled: z.boolean().optional().meta({ description: '`true` enables the endpoint again (also after it was disabled for failing); `false` pauses it.' }),
   })
   .meta({ description: 'The fields to change; the others keep their value.' });
 
