@@ -34,6 +34,9 @@ export interface ProcessRuntime {
   workers: boolean;
 }
 
+/** What a request may use of its process, given in its context (never reached for from a global). */
+export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions'>;
+
 interface Slots {
   runtime?: ProcessRuntime;
   logger?: Logger;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Db } from '../../db/client';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { ApiError, notFound } from '../errors';
 import { assertSafeKeys } from '../metadata';
@@ -6,10 +7,11 @@ import { json, respond, type Answer } from '../rest/answer';
 import type { Query } from '../rest/body';
 import type { MarkerReplay } from '../rest/idempotency';
 import type { RawRoute } from '../rest/routes';
-import { getRuntime } from '../runtime';
+import type { Services } from '../runtime';
 import { findNul, inputError } from '../trpc/input-errors';
 import { executeInput } from './schemas';
-import { findExecutionState, startExecution } from './service';
+import { startRun } from './execute';
+import { findExecutionState } from './service';
 import { executionView, isFinal } from './status';
 import { responseSink, streamEvents, waitForFinal, watchFinal } from './stream';
 import { newId } from '../ids';
@@ -55,7 +57,7 @@ export const executeRoute: RawRoute = {
       },
     },
   },
-  async handle({ db, key, params, query, body }): Promise<Answer> {
+  async handle({ db, services, key, params, query, body }): Promise<Answer> {
     errorIfQuery(query);
     const raw = await body();
     const nul = findNul(raw);
@@ -65,31 +67,25 @@ export const executeRoute: RawRoute = {
     if (!parsed.success) throw inputError(parsed.error.issues, raw);
     const input = parsed.data;
     if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const { live, streams, executions: pool } = getRuntime();
+    const { live, streams } = services;
     const id = newId('exe');
     // A stream counts against the key's open streams, a wait against the workspace's waiting
     // requests, before anything is created.
     const open = input.stream ? await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId }) : null;
     const waiting = input.wait ? streams.acquireWait(key!.workspaceId) : null;
-    // A caller that waits or streams is served fastest by this process running the execution
-    // itself, when it runs workers and has a free slot: no hand-over (startExecution decides
-    // whether its workspace may start one now; if not, it is queued and the slot given back).
-    const slot = input.wait || input.stream ? (pool?.reserve() ?? null) : null;
-    // Otherwise `wait: true` listens for the terminal event before the execution exists (never too late).
+    // `wait: true` listens for the terminal event before the execution exists (never too late).
     const watch = input.wait ? watchFinal(live, id) : undefined;
-    let start: Awaited<ReturnType<typeof startExecution>>;
+    let started: Awaited<ReturnType<typeof startRun>>;
     try {
-      start = await startExecution(db, key!, params.id!, input, { id, inline: slot !== null });
+      // A caller that waits or streams is served fastest by a run in this process (no hand-over).
+      started = await startRun(services, db, key!, params.id!, input, { id, inPlace: input.wait === true || input.stream === true });
     } catch (err) {
-      slot?.release();
       watch?.close();
       open?.close();
       waiting?.();
       throw err;
     }
-    const { row, timeoutSeconds, started } = start;
-    const run = started ? slot!.run(started) : null;
-    if (!started) slot?.release();
+    const { row, timeoutSeconds, running: run } = started;
     // Under an Idempotency-Key a long answer is kept as its marker: a retry replays the same
     // kind of answer for this execution.
     if (input.stream) {
@@ -145,7 +141,7 @@ export const streamRoute: RawRoute = {
       responses: { '200': eventStreamDoc },
     },
   },
-  async handle({ req, db, key, params, query }): Promise<Answer> {
+  async handle({ req, db, services, key, params, query }): Promise<Answer> {
     errorIfQuery(query);
     const header = req.headers['last-event-id'];
     let afterSeq = 0;
@@ -156,7 +152,7 @@ export const streamRoute: RawRoute = {
     }
     const row = await findExecutionState(db, key!, params.id!);
     if (!row) throw notFound('execution', params.id!);
-    const { live, streams } = getRuntime();
+    const { live, streams } = services;
     const open = await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId });
     return {
       status: 200,
@@ -175,8 +171,7 @@ export const streamRoute: RawRoute = {
 };
 
 /** The replay of an idempotent execute that answered with a stream or a wait: the same answer, for the same execution. */
-export const replayExecution: MarkerReplay = async (marker, key) => {
-  const { database, live, streams } = getRuntime();
+export const replayExecution = (db: Db, { live, streams }: Services): MarkerReplay => async (marker, key) => {
   const id = marker.$stream ?? marker.$wait!;
   if (marker.$stream) {
     const open = await streams.acquire({ kind: 'key', id: key.keyId, workspaceId: key.workspaceId });
@@ -184,7 +179,7 @@ export const replayExecution: MarkerReplay = async (marker, key) => {
       status: 200,
       async write(res) {
         try {
-          await streamEvents({ db: database.db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+          await streamEvents({ db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
         } finally {
           open.close();
         }
@@ -196,7 +191,7 @@ export const replayExecution: MarkerReplay = async (marker, key) => {
     status: 200,
     async write(res) {
       try {
-        const done = await waitForFinal(database.db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
+        const done = await waitForFinal(db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
         await respond(res, json(200, executionView(done)));
       } finally {
         waiting();

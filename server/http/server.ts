@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { newId } from '../ids';
 import type { RateLimits } from '../ratelimit';
 import { createRestHandler } from '../rest/handler';
+import type { Services } from '../runtime';
 import type { RequestUsage } from '../usage/requests';
 import { CLIENT_ADDRESS_HEADER } from './client-address-header';
 import { answerClientError } from './client-error';
@@ -29,8 +30,8 @@ const isApiPath = (url: string) =>
  * (dashboard pages, /api/trpc, /api/auth) goes to Next's request handler when there is one,
  * with the same body limits as /v1 and the client's address (which Next cannot see).
  */
-export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; next?: Handler }) {
-  const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage });
+export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; next?: Handler } & Services) {
+  const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage, services: deps });
 
   const toNext = (next: Handler, req: IncomingMessage, res: ServerResponse) => {
     req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req, env.TRUST_PROXY);

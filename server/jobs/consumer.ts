@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
-import { fromDrizzle, type Job, type PgBoss } from 'pg-boss';
-import type { Db } from '../../db/client';
+import type { Job, PgBoss } from 'pg-boss';
 import type { Bus } from '../bus';
 import { log } from '../log';
 
-// One fetch loop per queue and process, for queues with many concurrent handlers (executions).
+// One fetch loop per queue and process, for queues with many concurrent handlers (webhook
+// deliveries; executions have no job: their row is the queue, server/executions/pool.ts).
 // pg-boss's own `work()` runs `concurrency` independent pollers, and a NOTIFY for one new job
 // wakes them all: 20 fetches per job, per process. Here one loop fetches as many jobs as it has
 // free slots, when a job is sent (NOTIFY `aas_jobs`, via the bus), when a handler finishes and
@@ -16,27 +15,13 @@ const POLL_MS = 5_000;
 const TOUCH_MS = 4_000;
 const MAX_DUE = 1_000;
 
-/** A handler slot held for work this process starts itself, without a job (`Consumer.reserve`). */
-export interface Slot {
-  /** Runs `fn` in the slot (shutdown waits for it like for a job); the slot frees when it settles. */
-  run(key: string, fn: () => Promise<unknown>): void;
-  /** Gives the slot back unused. */
-  release(): void;
-}
-
 export interface Consumer {
-  /** A free slot of this process (counted against `concurrency`), or null when all are taken or it is stopping. */
-  reserve(): Slot | null;
   /** Stops fetching and waits up to `timeoutMs` for running handlers. */
   stop(timeoutMs: number): Promise<void>;
 }
 
-/**
- * A job's handler. `settle(tx)` completes the job inside the handler's own transaction `tx`
- * (its outcome and the job's completion commit together); the handler then resolves true, and
- * the consumer does not complete it again.
- */
-export type ConsumeHandler<T> = (job: Job<T>, settle: (tx: Db) => Promise<unknown>) => Promise<boolean | void>;
+/** A job's handler: the job completes when it resolves, and fails when it throws. */
+export type ConsumeHandler<T> = (job: Job<T>) => Promise<unknown>;
 
 export function consume<T extends object>(
   boss: PgBoss,
@@ -47,9 +32,6 @@ export function consume<T extends object>(
   groupConcurrency?: number,
 ): Consumer {
   const active = new Map<string, Promise<void>>();
-  let reserved = 0;
-  /** Keys of `active` that are local runs, not jobs (no heartbeat to renew). */
-  const local = new Set<string>();
   let wanted = true;
   let stopped = false;
   let wake: (() => void) | null = null;
@@ -89,15 +71,14 @@ export function consume<T extends object>(
   });
   const offReconnect = bus.onReconnect(signal);
   const toucher = setInterval(() => {
-    const jobs = [...active.keys()].filter((id) => !local.has(id));
+    const jobs = [...active.keys()];
     if (jobs.length > 0) boss.touch(queue, jobs).catch((err: unknown) => log.warn({ err, queue }, 'job heartbeat failed'));
   }, TOUCH_MS);
 
-  const settle = (job: Job<T>) => (tx: Db) => boss.complete(queue, job.id, null, { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) });
   const run = (job: Job<T>): Promise<void> =>
-    handler(job, settle(job))
+    handler(job)
       .then(
-        async (settled) => void (settled === true || (await boss.complete(queue, job.id))),
+        async () => void (await boss.complete(queue, job.id)),
         async (err: unknown) => void (await boss.fail(queue, job.id, { message: err instanceof Error ? err.message : String(err) })),
       )
       .catch((err: unknown) => log.error({ err, queue, job: job.id }, 'could not settle a job'))
@@ -109,7 +90,7 @@ export function consume<T extends object>(
 
   const loop = (async () => {
     while (!stopped) {
-      const free = concurrency - active.size - reserved;
+      const free = concurrency - active.size;
       if (wanted && free > 0) {
         wanted = false;
         let jobs: Job<T>[] = [];
@@ -143,35 +124,6 @@ export function consume<T extends object>(
 
   const freed = () => wanted && wake?.();
   return {
-    reserve() {
-      if (stopped || active.size + reserved >= concurrency) return null;
-      reserved++;
-      let open = true;
-      const give = () => {
-        if (!open) return false;
-        open = false;
-        reserved--;
-        return true;
-      };
-      return {
-        run(key, fn) {
-          if (!give()) return;
-          const p = fn()
-            .then(() => {})
-            .catch((err: unknown) => log.error({ err, queue, key }, 'local run failed'))
-            .finally(() => {
-              active.delete(key);
-              local.delete(key);
-              freed();
-            });
-          local.add(key);
-          active.set(key, p);
-        },
-        release() {
-          if (give()) freed();
-        },
-      };
-    },
     async stop(timeoutMs) {
       stopped = true;
       wake?.();

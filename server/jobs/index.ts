@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { fromDrizzle, fromPglite, PgBoss, type Job, type QueueOptions } from 'pg-boss';
 import type { Database, Db } from '../../db/client';
 import type { Bus } from '../bus';
-import { consume, type ConsumeHandler, type Consumer, type Slot } from './consumer';
+import { consume, type ConsumeHandler, type Consumer } from './consumer';
 import { log } from '../log';
 
 // Durable jobs in the database (pg-boss), on PostgreSQL and on the embedded PGlite alike.
@@ -53,11 +53,6 @@ export interface Jobs {
    * `groupConcurrency`: at most this many jobs of one `group` run at once, across all processes.
    */
   consume<T extends object>(spec: QueueSpec<T>, handler: ConsumeHandler<T>, opts: { concurrency: number; groupConcurrency?: number }): void;
-  /**
-   * A free handler slot of this process's consumer of the queue, for work it starts itself
-   * without a job (null when the process runs no consumer of it, or all its slots are taken).
-   */
-  reserve(spec: QueueSpec<object>): Slot | null;
   /** Sends a job to the queue on a cron schedule (kept in the database: one schedule for every process). */
   schedule<T extends object>(spec: QueueSpec<T>, cron: string, data?: T): Promise<void>;
   /** Stops fetching, waits up to `timeoutMs` for running handlers, and closes pg-boss's connections. */
@@ -146,9 +141,6 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
     },
     consume(spec, handler, opts) {
       consumers.set(spec.name, consume(boss, bus, spec.name, handler as never, opts.concurrency, opts.groupConcurrency));
-    },
-    reserve(spec) {
-      return consumers.get(spec.name)?.reserve() ?? null;
     },
     async stop(timeoutMs = 10_000) {
       await Promise.all([...consumers.values()].map((c) => c.stop(timeoutMs)));

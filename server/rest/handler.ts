@@ -9,6 +9,7 @@ import { createUnknownKeys } from '../keys/unknown-keys';
 import { log } from '../log';
 import type { RateLimits } from '../ratelimit';
 import { appRouter } from '../trpc/router';
+import type { Services } from '../runtime';
 import type { RequestUsage } from '../usage/requests';
 import { errorAnswer, respond, toApiError, type Answer } from './answer';
 import { parseQuery, readJsonBody, type Query } from './body';
@@ -33,8 +34,9 @@ interface KeyRef {
   owner?: KeyOwner;
 }
 
-export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: RequestUsage }) {
-  const { db, limits } = deps;
+export function createRestHandler(deps: { db: Db; limits: RateLimits; services: Services; usage?: RequestUsage }) {
+  const { db, limits, services } = deps;
+  const replayMarker = replayExecution(db, services);
   const routes = buildRouteTable(appRouter, RAW_ROUTES);
   const addresses = createAddressGuard(limits);
   const unknownKeys = createUnknownKeys();
@@ -87,17 +89,17 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; usage?: Re
       const query = parseQuery(req.url ?? '');
       if (target.kind === 'raw') {
         let body: Promise<Record<string, unknown>> | undefined = preread ? Promise.resolve(preread) : undefined;
-        return target.handle({ req, requestId, db, key, params, query, body: () => (body ??= readJsonBody(req)) });
+        return target.handle({ req, requestId, db, services, key, params, query, body: () => (body ??= readJsonBody(req)) });
       }
       const body = await readBody(req, route, query, preread);
-      return callProcedure({ ...route, target }, { requestId, db, actor: key }, { query, body, params });
+      return callProcedure({ ...route, target }, { requestId, db, actor: key, services }, { query, body, params });
     };
     // Idempotency-Key (POST): checked after the scope, before the input (DESIGN.md 3.3).
     const idempotencyKey = key && route.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     if (idempotencyKey === undefined) return dispatch();
     const body = await readJsonBody(req);
     const secret = bearer(req.headers.authorization)!;
-    return withIdempotency({ req, requestId, db, key: key!, secret, idempotencyKey, path, body, replayMarker: replayExecution }, () => dispatch(body));
+    return withIdempotency({ req, requestId, db, key: key!, secret, idempotencyKey, path, body, replayMarker }, () => dispatch(body));
   }
 
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -5,6 +5,7 @@ import type { DeclaredErrorCode } from '../errors';
 import type { Db } from '../../db/client';
 import type { VerifiedKey } from '../keys/service';
 import type { Scope } from '../keys/scopes';
+import type { Services } from '../runtime';
 import type { Meta } from '../trpc/init';
 import type { Answer } from './answer';
 import type { Query } from './body';
@@ -18,6 +19,8 @@ export interface RawContext {
   req: IncomingMessage;
   requestId: string;
   db: Db;
+  /** The process's job queue, bus, live events, open streams and execution pool. */
+  services: Services;
   /** The verified key; null only on routes with `auth: false`. */
   key: VerifiedKey | null;
   /** Path parameters by the names in the template (`{id}` → `params.id`). */

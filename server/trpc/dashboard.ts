@@ -29,6 +29,7 @@ export function createDashboardHandler(resolveActor: (req: Request) => Promise<A
         return {
           requestId: newId('req'),
           db: runtime.database.db,
+          services: runtime,
           actor: await resolveActor(req),
           clientAddress: stampedClientAddress(req.headers),
           limits: runtime.limits,

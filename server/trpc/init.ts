@@ -6,6 +6,7 @@ import type { Actor } from '../actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../errors';
 import type { Scope } from '../keys/scopes';
 import type { RateLimits } from '../ratelimit';
+import type { Services } from '../runtime';
 import { chargeDashboardMutation } from '../ratelimit/dashboard';
 import { badTextError, findBadText } from '../text-input';
 import { inputError } from './input-errors';
@@ -15,6 +16,8 @@ export interface Context {
   db: Db;
   /** The verified key (REST) or the signed-in user (dashboard); null when neither. */
   actor: Actor | null;
+  /** The process's job queue, bus, live events, open streams and execution pool. */
+  services: Services;
   /** The client's address (per-address limits of the dashboard's sign-up); absent on REST. */
   clientAddress?: string;
   /**

@@ -1,4 +1,5 @@
-import { cancelExecution, deleteConversation, getConversation, getExecution, listConversations, listExecutions, startExecution } from '../../executions/service';
+import { cancelExecution, deleteConversation, getConversation, getExecution, listConversations, listExecutions } from '../../executions/service';
+import { startRun } from '../../executions/execute';
 import {
   conversationListSchema,
   conversationSchema,
@@ -55,14 +56,17 @@ export const executionsRouter = router({
     .output(executionSchema)
     .mutation(({ ctx, input }) => cancelExecution(ctx.db, ctx.actor, input.id)),
 
-  /** Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): queues a run. */
+  /**
+   * Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): starts a run
+   * through the same entry point, in place when it can, since the playground follows it at once.
+   */
   start: apiProcedure
     .meta({ scope: 'agents:execute' })
     .input(executeInput.omit({ wait: true, stream: true }).extend({ agentId: z.string() }))
     .output(executionSchema)
     .mutation(async ({ ctx, input }) => {
       const { agentId, ...rest } = input;
-      const { row } = await startExecution(ctx.db, ctx.actor, agentId, rest);
+      const { row } = await startRun(ctx.services, ctx.db, ctx.actor, agentId, rest, { inPlace: true });
       return executionView(row);
     }),
 });

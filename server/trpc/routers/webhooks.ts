@@ -1,6 +1,5 @@
 import { eventSchema } from '../../events/schemas';
 import { PAGE_ERRORS } from '../../pagination';
-import { getRuntime } from '../../runtime';
 import {
   createdWebhookSchema,
   createWebhookInput,
@@ -173,5 +172,5 @@ export const webhooksRouter = router({
     })
     .input(resendInput)
     .output(deliverySchema)
-    .mutation(({ ctx, input }) => resendDelivery(ctx.db, getRuntime().jobs, ctx.actor, input.id, input.deliveryId)),
+    .mutation(({ ctx, input }) => resendDelivery(ctx.db, ctx.services.jobs, ctx.actor, input.id, input.deliveryId)),
 });
