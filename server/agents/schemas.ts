@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../../db/schema';
+import { ENVIRONMENTS } from '../../db/schema/values';
 import { metadataSchema } from '../metadata';
-import { PROVIDERS } from '../models/registry';
+import { PROVIDERS } from '../models/providers';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
 // Request and response shapes of /v1/agents (DESIGN.md 6.1). The descriptions and examples end
