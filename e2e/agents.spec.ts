@@ -172,6 +172,37 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   expect((await page.request.get(stream, { headers: { 'Last-Event-ID': String(last) } })).status()).toBe(204);
 });
 
+test('the execution page follows a running execution from its event stream, not by polling', async ({ page }) => {
+  await signUp(page, 'follow');
+  await createAgent(page, 'Live narrator', 'slow');
+  // 40 words, 200 ms apart: about 8 s of streaming.
+  const input = LONG_INPUT.split(' ').slice(0, 40).join(' ');
+  await send(page, input);
+  await expect(page.getByTestId('playground-turn').last()).toHaveAttribute('data-status', 'running');
+  const reads: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/api/trpc/') && r.url().includes('executions.get')) reads.push(r.url());
+  });
+  await page.getByTestId('playground-execution-link').last().click();
+  await expect(page).toHaveURL(/\/dashboard\/executions\/exe_/);
+  const execution = page.getByTestId('execution-page');
+  await expect(execution).toHaveAttribute('data-status', 'running');
+
+  // The answer grows on the page as its text.delta events arrive.
+  const live = page.getByTestId('execution-live-output');
+  await expect(live).toContainText('Echo:');
+  const early = (await live.innerText()).length;
+  await expect.poll(async () => (await live.innerText()).length, { timeout: 5_000 }).toBeGreaterThan(early);
+
+  // The terminal event carries the finished execution: the page settles without reading it again.
+  await expect(execution).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
+  await expect(page.getByTestId('execution-output')).toContainText(`Echo: ${input}`);
+  await expect(live).toHaveCount(0);
+  await expect(page.getByTestId('execution-step')).toHaveCount(1);
+  await expect(page.getByTestId('conversation-message')).toHaveCount(2);
+  expect(reads.length, 'executions.get while the run streamed').toBeLessThanOrEqual(1);
+});
+
 test('cancel a slow run from its execution page and in the playground, then delete the agent', async ({ page }) => {
   await signUp(page, 'cancel');
   await createAgent(page, 'Slow talker', 'slow');

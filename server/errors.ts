@@ -251,6 +251,13 @@ export const ERROR_CATALOGUE = [
 
 export type CatalogueEntry = (typeof ERROR_CATALOGUE)[number];
 export type ErrorCode = CatalogueEntry['code'];
+
+/**
+ * Every code, in the catalogue's order: the one list of codes. The dashboard and the tests name
+ * codes through `ErrorCode` (a code not in the catalogue does not compile) or check them here.
+ */
+export const ERROR_CODES = ERROR_CATALOGUE.map((e) => e.code) as readonly ErrorCode[];
+export const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
 export type ErrorStatus = CatalogueEntry['status'];
 /** The codes an operation documents only when its meta lists them (`errors: [...]`). */
 export type DeclaredErrorCode = Extract<CatalogueEntry, { on: 'declared' }>['code'];

@@ -3,8 +3,9 @@ import { monotonicFactory } from 'ulid';
 
 // Prefixed, time-sortable, URL-safe identifiers: `key_01JD…` (ULID, Crockford base32).
 // Monotonic within a process, so ids made in the same millisecond still sort by creation.
-export const ID_PREFIXES = ['usr', 'ws', 'key', 'agt', 'exe', 'conv', 'whk', 'evt', 'dlv', 'msg', 'req'] as const;
-export type IdPrefix = (typeof ID_PREFIXES)[number];
+import type { IdPrefix } from './id-format';
+
+export { ID_PREFIXES, isId, type IdPrefix } from './id-format';
 
 // The same randomness as ulid's default (one CSPRNG byte per character, byte / 256), drawn from a
 // pool filled 4 KiB at a time instead of one crypto call per character (≈3 % of a request's CPU).
@@ -22,12 +23,4 @@ const next = monotonicFactory(pooledRandom);
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next()}`;
-}
-
-const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
-const patterns = new Map<IdPrefix, RegExp>(ID_PREFIXES.map((p) => [p, new RegExp(`^${p}_${ULID}$`)]));
-
-/** True when `value` is a well-formed id of the given kind. */
-export function isId(prefix: IdPrefix, value: string): boolean {
-  return patterns.get(prefix)!.test(value);
 }

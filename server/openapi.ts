@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
 import type { HeadersObject, OperationObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { createSchema } from 'zod-openapi';
+import { executionEventSchema } from './executions/events';
 import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from './errors';
 import { buildRouteTable, type RawRoute } from './rest/routes';
 import type { Meta } from './trpc/init';
@@ -41,6 +43,12 @@ const errorSchema: SchemaObject = {
     },
   },
 };
+
+/**
+ * The events of an execution's stream (executions/events.ts), which no procedure's schema
+ * reaches: `ExecutionEvent` (one of them, told apart by `type`) and one schema per type.
+ */
+const eventSchemas = () => createSchema(executionEventSchema, { io: 'output' }).components as Record<string, SchemaObject>;
 
 /** Every code the REST face can answer (dashboard-only codes are not part of /v1). */
 const REST_ERRORS = ERROR_CATALOGUE.filter((e) => e.on !== 'dashboard');
@@ -128,7 +136,7 @@ export function buildOpenApiDocument(router: AnyRouter = appRouter, raw: readonl
   });
   // Drop the library's own error schemas (`error.BAD_REQUEST`…): no response ever has that shape.
   const schemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.'));
-  doc.components = { ...doc.components, schemas: { ...Object.fromEntries(schemas), Error: errorSchema } };
+  doc.components = { ...doc.components, schemas: { ...eventSchemas(), ...Object.fromEntries(schemas), Error: errorSchema } };
 
   for (const route of buildRouteTable(router)) {
     if (route.target.kind !== 'procedure') continue;

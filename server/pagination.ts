@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type DeclaredErrorCode } from './errors';
-import { isId, type IdPrefix } from './ids';
+import { isId, type IdPrefix } from './id-format';
 
 // Keyset pagination on prefixed, time-sortable ids (DESIGN.md 3.2). Lists are newest first.
 // `after=X`: the items older than X. `before=X`: the `limit` items just newer than X, still

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { ERRORS, type ErrorCode } from '../server/errors';
 import type { ApiResponse, ErrorBody } from './harness';
 
 // Assertions on what a client of the API sees: status, the error envelope, the headers.
@@ -36,9 +37,10 @@ export function expectRequestId(res: ApiResponse<unknown>): string {
 export function expectError(
   res: ApiResponse<unknown>,
   status: number,
-  code: string,
+  code: ErrorCode,
   param?: string | null,
 ): ErrorBody['error'] {
+  assert.equal(ERRORS[code].status, status, `the catalogue gives ${code} the status ${ERRORS[code].status}`);
   assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   const body = res.body as ErrorBody;

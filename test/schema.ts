@@ -24,7 +24,8 @@ export interface Schema {
   pattern?: string;
 }
 
-const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+// `discriminator` only tells a reader which `oneOf` branch to try: the branches are checked all the same.
+const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'default', 'deprecated', 'readOnly', 'writeOnly', 'discriminator']);
 const KNOWN = new Set([
   '$ref', 'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'allOf',
   'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'propertyNames', 'maxProperties',

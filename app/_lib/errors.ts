@@ -1,12 +1,14 @@
 import { TRPCClientError } from '@trpc/client';
+import type { ErrorCode, ErrorType } from '@/server/errors';
 import type { AppRouter } from '@/server/trpc/router';
 
 // What the UI shows for a failed call: the server's own message (it is written for humans),
 // or a plain sentence when the server could not be reached.
 
+/** `error.code` is one of the server's catalogue (server/errors.ts): compare it with `ErrorCode`s only. */
 export interface ApiErrorInfo {
-  type: string;
-  code: string;
+  type: ErrorType;
+  code: ErrorCode;
   param: string | null;
 }
 
@@ -17,6 +19,9 @@ function isClientError(err: unknown): err is TRPCClientError<AppRouter> {
 export function apiErrorOf(err: unknown): ApiErrorInfo | null {
   return isClientError(err) ? (err.data?.apiError ?? null) : null;
 }
+
+/** Whether the call failed with this code. */
+export const hasErrorCode = (err: unknown, code: ErrorCode): boolean => apiErrorOf(err)?.code === code;
 
 export function errorMessage(err: unknown): string {
   if (isClientError(err)) {

@@ -3,8 +3,9 @@ import { check, text, timestamp, type AnyPgColumn } from 'drizzle-orm/pg-core';
 
 // Column helpers shared by every table, so each kind of column reads (and migrates) the same.
 
-export const ENVIRONMENTS = ['live', 'test'] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
+import { ENVIRONMENTS } from './values';
+
+export { ENVIRONMENTS, type Environment } from './values';
 
 /** A point in time: `timestamp (3) with time zone` (milliseconds, as the API prints them). */
 export const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });

@@ -3,8 +3,9 @@ import { boolean, index, integer, json, jsonb, pgTable, primaryKey, text } from 
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
 
-export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
-export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+import { EXECUTION_STATUSES, MESSAGE_ROLES } from './values';
+
+export { EXECUTION_STATUSES, MESSAGE_ROLES, type ExecutionStatus, type MessageRole } from './values';
 const status = textEnum('executions', 'status', EXECUTION_STATUSES);
 const executionEnvironment = environmentColumn('executions');
 const conversationEnvironment = environmentColumn('conversations');
@@ -111,8 +112,6 @@ export const conversations = pgTable(
   ],
 );
 
-export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
 const role = textEnum('messages', 'role', MESSAGE_ROLES);
 
 export const messages = pgTable(

@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
+import { DELIVERY_STATUSES, DISABLED_REASONS } from './values';
+
+export { DELIVERY_STATUSES, DISABLED_REASONS, type DeliveryStatus, type DisabledReason } from './values';
 
 // Events and their webhook deliveries (DESIGN.md 7).
 //
@@ -17,12 +20,8 @@ const eventEnvironment = environmentColumn('events');
 const webhookEnvironment = environmentColumn('webhooks');
 const deliveryEnvironment = environmentColumn('webhook_deliveries');
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 const deliveryStatus = textEnum('webhook_deliveries', 'status', DELIVERY_STATUSES);
 
-export const DISABLED_REASONS = ['manual', 'endpoint_gone', 'failing'] as const;
-export type DisabledReason = (typeof DISABLED_REASONS)[number];
 const disabledReason = textEnum('webhooks', 'disabled_reason', DISABLED_REASONS);
 
 export const events = pgTable(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../../db/schema';
+import { ENVIRONMENTS } from '../../db/schema/values';
 import { metadataSchema } from '../metadata';
-import { PROVIDERS } from '../models/registry';
+import { PROVIDERS } from '../models/providers';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
 // Request and response shapes of /v1/agents (DESIGN.md 6.1). The descriptions and examples end
@@ -9,7 +9,23 @@ import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 // service.ts checks what needs more than a shape (model, tool names, URLs, JSON Schemas).
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export const MAX_TOOLS = 20;
+
+/**
+ * The bounds of an agent's fields, which the schemas below enforce and the dashboard's agent
+ * form shows (its hints, its inputs' min, max and maxLength): one number, one place.
+ */
+export const AGENT_LIMITS = {
+  name: { min: 1, max: 100 },
+  description: { max: 1000 },
+  instructions: { max: 32_000 },
+  tools: { max: 20 },
+  temperature: { min: 0, max: 2 },
+  maxSteps: { min: 1, max: 20 },
+  timeoutSeconds: { min: 1, max: 900 },
+  toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, max: 64 },
+  toolDescription: { min: 1, max: 1000 },
+} as const;
+export const MAX_TOOLS = AGENT_LIMITS.tools.max;
 /** Serialized size limit of one tool's `parameters` (bytes of its JSON). */
 export const MAX_PARAMETERS_BYTES = 16 * 1024;
 export const DEFAULT_MODEL = 'sandbox/echo';
@@ -34,6 +50,10 @@ const EXAMPLE_TOOL = {
 
 const timestamp = z.string().meta({ format: 'date-time', example: EXAMPLE_CREATED_AT });
 
+const L = AGENT_LIMITS;
+/** 1000 → `1,000`, as the descriptions write numbers. */
+const n = (value: number) => value.toLocaleString('en-US');
+
 // ---- requests ----
 
 const toolInput = z
@@ -41,14 +61,14 @@ const toolInput = z
     type: z.literal('http').meta({ description: 'The kind of tool; `http` is the only one.', example: 'http' }),
     name: z
       .string()
-      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')
-      .meta({ description: 'How the model calls the tool: 1–64 letters, digits, `_` or `-`, unique within the agent (ignoring case).', example: 'lookup_order' }),
+      .regex(L.toolName.pattern, `must be 1–${L.toolName.max} letters, digits, _ or -`)
+      .meta({ description: `How the model calls the tool: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique within the agent (ignoring case).`, example: 'lookup_order' }),
     description: z
       .string()
       .trim()
-      .min(1)
-      .max(1000)
-      .meta({ description: 'What the tool does, for the model to decide when to call it (1–1,000 characters).', example: EXAMPLE_TOOL.description }),
+      .min(L.toolDescription.min)
+      .max(L.toolDescription.max)
+      .meta({ description: `What the tool does, for the model to decide when to call it (${L.toolDescription.min}–${n(L.toolDescription.max)} characters).`, example: EXAMPLE_TOOL.description }),
     url: z.string().meta({
       description:
         'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
@@ -72,36 +92,36 @@ const fields = {
   name: z
     .string()
     .trim()
-    .min(1)
-    .max(100)
-    .meta({ description: 'A name for the agent, 1–100 characters.', example: 'Order support' }),
+    .min(L.name.min)
+    .max(L.name.max)
+    .meta({ description: `A name for the agent, ${L.name.min}–${L.name.max} characters.`, example: 'Order support' }),
   description: z
     .string()
-    .max(1000)
+    .max(L.description.max)
     .nullable()
-    .meta({ description: 'What the agent is for (≤ 1,000 characters), or `null`.', example: 'Answers questions about orders.' }),
+    .meta({ description: `What the agent is for (≤ ${n(L.description.max)} characters), or \`null\`.`, example: 'Answers questions about orders.' }),
   model: z.string().meta({
     description: `The model, as \`provider/model\`; providers: ${PROVIDERS.map((p) => `\`${p}\``).join(', ')}. \`sandbox/…\` runs offline and deterministically.`,
     example: 'openai/gpt-4o-mini',
   }),
   instructions: z
     .string()
-    .max(32_000)
+    .max(L.instructions.max)
     .nullable()
-    .meta({ description: 'The system prompt (≤ 32,000 characters), or `null`.', example: 'You are a friendly support agent. Look orders up before answering.' }),
+    .meta({ description: `The system prompt (≤ ${n(L.instructions.max)} characters), or \`null\`.`, example: 'You are a friendly support agent. Look orders up before answering.' }),
   tools: z
     .array(toolInput)
     .max(MAX_TOOLS)
     .meta({ description: `HTTP tools the model may call, at most ${MAX_TOOLS}.`, example: [EXAMPLE_TOOL] }),
-  temperature: z.number().min(0).max(2)
+  temperature: z.number().min(L.temperature.min).max(L.temperature.max)
     .nullable()
-    .meta({ description: 'Sampling temperature, 0–2; `null`: the provider’s default.', example: 0.2 }),
-  maxSteps: z.number().int().min(1).max(20).meta({
-    description: 'Most model calls in one execution (each tool round trip is a step), 1–20.',
+    .meta({ description: `Sampling temperature, ${L.temperature.min}–${L.temperature.max}; \`null\`: the provider’s default.`, example: 0.2 }),
+  maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({
+    description: `Most model calls in one execution (each tool round trip is a step), ${L.maxSteps.min}–${L.maxSteps.max}.`,
     example: DEFAULT_MAX_STEPS,
   }),
-  timeoutSeconds: z.number().int().min(1).max(900).meta({
-    description: 'An execution still running after this many seconds fails with `timeout`, 1–900.',
+  timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({
+    description: `An execution still running after this many seconds fails with \`timeout\`, ${L.timeoutSeconds.min}–${L.timeoutSeconds.max}.`,
     example: DEFAULT_TIMEOUT_SECONDS,
   }),
   metadata: metadataSchema,
@@ -164,8 +184,8 @@ const agentFields = {
   instructions: z.string().nullable().meta({ description: 'The system prompt.', example: 'You are a friendly support agent.' }),
   tools: z.array(toolSchema),
   temperature: z.number().nullable().meta({ description: '`null`: the provider’s default.', example: 0.2 }),
-  maxSteps: z.number().int().min(1).max(20).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
-  timeoutSeconds: z.number().int().min(1).max(900).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
+  maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
+  timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
   // An object with string values (a record would also document `propertyNames`, which says nothing here).
   metadata: z
     .object({})

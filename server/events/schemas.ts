@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../../db/schema';
+import { ENVIRONMENTS } from '../../db/schema/values';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 import { ALL_EVENT_TYPES, EVENT_RETENTION_DAYS } from './types';
 

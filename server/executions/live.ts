@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import { queryRows } from '../../db/rows';
 import type { Bus } from '../bus';
 import { log } from '../log';
+import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } from './events';
 
 // The live events of executions, once per process (docs/executions.md, "Streams"). A stream
 // reads an execution's events from its tail here, not from the database:
@@ -15,7 +16,7 @@ import { log } from '../log';
 
 const followSignal = (id: string) => sql`select pg_notify('aas_follow', ${id})`;
 
-export const TERMINAL = new Set(['execution.succeeded', 'execution.failed', 'execution.cancelled']);
+export const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 /** Bytes of events a tail keeps in memory (older ones are read from the database by whoever needs them). */
 const WINDOW_BYTES = 512 * 1024;
@@ -24,13 +25,14 @@ export const PAGE = 500;
 
 export interface LiveEvent {
   seq: number;
-  type: string;
+  type: ExecutionEventType;
   /** The SSE block: `id:`, `event:`, `data:`. */
   frame: string;
 }
 
-export function sseBlock(seq: number, type: string, data: unknown): string {
-  return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ type, ...(data as object) })}\n\n`;
+/** The SSE block of an event: `data:` is the whole event (events.ts), its type first. */
+export function sseBlock(seq: number, { type, data }: RecordedEvent): string {
+  return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
 /** The events of one execution this process has seen, from `from` on, with no gaps but before the terminal event. */
@@ -139,7 +141,7 @@ export const PIECE_CHARS = 256 * 1024;
 /** A stored event: its block, or (a large one read for one stream) only its data's length, to read in pieces. */
 export interface StoredEvent {
   seq: number;
-  type: string;
+  type: ExecutionEventType;
   frame: string | null;
   /** Characters of the event's data (its JSON text). */
   length: number;
@@ -175,7 +177,7 @@ export async function readPiece(db: Db, executionId: string, seq: number, from: 
 }
 
 /** The SSE block of a large event around its data (`{…}`, sent in pieces): what comes before the data's first `{`… after it. */
-export const blockAround = (seq: number, type: string) => ({
+export const blockAround = (seq: number, type: ExecutionEventType) => ({
   before: `id: ${seq}\nevent: ${type}\ndata: {"type":${JSON.stringify(type)},`,
   after: '\n\n',
 });

@@ -1,6 +1,7 @@
 import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
 import type { StoredStep } from '../../db/schema';
+import type { EventData } from './events';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
 // the model answers without tools or `maxSteps` calls were made. Each call goes through the AI
@@ -9,10 +10,11 @@ import type { StoredStep } from '../../db/schema';
 // `streamText` does the same with a stream pipeline per step that cost ~5 ms of CPU per answer
 // of 40 tokens more (docs/benchmark.md), most of a run's CPU at a hosted model's pace.
 
+/** What the loop reports as it happens: the data of a run's `text.delta`, `tool.call` and `tool.result` events (events.ts). */
 export interface LoopEvents {
   text(delta: string, step: number): Promise<void>;
-  toolCall(call: { toolCallId: string; name: string; arguments: unknown; step: number }): Promise<void>;
-  toolResult(result: { toolCallId: string; name: string; result: unknown; isError: boolean; step: number }): Promise<void>;
+  toolCall(call: EventData<'tool.call'>): Promise<void>;
+  toolResult(result: EventData<'tool.result'>): Promise<void>;
 }
 
 export interface LoopResult {

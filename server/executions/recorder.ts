@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import { terminalEventType } from './events';
 import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
 
@@ -43,8 +44,8 @@ export class RunLog implements LocalRun {
   events(): LiveEvent[] {
     const started = startedSeq(this.row);
     return [
-      { seq: started, type: 'execution.started', frame: sseBlock(started, 'execution.started', { execution: executionView(this.row) }) },
-      ...this.all.map((e) => ({ seq: e.seq, type: e.type, frame: sseBlock(e.seq, e.type, e.data) })),
+      { seq: started, type: 'execution.started', frame: sseBlock(started, { type: 'execution.started', data: { execution: executionView(this.row) } }) },
+      ...this.all.map((e) => ({ seq: e.seq, type: e.type, frame: sseBlock(e.seq, e) })),
     ];
   }
 
@@ -60,7 +61,7 @@ export class RunLog implements LocalRun {
     this.all.push(e);
     this.pending.push(e);
     // Rendered only for streams of this process that follow the run.
-    this.live.localTail(this.row.id)?.append([{ seq, type: event.type, frame: sseBlock(seq, event.type, event.data) }]);
+    this.live.localTail(this.row.id)?.append([{ seq, type: event.type, frame: sseBlock(seq, event) }]);
     this.pendingBytes += approximateSize(event);
     if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
@@ -113,9 +114,9 @@ export class RunLog implements LocalRun {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const tail = this.live.localTail(this.row.id);
-    if (final && tail) {
-      const type = `execution.${final.status}`;
-      tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, type, { execution: executionView(final) }) }]);
+    if (final && tail && final.status !== 'queued' && final.status !== 'running') {
+      const type = terminalEventType(final.status);
+      tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, { type, data: { execution: executionView(final) } }) }]);
       tail.markPersisted(final.eventSeq);
     }
     this.live.unlocal(this.row.id);
@@ -124,6 +125,5 @@ export class RunLog implements LocalRun {
 
 /** About the size of an event as written (deltas are most of them: their text). */
 function approximateSize(event: RunEvent): number {
-  const delta = event.data.delta;
-  return typeof delta === 'string' ? delta.length + 64 : JSON.stringify(event.data).length + 64;
+  return event.type === 'text.delta' ? event.data.delta.length + 64 : JSON.stringify(event.data).length + 64;
 }

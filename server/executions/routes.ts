@@ -9,6 +9,8 @@ import type { MarkerReplay } from '../rest/idempotency';
 import type { RawRoute } from '../rest/routes';
 import type { Services } from '../runtime';
 import { findNul, inputError } from '../trpc/input-errors';
+import { executionEventSchema, recordedEvent } from './events';
+import { sseBlock } from './live';
 import { executeInput } from './schemas';
 import { startRun } from './execute';
 import { findExecutionState } from './service';
@@ -28,10 +30,19 @@ const errorIfQuery = (query: Query) => {
   if (param !== undefined) throw new ApiError('unknown_parameter', `Unknown query parameter '${param.slice(0, 64)}'`, { param: param.slice(0, 64) });
 };
 
+/** The stream's documentation, from the events' own schemas (events.ts; the document carries them as `ExecutionEvent`). */
 const eventStreamDoc = {
   description:
-    'Server-Sent Events: `execution.started`, `text.delta`, `tool.call`, `tool.result`, then one terminal event (`execution.succeeded`, `execution.failed` or `execution.cancelled`) carrying the whole execution, after which the stream ends. Each block has `id:` (the event’s sequence number, for `Last-Event-ID`), `event:` and `data:` (JSON). A `: ping` comment every 15 s keeps proxies from closing an idle stream.',
-  content: { 'text/event-stream': { schema: { type: 'string' as const }, example: 'id: 2\nevent: text.delta\ndata: {"type":"text.delta","delta":"Hello","step":0}\n\n' } },
+    'Server-Sent Events, one per event of the execution, in order, the terminal one last, after which the stream ends:\n\n' +
+    executionEventSchema.options.map((o) => `- \`${o.shape.type.value}\`: ${o.meta()?.description ?? ''}`).join('\n') +
+    '\n\nEach block has `id:` (the event’s sequence number, for `Last-Event-ID`), `event:` (its type) and `data:` (the event as JSON, ' +
+    'an `ExecutionEvent`: see the schemas). A `: ping` comment every 15 s keeps proxies from closing an idle stream.',
+  content: {
+    'text/event-stream': {
+      schema: { type: 'string' as const, description: 'Blocks of `id:`, `event:` and `data:` lines; each `data:` is an `ExecutionEvent` (components/schemas).' },
+      example: sseBlock(2, recordedEvent('text.delta', { delta: 'Hello', step: 0 })),
+    },
+  },
 };
 
 export const executeRoute: RawRoute = {

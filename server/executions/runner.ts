@@ -7,6 +7,7 @@ import { log } from '../log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../db/client';
 import { buildTools } from '../tools/toolset';
+import { recordedEvent } from './events';
 import { appendMessages } from './messages';
 import { finish, type ExecutionRow, type Outcome } from './status';
 import { runModelLoop } from './model-loop';
@@ -85,7 +86,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
-        await recorder.push({ type: 'text.delta', data: { delta: hit.output, step: 0 } });
+        await recorder.push(recordedEvent('text.delta', { delta: hit.output, step: 0 }));
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
         return await end(
           { status: 'succeeded', output: hit.output, cached: true, model: resolved.used, usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens } },
@@ -105,9 +106,9 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         signal: controller.signal,
       },
       {
-        text: (delta, step) => recorder.push({ type: 'text.delta', data: { delta, step } }),
-        toolCall: (c) => recorder.push({ type: 'tool.call', data: c }),
-        toolResult: (r) => recorder.push({ type: 'tool.result', data: r }),
+        text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
+        toolCall: (c) => recorder.push(recordedEvent('tool.call', c)),
+        toolResult: (r) => recorder.push(recordedEvent('tool.result', r)),
       },
     );
     const { steps, failure } = loop;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS, EXECUTION_STATUSES, MESSAGE_ROLES } from '../../db/schema';
+import { ENVIRONMENTS, EXECUTION_STATUSES, MESSAGE_ROLES } from '../../db/schema/values';
 import { metadataSchema } from '../metadata';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 

@@ -5,6 +5,7 @@ import { intArray, queryRows, textArray } from '../../db/rows';
 import { conversations, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
 import { emit } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
+import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionView } from './schemas';
 
 // The one module that moves an execution through its states (DESIGN.md 6.2):
@@ -75,7 +76,7 @@ export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
  * (the events as JSON), however many there are (the query builder spent milliseconds of CPU
  * binding a run's forty deltas one value at a time).
  */
-const insertEvents = (tx: Db, id: string, events: { seq: number; type: string; data: unknown }[]) =>
+const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[]) =>
   tx.execute(sql`insert into execution_events (execution_id, seq, type, data)
     select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`);
 
@@ -84,7 +85,7 @@ export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
   const view = executionView(row);
   const seq = startedSeq(row);
   return Promise.all([
-    insertEvents(tx, row.id, [{ seq, type: 'execution.started', data: { execution: view } }]),
+    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]),
     tx.execute(notifyEvents(row.id, seq)),
     emit(tx, row, 'execution.started', view),
   ]);
@@ -158,15 +159,11 @@ export async function heartbeat(db: Db, runs: RunRef[]): Promise<Set<string>> {
   return new Set(rows.map((r) => r.id));
 }
 
-export interface RunEvent {
-  type: 'text.delta' | 'tool.call' | 'tool.result';
-  data: Record<string, unknown>;
-}
+/** An event a running worker records between `execution.started` and the terminal event (events.ts). */
+export type RunEvent = RecordedEvent<ProgressEventType>;
 
 /** An event of a run with the sequence number its worker gave it. */
-export interface SeqEvent extends RunEvent {
-  seq: number;
-}
+export type SeqEvent = RunEvent & { seq: number };
 
 /**
  * Writes events of a running execution in one statement (with their sequence numbers, then one
@@ -255,8 +252,8 @@ export async function finish(
     const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      insertEvents(tx, id, [...pending, { seq: row.eventSeq, type: `execution.${outcome.status}`, data: { execution: view } }]),
-      emit(tx, row, `execution.${outcome.status}`, view),
+      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }]),
+      emit(tx, row, terminalEventType(outcome.status), view),
       tx
         .update(conversations)
         .set({ activeExecutionId: null, updatedAt: sql`now()` })

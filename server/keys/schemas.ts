@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../../db/schema';
+import { ENVIRONMENTS } from '../../db/schema/values';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 import { DEFAULT_SCOPES, SCOPE_TABLE, scopeSchema } from './scopes';
 

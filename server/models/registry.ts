@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, LoadAPIKeyError, RetryError, type LanguageModel } from 'ai';
 import { env } from '../env.js';
+import { MAX_MODEL_LENGTH, PROVIDERS, type Provider } from './providers';
 import { sandboxModel } from './sandbox';
 
 // Which model an agent's `provider/model` string runs on. Providers are configured by the
@@ -11,10 +12,7 @@ import { sandboxModel } from './sandbox';
 // TEST_MODE_REAL_MODELS is set. Model-call failures become a short error safe to show an API
 // user: `model_provider_unavailable` (unreachable, refused credentials) or `model_error`.
 
-export const PROVIDERS = ['sandbox', 'openai', 'anthropic', 'openai-compatible'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-export const MAX_MODEL_LENGTH = 200;
+export { MAX_MODEL_LENGTH, PROVIDERS, type Provider } from './providers';
 
 export type ModelErrorCode = 'model_provider_unavailable' | 'model_error';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, DISABLED_REASONS, ENVIRONMENTS } from '../../db/schema';
+import { DELIVERY_STATUSES, DISABLED_REASONS, ENVIRONMENTS } from '../../db/schema/values';
 import { EXAMPLE_EVENT_ID } from '../events/schemas';
 import { ALL_EVENT_TYPES, EVENT_TYPES } from '../events/types';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';

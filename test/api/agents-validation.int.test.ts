@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import type { ErrorCode } from '../../server/errors';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
@@ -27,7 +28,7 @@ const tool = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function refused(body: Record<string, unknown>, code: string, param: string) {
+async function refused(body: Record<string, unknown>, code: ErrorCode, param: string) {
   const n = await count();
   expectError(await create({ name: 'x', ...body }), 400, code, param);
   assert.equal(await count(), n, 'nothing written');

@@ -5,6 +5,8 @@ import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject
 import { expectError, expectStatus } from '../expect';
 import { startServer, type ApiResponse, type SeededKey, type TestServer } from '../harness';
 import { BUILT_OPERATIONS } from '../built-routes';
+import { EXECUTION_EVENT_TYPES } from '../../server/executions/events';
+import { readStream } from '../executions/helpers';
 import { checkSchema, type Schema } from '../schema';
 import type { CreatedKey } from './types';
 
@@ -182,6 +184,19 @@ describe('executions in the document', () => {
     assert.ok(((stream.parameters ?? []) as ParameterObject[]).some((p) => p.in === 'header' && p.name === 'Last-Event-ID'));
     assert.match((operation('post', '/v1/executions/{id}/cancel').responses?.['409'] as ResponseObject).description ?? '', /`execution_not_cancellable`/);
     assert.match((operation('delete', '/v1/conversations/{id}').responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
+  });
+
+  it('documents the stream’s events from their contract (ExecutionEvent, one of them per type), and real events match it', async () => {
+    const description = (operation('get', '/v1/executions/{id}/stream').responses?.['200'] as ResponseObject).description;
+    for (const type of EXECUTION_EVENT_TYPES) assert.ok(description.includes(`\`${type}\``), `the stream's description names ${type}`);
+    const union = doc.components?.schemas?.ExecutionEvent as Schema;
+    assert.equal(union.oneOf?.length, EXECUTION_EVENT_TYPES.length);
+    const agent = await api.request<{ id: string }>('POST', '/v1/agents', { key: admin.key, body: { name: 'streamed' } });
+    expectStatus(agent, 201);
+    const stream = await readStream(`${api.url}/v1/agents/${agent.body.id}/execute`, { method: 'POST', key: admin.key, body: { input: 'hi', stream: true } });
+    assert.deepEqual([stream.events[0]?.event, stream.events.at(-1)?.event], ['execution.started', 'execution.succeeded']);
+    assert.ok(stream.events.some((e) => e.event === 'text.delta'));
+    for (const e of stream.events) assert.deepEqual(checkSchema({ $ref: '#/components/schemas/ExecutionEvent' }, e.data, doc), [], e.event);
   });
 
   it('documents the conversation list (paginated, filtered by agent) and the model list (not paginated), with examples', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { generateKey } from '../../server/keys/format';
+import type { ErrorCode } from '../../server/errors';
 import { expectError, expectStatus, rateHeaders } from '../expect';
 import { startServer, type TestServer } from '../harness';
 
@@ -52,7 +53,7 @@ describe('per-address limit for requests without a valid key', () => {
     expectStatus(await api.request('DELETE', `/v1/keys/${revoked.id}`, { key: revoked.key, headers: from('203.0.113.9') }), 200);
     const expired = await api.seed.key({ expiresAt: new Date(Date.now() + 300).toISOString() });
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const cases: [string | undefined, string][] = [
+    const cases: [string | undefined, ErrorCode][] = [
       [revoked.key, 'api_key_revoked'],
       [expired.key, 'api_key_expired'],
       [generateKey('live').key, 'invalid_api_key'],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { executionEventSchema, TERMINAL_EVENT_TYPES, type ExecutionEventType } from '../../server/executions/events';
 import type { ExecutionView, ConversationView } from '../../server/executions/schemas';
 import { expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
@@ -13,8 +14,9 @@ export type Conversation = ConversationView;
 
 export interface SseEvent {
   id: number;
-  event: string;
-  data: Record<string, unknown> & { type: string };
+  event: ExecutionEventType;
+  /** The event (checked against the contract, server/executions/events.ts). */
+  data: Record<string, unknown> & { type: ExecutionEventType };
 }
 
 export async function createAgent(api: TestServer, key: string, body: Record<string, unknown> = {}): Promise<string> {
@@ -45,7 +47,10 @@ export async function waitFor(
   }
 }
 
-/** Parses a text/event-stream body into its events (comments such as `: ping` are skipped). */
+/**
+ * Parses a text/event-stream body into its events (comments such as `: ping` are skipped); each
+ * event must be one of the contract's (executionEventSchema), its `event:` its `type`.
+ */
 export function parseSse(text: string): SseEvent[] {
   const events: SseEvent[] = [];
   for (const block of text.split('\n\n')) {
@@ -55,7 +60,12 @@ export function parseSse(text: string): SseEvent[] {
       const at = line.indexOf(':');
       fields[line.slice(0, at)] = line.slice(at + 1).trimStart();
     }
-    if (fields.data) events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) as SseEvent['data'] });
+    if (!fields.data) continue;
+    const data = JSON.parse(fields.data) as SseEvent['data'];
+    const checked = executionEventSchema.safeParse(data);
+    assert.ok(checked.success, `not an execution event: ${fields.data.slice(0, 500)}\n${checked.error?.message}`);
+    assert.equal(fields.event, data.type, 'event: is the type of data:');
+    events.push({ id: Number(fields.id), event: data.type, data });
   }
   return events;
 }
@@ -78,7 +88,7 @@ export async function readStream(
   return { status: res.status, headers: res.headers, events: res.headers.get('content-type')?.startsWith('text/event-stream') ? parseSse(text) : [], text };
 }
 
-export const FINAL_EVENTS = ['execution.succeeded', 'execution.failed', 'execution.cancelled'];
+export const FINAL_EVENTS: readonly string[] = TERMINAL_EVENT_TYPES;
 
 /**
  * A server allowed to call the tool server it starts beside it (a local address), an unlimited

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { dashboardCall, dashboardStandIn } from '../dashboard';
+import type { ErrorCode } from '../../server/errors';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
@@ -270,7 +271,7 @@ describe('the dashboard face', () => {
 });
 
 describe('analytics input errors name their parameter', () => {
-  const cases: [string, Record<string, string>, number, string, string][] = [
+  const cases: [string, Record<string, string>, number, ErrorCode, string][] = [
     ['start missing', {}, 400, 'missing_required_field', 'start'],
     ['start not a date', { start: 'yesterday' }, 400, 'invalid_parameter', 'start'],
     ['start not a calendar day', { start: '2026-02-30' }, 400, 'invalid_parameter', 'start'],

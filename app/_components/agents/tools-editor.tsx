@@ -1,31 +1,25 @@
 'use client';
 
+import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
 import { Button, SelectField, TextAreaField, TextField } from '../ui';
-import { fieldId, METHODS, newTool, type Method, type ToolDraft } from './agent-draft';
+import { AGENT_LIMITS, fieldId, METHODS, newTool, type AgentDraft } from './agent-draft';
 
 // The agent's HTTP tools: each one a card with its name, what it does (the model reads this),
-// where it is called and the JSON Schema of its arguments. `errorOf` gives a field's message by
-// its API param (`tools.0.url`); `onEdited` clears it.
+// where it is called and the JSON Schema of its arguments; the agent form's field array.
+// `errorOf` gives a field's message by its API param (`tools.0.url`); editing a tool clears
+// the messages about the tool as a whole and the list.
 
-export function ToolsEditor({
-  tools,
-  onChange,
-  errorOf,
-  onEdited,
-}: {
-  tools: ToolDraft[];
-  onChange: (tools: ToolDraft[]) => void;
-  errorOf: (param: string) => string | null;
-  onEdited: (param: string) => void;
-}) {
-  const update = (i: number, field: keyof Omit<ToolDraft, 'key'>, value: string) => {
-    onChange(tools.map((t, j) => (j === i ? { ...t, [field]: value } : t)));
-    onEdited(`tools.${i}.${field}`);
-  };
-  const remove = (i: number) => {
-    onChange(tools.filter((_, j) => j !== i));
-    onEdited('tools');
-  };
+/** The tool's name in its heading, as typed. */
+function ToolName({ index }: { index: number }) {
+  const name = useWatch<AgentDraft, `tools.${number}.name`>({ name: `tools.${index}.name` });
+  return name?.trim() ? <span className="ml-1.5 font-mono font-normal text-slate-500">{name.trim()}</span> : null;
+}
+
+export function ToolsEditor({ errorOf }: { errorOf: (param: string) => string | null }) {
+  const { control, register, clearErrors } = useFormContext<AgentDraft>();
+  const { fields: tools, append, remove } = useFieldArray({ control, name: 'tools' });
+  const field = (i: number, name: keyof AgentDraft['tools'][number]) =>
+    register(`tools.${i}.${name}`, { onChange: () => clearErrors(['tools', `tools.${i}`]) });
   const listError = errorOf('tools');
 
   return (
@@ -41,17 +35,20 @@ export function ToolsEditor({
         </p>
       )}
       {tools.map((tool, i) => {
-        const id = (field: string) => fieldId(`tools.${i}.${field}`);
-        const err = (field: string) => errorOf(`tools.${i}.${field}`);
+        const id = (name: string) => fieldId(`tools.${i}.${name}`);
+        const err = (name: string) => errorOf(`tools.${i}.${name}`);
         const toolError = errorOf(`tools.${i}`);
         return (
-          <div key={tool.key} role="group" aria-labelledby={id('heading')} className="space-y-4 rounded-lg p-4 ring-1 ring-slate-200" data-testid="tool-editor">
+          <div key={tool.id} role="group" aria-labelledby={id('heading')} className="space-y-4 rounded-lg p-4 ring-1 ring-slate-200" data-testid="tool-editor">
             <div className="flex items-center justify-between gap-3">
               <h3 id={id('heading')} className="min-w-0 truncate text-sm font-semibold text-slate-900">
                 Tool {i + 1}
-                {tool.name.trim() && <span className="ml-1.5 font-mono font-normal text-slate-500">{tool.name.trim()}</span>}
+                <ToolName index={i} />
               </h3>
-              <Button variant="dangerGhost" className="-my-1.5 -mr-2" onClick={() => remove(i)} aria-label={`Remove tool ${i + 1}`} data-testid="remove-tool">
+              <Button variant="dangerGhost" className="-my-1.5 -mr-2" onClick={() => {
+                  remove(i);
+                  clearErrors('tools');
+                }} aria-label={`Remove tool ${i + 1}`} data-testid="remove-tool">
                 Remove
               </Button>
             </div>
@@ -65,15 +62,14 @@ export function ToolsEditor({
                 id={id('name')}
                 label="Name"
                 placeholder="e.g. lookup_order"
-                value={tool.name}
-                onChange={(e) => update(i, 'name', e.target.value)}
-                maxLength={64}
+                {...field(i, 'name')}
+                maxLength={AGENT_LIMITS.toolName.max}
                 className="font-mono"
                 autoCapitalize="off"
                 spellCheck={false}
                 error={err('name')}
               />
-              <SelectField id={id('method')} label="Method" value={tool.method} onChange={(e) => update(i, 'method', e.target.value as Method)} error={err('method')}>
+              <SelectField id={id('method')} label="Method" {...field(i, 'method')} error={err('method')}>
                 {METHODS.map((m) => (
                   <option key={m}>{m}</option>
                 ))}
@@ -84,8 +80,7 @@ export function ToolsEditor({
               type="url"
               label="URL"
               placeholder="https://api.example.com/orders/lookup"
-              value={tool.url}
-              onChange={(e) => update(i, 'url', e.target.value)}
+              {...field(i, 'url')}
               inputMode="url"
               autoCapitalize="off"
               spellCheck={false}
@@ -97,16 +92,15 @@ export function ToolsEditor({
               label="Description"
               rows={2}
               placeholder="What the tool does and when to use it (the model reads this)"
-              value={tool.description}
-              onChange={(e) => update(i, 'description', e.target.value)}
+              {...field(i, 'description')}
+              maxLength={AGENT_LIMITS.toolDescription.max}
               error={err('description')}
             />
             <TextAreaField
               id={id('parameters')}
               label="Parameters (JSON Schema)"
               rows={8}
-              value={tool.parameters}
-              onChange={(e) => update(i, 'parameters', e.target.value)}
+              {...field(i, 'parameters')}
               className="font-mono text-xs leading-relaxed"
               spellCheck={false}
               autoCapitalize="off"
@@ -120,7 +114,15 @@ export function ToolsEditor({
           </div>
         );
       })}
-      <Button variant="secondary" onClick={() => onChange([...tools, newTool()])} data-testid="add-tool">
+      <Button
+        variant="secondary"
+        onClick={() => {
+          append(newTool(), { shouldFocus: false });
+          clearErrors('tools');
+        }}
+        disabled={tools.length >= AGENT_LIMITS.tools.max}
+        data-testid="add-tool"
+      >
         <span aria-hidden>+</span> Add HTTP tool
       </Button>
     </div>

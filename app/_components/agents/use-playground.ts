@@ -2,14 +2,16 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { apiErrorOf, errorMessage, hasErrorCode } from '@/app/_lib/errors';
+import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-stream';
 import type { Execution, ExecutionStatus } from '@/app/_lib/types';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 
 // The playground's conversation: each message starts an execution (executions.start), whose
-// events arrive over Server-Sent Events from /api/dashboard/executions/:id/stream; the reply
-// grows with every text.delta, tool calls and results appear where they happen, and the
-// terminal event settles the turn. The conversation id carries over to the next message.
+// events arrive over Server-Sent Events from /api/dashboard/executions/:id/stream, parsed with
+// the server's event contract (execution-stream.ts); the reply grows with every text.delta,
+// tool calls and results appear where they happen, and the terminal event settles the turn.
+// The conversation id carries over to the next message.
 
 export type Part =
   | { kind: 'text'; step: number; text: string }
@@ -25,7 +27,6 @@ export interface Turn {
   cached: boolean;
 }
 
-const TERMINAL = ['execution.succeeded', 'execution.failed', 'execution.cancelled'] as const;
 export const isBusy = (turn: Turn | undefined) => turn !== undefined && ['sending', 'queued', 'running'].includes(turn.status);
 
 function appendText(parts: Part[], step: number, delta: string): Part[] {
@@ -49,11 +50,11 @@ export function usePlayground(agentId: string) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [cancelError, setCancelError] = useState<string | null>(null);
-  const source = useRef<EventSource | null>(null);
+  const source = useRef<(() => void) | null>(null);
   const nextKey = useRef(0);
 
   const stop = useCallback(() => {
-    source.current?.close();
+    source.current?.();
     source.current = null;
   }, []);
   useEffect(() => stop, [stop]);
@@ -65,32 +66,40 @@ export function usePlayground(agentId: string) {
     void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
   };
 
+  /** Applies one event of the turn's execution. */
+  function apply(key: number, event: ExecutionEvent) {
+    switch (event.type) {
+      case 'execution.started':
+        return patch(key, (t) => ({ ...t, status: 'running' }));
+      case 'text.delta':
+        return patch(key, (t) => ({ ...t, status: 'running', parts: appendText(t.parts, event.step, event.delta) }));
+      case 'tool.call':
+        return patch(key, (t) => ({ ...t, parts: [...t.parts, { kind: 'tool', step: event.step, id: event.toolCallId, name: event.name, arguments: event.arguments }] }));
+      case 'tool.result':
+        return patch(key, (t) => ({
+          ...t,
+          parts: t.parts.map((p) => (p.kind === 'tool' && p.id === event.toolCallId ? { ...p, result: event.result, isError: event.isError } : p)),
+        }));
+      default:
+        return finish(key, event.execution);
+    }
+  }
+
   function follow(key: number, executionId: string) {
     stop();
-    const es = new EventSource(`/api/dashboard/executions/${encodeURIComponent(executionId)}/stream?environment=${environment}`);
-    source.current = es;
-    const on = <T>(type: string, fn: (data: T) => void) =>
-      es.addEventListener(type, (e) => {
-        if (source.current === es) fn(JSON.parse((e as MessageEvent<string>).data) as T);
-      });
-    on('execution.started', () => patch(key, (t) => ({ ...t, status: 'running' })));
-    on<{ delta: string; step: number }>('text.delta', (d) => patch(key, (t) => ({ ...t, status: 'running', parts: appendText(t.parts, d.step, d.delta) })));
-    on<{ toolCallId: string; name: string; arguments: unknown; step: number }>('tool.call', (d) =>
-      patch(key, (t) => ({ ...t, parts: [...t.parts, { kind: 'tool', step: d.step, id: d.toolCallId, name: d.name, arguments: d.arguments }] })),
-    );
-    on<{ toolCallId: string; result: unknown; isError: boolean }>('tool.result', (d) =>
-      patch(key, (t) => ({ ...t, parts: t.parts.map((p) => (p.kind === 'tool' && p.id === d.toolCallId ? { ...p, result: d.result, isError: d.isError } : p)) })),
-    );
-    for (const type of TERMINAL) on<{ execution: Execution }>(type, (d) => finish(key, d.execution));
-    // EventSource reconnects by itself (resuming after Last-Event-ID); once it gives up, read the execution instead.
-    es.onerror = () => {
-      if (es.readyState !== EventSource.CLOSED || source.current !== es) return;
-      stop();
-      client.executions.get
-        .query({ id: executionId })
-        .then((execution) => (execution.status === 'queued' || execution.status === 'running' ? follow(key, executionId) : finish(key, execution)))
-        .catch((err: unknown) => patch(key, (t) => ({ ...t, status: 'failed', error: { code: 'stream_lost', message: errorMessage(err) } })));
-    };
+    const close = followExecution(executionId, environment, {
+      event: (event) => apply(key, event),
+      // EventSource resumes by itself (after Last-Event-ID); once it gives up, read the execution instead.
+      closed: () => {
+        if (source.current !== close) return;
+        stop();
+        client.executions.get
+          .query({ id: executionId })
+          .then((execution) => (execution.status === 'queued' || execution.status === 'running' ? follow(key, executionId) : finish(key, execution)))
+          .catch((err: unknown) => patch(key, (t) => ({ ...t, status: 'failed', error: { code: 'stream_lost', message: errorMessage(err) } })));
+      },
+    });
+    source.current = close;
   }
 
   async function send(input: string) {
@@ -115,7 +124,7 @@ export function usePlayground(agentId: string) {
       finish(turn.key, await client.executions.cancel.mutate({ id: turn.executionId }));
     } catch (err) {
       // It finished meanwhile: its terminal event is on the way.
-      if (apiErrorOf(err)?.code !== 'execution_not_cancellable') setCancelError(errorMessage(err));
+      if (!hasErrorCode(err, 'execution_not_cancellable')) setCancelError(errorMessage(err));
     }
   }
 

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { errorMessage, hasErrorCode } from '@/app/_lib/errors';
 import { useTRPC } from '../providers';
 import { Badge, Card, Spinner } from '../ui';
 import { JsonBlock } from './json-block';
@@ -10,9 +10,10 @@ import { JsonBlock } from './json-block';
 const ROLE_TONE = { user: 'indigo', assistant: 'green', tool: 'slate' } as const;
 
 // The conversation an execution belongs to: every message in order, this execution's marked.
-export function ConversationPanel({ conversationId, executionId, refreshing }: { conversationId: string; executionId: string; refreshing: boolean }) {
+// A run's messages are written when it ends: the execution page reads it again then.
+export function ConversationPanel({ conversationId, executionId }: { conversationId: string; executionId: string }) {
   const trpc = useTRPC();
-  const conversation = useQuery({ ...trpc.conversations.get.queryOptions({ id: conversationId }), refetchInterval: refreshing ? 2_000 : false });
+  const conversation = useQuery(trpc.conversations.get.queryOptions({ id: conversationId }));
   const messages = conversation.data?.messages ?? [];
 
   return (
@@ -29,7 +30,7 @@ export function ConversationPanel({ conversationId, executionId, refreshing }: {
         </p>
       ) : conversation.isError ? (
         <p className="px-5 py-6 text-sm text-slate-600">
-          {apiErrorOf(conversation.error)?.code === 'resource_not_found' ? 'This conversation was deleted.' : errorMessage(conversation.error)}
+          {hasErrorCode(conversation.error, 'resource_not_found') ? 'This conversation was deleted.' : errorMessage(conversation.error)}
         </p>
       ) : (
         <ol className="max-h-[32rem] divide-y divide-slate-100 overflow-y-auto">

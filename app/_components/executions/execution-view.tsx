@@ -1,8 +1,10 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
-import { apiErrorOf } from '@/app/_lib/errors';
+import { useEffect, useState, type ReactNode } from 'react';
+import { hasErrorCode } from '@/app/_lib/errors';
+import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-stream';
+import type { Execution } from '@/app/_lib/types';
 import { useEnvironment, useTRPC } from '../providers';
 import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
@@ -12,8 +14,76 @@ import { ExecutionFacts } from './execution-facts';
 import { ExecutionSteps } from './execution-steps';
 import { isActive, StatusBadge } from './status-badge';
 
-/** How often the page refreshes while the execution is queued or running. */
-const LIVE_MS = 1_000;
+/** After the stream gave up on a run that is still active: wait this long before following it again. */
+const RETRY_MS = 2_000;
+
+/** What a running execution has said so far (its events since the page started following it). */
+interface Live {
+  text: string;
+  tools: { id: string; name: string; done: boolean; isError: boolean }[];
+}
+const NOTHING: Live = { text: '', tools: [] };
+
+function applyLive(live: Live, event: ExecutionEvent): Live {
+  switch (event.type) {
+    case 'text.delta':
+      return { ...live, text: live.text + event.delta };
+    case 'tool.call':
+      return { ...live, tools: [...live.tools, { id: event.toolCallId, name: event.name, done: false, isError: false }] };
+    case 'tool.result':
+      return { ...live, tools: live.tools.map((t) => (t.id === event.toolCallId ? { ...t, done: true, isError: event.isError } : t)) };
+    default:
+      return live;
+  }
+}
+
+/**
+ * Follows a queued or running execution's event stream (no polling): the started and terminal
+ * events carry the execution, which becomes the page's data; text and tool events show as they
+ * happen. When the stream gives up before the end, the execution is read once, and followed
+ * again while it is still active.
+ */
+function useExecutionStream(execution: Execution | undefined, onEnd: () => void): Live {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { environment } = useEnvironment();
+  const [live, setLive] = useState<{ id: string; state: Live }>({ id: '', state: NOTHING });
+  const [attempt, setAttempt] = useState(0);
+  const id = execution?.id;
+  const following = execution !== undefined && isActive(execution.status);
+
+  useEffect(() => {
+    if (!id || !following) return;
+    const queryKey = trpc.executions.get.queryKey({ id });
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const stop = followExecution(id, environment, {
+      event: (event) => {
+        if ('execution' in event) {
+          queryClient.setQueryData(queryKey, event.execution);
+          if (event.type !== 'execution.started') onEnd();
+          // Everything before the started event was the previous attempt's (none) or a replay: start afresh.
+          if (event.type === 'execution.started') setLive({ id, state: NOTHING });
+          return;
+        }
+        setLive((l) => ({ id, state: applyLive(l.id === id ? l.state : NOTHING, event) }));
+      },
+      closed: () => {
+        void queryClient.refetchQueries({ queryKey, exact: true }).then(() => {
+          const now = queryClient.getQueryData<Execution>(queryKey);
+          if (now && isActive(now.status)) retry = setTimeout(() => setAttempt((n) => n + 1), RETRY_MS);
+        });
+      },
+    });
+    return () => {
+      stop();
+      clearTimeout(retry);
+    };
+    // `onEnd` is read when the run ends; a new one must not restart the stream.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id, following, environment, attempt, queryClient, trpc]);
+
+  return live.id === id ? live.state : NOTHING;
+}
 
 function Section({ title, children, testId, aside }: { title: string; children: ReactNode; testId?: string; aside?: ReactNode }) {
   return (
@@ -29,24 +99,38 @@ function Section({ title, children, testId, aside }: { title: string; children: 
 
 const TEXT = 'px-4 py-4 text-sm break-words whitespace-pre-wrap text-slate-800 sm:px-5';
 
+/** The time, once a second while `ticking` (how long a run has been going, without asking the server). */
+function useClock(ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return now;
+}
+
 export function ExecutionView({ id }: { id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { environment } = useEnvironment();
-  const execution = useQuery({
-    ...trpc.executions.get.queryOptions({ id }),
-    refetchInterval: (query) => (query.state.data && isActive(query.state.data.status) ? LIVE_MS : false),
+  const execution = useQuery(trpc.executions.get.queryOptions({ id }));
+  // While it runs, the page follows its events; at the end the lists and its conversation are read again.
+  const live = useExecutionStream(execution.data, () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.executions.list.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.conversations.pathKey() });
   });
   const agentId = execution.data?.agentId;
   // The agent's name, when it still exists (a deleted agent's executions stay readable).
   const agent = useQuery({ ...trpc.agents.get.queryOptions({ id: agentId ?? '' }), enabled: agentId !== undefined, staleTime: 60_000, retry: false });
   const [cancelling, setCancelling] = useState(false);
+  const now = useClock(execution.data !== undefined && isActive(execution.data.status));
 
   if (execution.isPending) {
     return <PageSkeleton label="Loading the execution" testId="execution-loading" />;
   }
   if (execution.isError) {
-    const missing = apiErrorOf(execution.error)?.code === 'resource_not_found';
+    const missing = hasErrorCode(execution.error, 'resource_not_found');
     return (
       <div className="space-y-6">
         <Breadcrumb href="/dashboard/executions" parent="Executions" current={id} />
@@ -109,6 +193,28 @@ export function ExecutionView({ id }: { id: string }) {
           <Section title="Output" testId="execution-output">
             {e.output !== null ? (
               <p className={TEXT}>{e.output}</p>
+            ) : active && (live.text || live.tools.length > 0) ? (
+              <div data-testid="execution-live-output" aria-live="polite">
+                {live.tools.length > 0 && (
+                  <ul className="space-y-1 border-b border-slate-100 px-4 py-3 text-xs text-slate-600 sm:px-5">
+                    {live.tools.map((t) => (
+                      <li key={t.id} className="flex items-center gap-2" data-testid="execution-live-tool">
+                        {!t.done && <Spinner className="size-3 text-slate-400" />}
+                        <span>
+                          {t.done ? (t.isError ? 'Failed: ' : 'Called ') : 'Calling '}
+                          <code className="font-mono font-semibold text-slate-900">{t.name}</code>
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                {live.text && (
+                  <p className={TEXT}>
+                    {live.text}
+                    <span aria-hidden className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-indigo-500 align-text-bottom" />
+                  </p>
+                )}
+              </div>
             ) : (
               <p className="flex items-center gap-2 px-4 py-4 text-sm text-slate-500 sm:px-5">
                 {active && <Spinner className="size-3.5" />}
@@ -119,9 +225,9 @@ export function ExecutionView({ id }: { id: string }) {
           <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{e.steps.length === 1 ? '1 model call' : `${e.steps.length} model calls`}</span>}>
             <ExecutionSteps steps={e.steps} active={active} />
           </Section>
-          <ConversationPanel conversationId={e.conversationId} executionId={e.id} refreshing={active} />
+          <ConversationPanel conversationId={e.conversationId} executionId={e.id} />
         </div>
-        <ExecutionFacts execution={e} agentName={agent.data?.name ?? null} agentGone={agent.isError} now={execution.dataUpdatedAt} />
+        <ExecutionFacts execution={e} agentName={agent.data?.name ?? null} agentGone={agent.isError} now={Math.max(now, execution.dataUpdatedAt)} />
       </div>
 
       {cancelling && (

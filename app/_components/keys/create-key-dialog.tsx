@@ -1,35 +1,64 @@
 'use client';
 
+import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { useForm, useWatch, type FieldErrors } from 'react-hook-form';
+import { z } from 'zod';
 import type { DashboardEnvironment } from '@/app/_lib/environment';
-import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { toDateTimeLocal } from '@/app/_lib/format';
+import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_lib/forms';
 import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedKey, ScopeInfo } from '@/app/_lib/types';
+import { createKeyInput } from '@/server/keys/schemas';
+import { SCOPES, type Scope } from '@/server/keys/scopes';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
 import { Alert, TextField } from '../ui';
 
-type Scope = ScopeInfo['scope'];
+// The form's values, as typed, and the server's own createKeyInput behind them: the scopes in
+// the table's order, the local expiry as an ISO time. The expiry being in the future, and the
+// scopes the caller may grant, only the server knows: its answer lands on the field.
 
-interface Problem {
-  message: string;
-  param: string | null;
+interface KeyForm {
+  name: string;
+  environment: DashboardEnvironment;
+  scopes: Scope[];
+  expiresAt: string;
 }
 
+const draftSchema = z.object({
+  name: z.string(),
+  environment: z.enum(['live', 'test']),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .min(1, 'Select at least one scope.')
+    .transform((chosen) => SCOPES.filter((s) => chosen.includes(s))),
+  // datetime-local is the browser's time zone; the API takes an ISO time (an invalid one fails its check).
+  expiresAt: z.string().transform((local) => {
+    if (!local) return undefined;
+    const at = new Date(local);
+    return Number.isNaN(at.getTime()) ? local : at.toISOString();
+  }),
+});
+const keyFormSchema = draftSchema.pipe(createKeyInput as unknown as z.ZodType<z.output<typeof createKeyInput>, z.output<typeof draftSchema>>);
+
+function keyMessage(issue: { code: string; path?: PropertyKey[] }): string | undefined {
+  switch (issue.path?.[0]) {
+    case 'name':
+      return issue.code === 'too_small' ? 'Give the key a name.' : 'Use at most 100 characters.';
+    case 'expiresAt':
+      return 'Enter a date and time, or leave it empty.';
+    default:
+      return undefined;
+  }
+}
+
+const FIELDS = ['name', 'scopes', 'expiresAt'];
 /** Where each field's problem is shown (see revealProblem). */
 const TARGETS: Record<string, string> = { name: 'key-name', scopes: 'scopes-error', expiresAt: 'key-expires' };
-
-/** Checks what the browser can check; the server validates everything again. */
-function validate(name: string, scopes: Scope[], expires: string): Problem | null {
-  if (!name.trim()) return { message: 'Give the key a name.', param: 'name' };
-  if (scopes.length === 0) return { message: 'Select at least one scope.', param: 'scopes' };
-  if (expires && !(new Date(expires).getTime() > Date.now())) {
-    return { message: 'The expiry must be in the future.', param: 'expiresAt' };
-  }
-  return null;
-}
+/** The field a server error belongs to (`scopes.1` → `scopes`), or null for the form. */
+const placeOf = (param: string) => (FIELDS.includes(param.split('.')[0]!) ? param.split('.')[0]! : null);
 
 export function CreateKeyDialog({
   scopes: scopeTable,
@@ -45,41 +74,24 @@ export function CreateKeyDialog({
   const trpc = useTRPC();
   // gcTime 0: the response (which holds the secret) leaves the mutation cache with this dialog.
   const create = useMutation({ ...trpc.keys.create.mutationOptions(), gcTime: 0 });
-  const [name, setName] = useState('');
-  const [environment, setEnvironment] = useState<DashboardEnvironment>(current);
-  const [selected, setSelected] = useState<Scope[]>(() => scopeTable.filter((s) => s.isDefault).map((s) => s.scope));
-  const [expires, setExpires] = useState('');
   const [minExpiry] = useState(() => toDateTimeLocal(new Date()));
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { register, control, handleSubmit, setError, formState } = useForm<KeyForm, unknown, z.output<typeof keyFormSchema>>({
+    defaultValues: { name: '', environment: current, scopes: scopeTable.filter((s) => s.isDefault).map((s) => s.scope), expiresAt: '' },
+    resolver: zodResolver(keyFormSchema, { error: keyMessage }),
+    shouldFocusError: false,
+  });
+  const environment = useWatch({ control, name: 'environment' });
+  const fieldError = (name: string) => messageOf(formState.errors, name);
+  const reveal = (errors: FieldErrors<KeyForm>) => revealProblem(TARGETS[firstWithError(errors, FIELDS) ?? ''] ?? null);
 
-  // A field's error goes as soon as the user edits that field.
-  const clear = (param: string) => setProblem((p) => (p?.param === param ? null : p));
-  const toggle = (scope: Scope, on: boolean) => {
-    setSelected((prev) => (on ? [...prev, scope] : prev.filter((s) => s !== scope)));
-    clear('scopes');
-  };
-
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const local = validate(name, selected, expires);
-    setProblem(local);
-    if (local) return revealProblem(TARGETS[local.param ?? ''] ?? null);
+  const onSubmit = handleSubmit(async (input) => {
     try {
-      const key = await create.mutateAsync({
-        name: name.trim(),
-        environment,
-        scopes: scopeTable.map((s) => s.scope).filter((s) => selected.includes(s)),
-        ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
-      });
-      onCreated(key);
+      onCreated(await create.mutateAsync(input));
     } catch (err) {
-      const param = apiErrorOf(err)?.param ?? null;
-      setProblem({ message: errorMessage(err), param });
-      revealProblem(TARGETS[param ?? ''] ?? null);
+      revealProblem(TARGETS[showServerError(err, setError, placeOf) ?? ''] ?? null);
     }
-  }
-
-  const fieldError = (param: string) => (problem?.param === param ? problem.message : null);
+  }, reveal);
+  const formError = fieldError(FORM_ERROR);
 
   return (
     <Modal
@@ -87,7 +99,7 @@ export function CreateKeyDialog({
       description="The secret is shown once, right after creation."
       onClose={onClose}
       dismissible={!create.isPending}
-      onSubmit={onSubmit}
+      onSubmit={(e) => void onSubmit(e)}
       testId="create-key-dialog"
       size="lg"
       footer={
@@ -95,18 +107,12 @@ export function CreateKeyDialog({
       }
     >
       <div className="space-y-6">
-        {problem && !['name', 'expiresAt', 'scopes'].includes(problem.param ?? '') && (
-          <Alert data-testid="create-key-error">{problem.message}</Alert>
-        )}
+        {formError && <Alert data-testid="create-key-error">{formError}</Alert>}
         <TextField
           id="key-name"
           label="Name"
           placeholder="e.g. Production backend"
-          value={name}
-          onChange={(e) => {
-            setName(e.target.value);
-            clear('name');
-          }}
+          {...register('name')}
           maxLength={100}
           required
           autoFocus
@@ -125,13 +131,8 @@ export function CreateKeyDialog({
               >
                 <input
                   type="radio"
-                  name="environment"
                   value={env}
-                  checked={environment === env}
-                  onChange={() => {
-                    setEnvironment(env);
-                    clear('environment');
-                  }}
+                  {...register('environment')}
                   className="mt-0.5 accent-indigo-600"
                 />
                 <span>
@@ -151,10 +152,8 @@ export function CreateKeyDialog({
               <label key={s.scope} className="flex cursor-pointer items-start gap-3 px-3 py-2.5 hover:bg-slate-50">
                 <input
                   type="checkbox"
-                  name="scopes"
                   value={s.scope}
-                  checked={selected.includes(s.scope)}
-                  onChange={(e) => toggle(s.scope, e.target.checked)}
+                  {...register('scopes')}
                   className="mt-0.5 size-4 accent-indigo-600"
                   data-testid={`scope-${s.scope}`}
                 />
@@ -177,12 +176,8 @@ export function CreateKeyDialog({
           type="datetime-local"
           label="Expires (optional)"
           hint="Leave empty for a key that never expires. Times are in your local time zone."
-          value={expires}
           min={minExpiry}
-          onChange={(e) => {
-            setExpires(e.target.value);
-            clear('expiresAt');
-          }}
+          {...register('expiresAt')}
           error={fieldError('expiresAt')}
         />
       </div>

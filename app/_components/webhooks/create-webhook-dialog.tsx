@@ -1,44 +1,55 @@
 'use client';
 
+import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { Controller, useForm, type FieldErrors } from 'react-hook-form';
+import { z } from 'zod';
 import type { DashboardEnvironment } from '@/app/_lib/environment';
-import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { EVENT_TYPES } from '@/app/_lib/event-types';
+import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_lib/forms';
 import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedWebhook } from '@/app/_lib/types';
+import { createWebhookInput, MAX_DESCRIPTION } from '@/server/webhooks/schemas';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
 import { Alert, TextField } from '../ui';
 import { EventsField } from './events-field';
 
-interface Problem {
-  message: string;
-  param: string | null;
+// The form's values, as typed, and the server's own createWebhookInput behind them: the event
+// types in the list's order (or `*`), an empty description as null. Whether the address may be
+// called (https in live mode, public, no credentials) only the server knows: its answer lands
+// on the field.
+
+interface WebhookForm {
+  url: string;
+  description: string;
+  events: string[];
+}
+
+const draftSchema = z.object({
+  url: z.string().trim().min(1, 'Enter the URL events are sent to.'),
+  description: z.string().transform((d) => d.trim() || null),
+  events: z.array(z.string()).transform((events) => (events.includes('*') ? ['*'] : EVENT_TYPES.filter((t) => events.includes(t)))),
+});
+const webhookFormSchema = draftSchema.pipe(createWebhookInput as unknown as z.ZodType<z.output<typeof createWebhookInput>, z.output<typeof draftSchema>>);
+
+function webhookMessage(issue: { code: string; path?: PropertyKey[] }): string | undefined {
+  switch (issue.path?.[0]) {
+    case 'events':
+      return issue.code === 'too_small' ? 'Select at least one event type, or all events.' : undefined;
+    case 'description':
+      return `Use at most ${MAX_DESCRIPTION} characters.`;
+    default:
+      return undefined;
+  }
 }
 
 const FIELDS = ['url', 'description', 'events'];
 /** Where each field's problem is shown (see revealProblem). */
 const TARGETS: Record<string, string> = { url: 'webhook-url', description: 'webhook-description', events: 'events-error' };
 
-/** The field a server error belongs to (`events.2` → `events`). */
-const placeOf = (param: string | null) => (param ? param.split('.')[0]! : null);
-
-/** Checks what the browser can check; the server validates everything again (and the address). */
-function validate(url: string, events: string[]): Problem | null {
-  if (!url.trim()) return { message: 'Enter the URL events are sent to.', param: 'url' };
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    // Reported below.
-  }
-  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-    return { message: 'Enter a full URL, starting with https://', param: 'url' };
-  }
-  if (events.length === 0) return { message: 'Select at least one event type, or all events.', param: 'events' };
-  return null;
-}
+/** The field a server error belongs to (`events.2` → `events`), or null for the form. */
+const placeOf = (param: string) => (FIELDS.includes(param.split('.')[0]!) ? param.split('.')[0]! : null);
 
 export function CreateWebhookDialog({
   environment,
@@ -52,30 +63,22 @@ export function CreateWebhookDialog({
   const trpc = useTRPC();
   // gcTime 0: the response (which holds the secret) leaves the mutation cache with this dialog.
   const create = useMutation({ ...trpc.webhooks.create.mutationOptions(), gcTime: 0 });
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { register, control, handleSubmit, setError, formState } = useForm<WebhookForm, unknown, z.output<typeof webhookFormSchema>>({
+    defaultValues: { url: '', description: '', events: [] },
+    resolver: zodResolver(webhookFormSchema, { error: webhookMessage }),
+    shouldFocusError: false,
+  });
+  const fieldError = (name: string) => messageOf(formState.errors, name);
+  const reveal = (errors: FieldErrors<WebhookForm>) => revealProblem(TARGETS[firstWithError(errors, FIELDS) ?? ''] ?? null);
 
-  const clear = (param: string) => setProblem((p) => (placeOf(p?.param ?? null) === param ? null : p));
-  const fieldError = (param: string) => (problem && placeOf(problem.param) === param ? problem.message : null);
-
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const local = validate(url, events);
-    setProblem(local);
-    if (local) return revealProblem(TARGETS[placeOf(local.param) ?? ''] ?? null);
+  const onSubmit = handleSubmit(async (input) => {
     try {
-      // In the list's order, whatever order they were ticked in.
-      const chosen = events.includes('*') ? ['*'] : EVENT_TYPES.filter((t) => events.includes(t));
-      const webhook = await create.mutateAsync({ url: url.trim(), events: chosen, description: description.trim() || null });
-      onCreated(webhook);
+      onCreated(await create.mutateAsync(input));
     } catch (err) {
-      const param = apiErrorOf(err)?.param ?? null;
-      setProblem({ message: errorMessage(err), param });
-      revealProblem(TARGETS[placeOf(param) ?? ''] ?? null);
+      revealProblem(TARGETS[showServerError(err, setError, placeOf) ?? ''] ?? null);
     }
-  }
+  }, reveal);
+  const formError = fieldError(FORM_ERROR);
 
   return (
     <Modal
@@ -83,13 +86,13 @@ export function CreateWebhookDialog({
       description={`Events of ${environment === 'test' ? 'test' : 'live'} mode are POSTed to it, signed with a secret shown once, right after creation.`}
       onClose={onClose}
       dismissible={!create.isPending}
-      onSubmit={onSubmit}
+      onSubmit={(e) => void onSubmit(e)}
       testId="create-webhook-dialog"
       size="lg"
       footer={<ModalActions label="Add endpoint" onCancel={onClose} pending={create.isPending} testId="create-webhook-submit" />}
     >
       <div className="space-y-6">
-        {problem && !FIELDS.includes(placeOf(problem.param) ?? '') && <Alert data-testid="create-webhook-error">{problem.message}</Alert>}
+        {formError && <Alert data-testid="create-webhook-error">{formError}</Alert>}
         <TextField
           id="webhook-url"
           type="url"
@@ -97,11 +100,7 @@ export function CreateWebhookDialog({
           label="Endpoint URL"
           placeholder="https://example.com/webhooks"
           hint={environment === 'live' ? 'Live endpoints must use https and a public address.' : 'A public address; http is accepted in test mode.'}
-          value={url}
-          onChange={(e) => {
-            setUrl(e.target.value);
-            clear('url');
-          }}
+          {...register('url')}
           maxLength={2048}
           autoComplete="off"
           spellCheck={false}
@@ -113,22 +112,11 @@ export function CreateWebhookDialog({
           id="webhook-description"
           label="Description (optional)"
           placeholder="e.g. Order system"
-          value={description}
-          onChange={(e) => {
-            setDescription(e.target.value);
-            clear('description');
-          }}
-          maxLength={500}
+          {...register('description')}
+          maxLength={MAX_DESCRIPTION}
           error={fieldError('description')}
         />
-        <EventsField
-          value={events}
-          onChange={(next) => {
-            setEvents(next);
-            clear('events');
-          }}
-          error={fieldError('events')}
-        />
+        <Controller control={control} name="events" render={({ field }) => <EventsField value={field.value} onChange={field.onChange} error={fieldError('events')} />} />
       </div>
     </Modal>
   );

@@ -1,0 +1,17 @@
+// The values of the schema's enumerated columns, with no table attached: what the API schemas
+// (and through them the dashboard's forms and pages, in the browser) import without drizzle.
+
+export const ENVIRONMENTS = ['live', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const DISABLED_REASONS = ['manual', 'endpoint_gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
