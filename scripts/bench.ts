@@ -1,5 +1,5 @@
 // `npm run bench`: GET /v1/keys?limit=20 and GET /v1/agents?limit=20 with a valid key through
-// the real server (custom node:http server → /v1 fast path → trpc-to-openapi → drizzle), in both
+// the real server (custom node:http server → /v1 route table → tRPC caller → drizzle), in both
 // scaled-out topologies (rate limits in Redis; in PostgreSQL without Redis), against a bare
 // node:http + postgres.js server doing the same work — all in the same run, on the same
 // PostgreSQL database, so each ratio compares numbers measured minutes apart on the same

@@ -48,7 +48,9 @@ export const SERVICE_NODE_FLAGS = (() => {
  * cleanly. `pipe`: its stdout is a pipe (to watch its log), forwarded but for info lines.
  */
 export function spawnService(script: 'server/main.ts' | 'server/worker.ts', env: NodeJS.ProcessEnv, pipe = false) {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', script], { env, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...prof, '--import', 'tsx', script], { env, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
   child.stdout?.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) if (line && !line.includes('"level":30')) console.log(line);
   });
