@@ -5,6 +5,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './lock';
+import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
 import { markPostgres } from './transaction';
 import * as schema from './schema';
 
@@ -16,6 +17,8 @@ export interface Database {
   db: Db;
   /** The raw clients, for the few places that need them (rate-limit store, job queue). */
   pglite?: PGlite;
+  /** The PGlite instance with PGlite's usual type parsing (dates as Date), for the job queue (db/pglite-parsers.ts). */
+  pgliteDefault?: Pick<PGlite, 'query' | 'exec' | 'listen'>;
   sql?: postgres.Sql;
   url?: string;
   close(): Promise<void>;
@@ -42,11 +45,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const release = acquireDataDirLock(opts.dataDir);
   try {
     const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'));
-    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+    const defaults = adoptDrizzleParsers(pglite);
+    const db = drizzlePglite(forDrizzle(pglite), { schema }) as unknown as Db;
     return {
       kind: 'pglite',
       db,
       pglite,
+      pgliteDefault: withDefaultParsers(pglite, defaults),
       close: async () => {
         try {
           await pglite.close();

@@ -67,7 +67,7 @@ export async function openJobs(database: Database, bus: Bus, opts: { workers: bo
   const common = { useListenNotify: true, schedule: opts.workers, supervise: opts.workers };
   const boss =
     database.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...common })
+      ? new PgBoss({ db: fromPglite(database.pgliteDefault!), backend: 'pglite', ...common })
       : new PgBoss({ connectionString: database.url!, max: 4, application_name: 'agent-service-jobs', ...common });
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
