@@ -8,7 +8,6 @@ import { classifyModelError, ModelError, resolveModel } from '../models/registry
 import type { Db } from '../../db/client';
 import { buildTools } from '../tools/toolset';
 import { recordedEvent } from './events';
-import { appendMessages } from './messages';
 import { finish, type ExecutionRow, type Outcome } from './status';
 import { runModelLoop } from './model-loop';
 import type { RunLog } from './recorder';
@@ -88,10 +87,14 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       if (hit) {
         await recorder.push(recordedEvent('text.delta', { delta: hit.output, step: 0 }));
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
-        return await end(
-          { status: 'succeeded', output: hit.output, cached: true, model: resolved.used, usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens } },
-          (tx) => appendMessages(tx, row.conversationId, [asMessage(message, executionId, row.conversationId)]),
-        );
+        return await end({
+          status: 'succeeded',
+          output: hit.output,
+          cached: true,
+          model: resolved.used,
+          usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens },
+          messages: [asMessage(message, executionId, row.conversationId)],
+        });
       }
     }
 
@@ -134,13 +137,12 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     const output = last?.text ?? '';
     const responseMessages = loop.responseMessages;
     const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
-    await end({ ...base, status: 'succeeded', output }, (tx) =>
-      Promise.all([
-        responseMessages.length > 0 ? appendMessages(tx, row.conversationId, responseMessages.map((m) => asMessage(m, executionId, row.conversationId))) : null,
-        key && !toolsCalled
-          ? tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
-          : null,
-      ]),
+    const messages = responseMessages.map((m) => asMessage(m, executionId, row.conversationId));
+    await end(
+      { ...base, status: 'succeeded', output, messages },
+      key && !toolsCalled
+        ? (tx) => tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
+        : undefined,
     );
   } catch (err) {
     const reason = controller.signal.reason as AbortReason | undefined;

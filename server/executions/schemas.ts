@@ -6,6 +6,11 @@ import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 // Request and response shapes of executions and conversations (DESIGN.md 6.2, 6.4). The
 // descriptions and examples end up in /v1/openapi.json and the /docs reference.
 
+
+/** Every `error.code` a failed execution can carry (the runner, the sweeper and the model registry produce only these). */
+export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'worker_lost'] as const;
+export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
+
 const EXAMPLE_EXECUTION = 'exe_01JD8X40A1B2C3D4E5F6G7H8J9';
 const EXAMPLE_AGENT = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
 const EXAMPLE_CONVERSATION = 'conv_01JD8X40A0Z9Y8X7W6V5T4S3R2';
@@ -59,8 +64,7 @@ export const executionSchema = z.object({
     })
     .nullable()
     .meta({
-      description:
-        'Why it failed: `model_provider_unavailable`, `model_error`, `timeout`, `tool_error`, `max_steps_exceeded` or `worker_lost`. `null` otherwise.',
+      description: `Why it failed: ${EXECUTION_ERROR_CODES.map((c) => `\`${c}\``).join(', ')}. \`null\` otherwise.`,
     }),
   model: z.string().meta({ description: 'The model that ran (`provider/model`); test mode runs on `sandbox/…`.', example: 'sandbox/echo' }),
   cached: z.boolean().meta({ description: 'Test mode only: the answer was served from the cache of identical requests.' }),

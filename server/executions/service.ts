@@ -2,7 +2,6 @@ import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { transaction } from '../../db/transaction';
-import { queryRows } from '../../db/rows';
 import { agents, conversations, executions, messages } from '../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../errors';
@@ -98,10 +97,11 @@ export async function startExecution(
   const continued = input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
   return transaction(db, async (tx) => {
-    // Round trip 1, pipelined: the agent, the conversation to continue (taken if it is this
-    // agent's and idle), the admission decision for a run in place, and the transaction's time.
+    // Round trip 1, pipelined: the agent with the transaction's time, the conversation to
+    // continue (taken if it is this agent's and idle), and the admission decision for a run in place.
     const agentQ = tx
-      .select()
+      // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
+      .select({ agent: agents, now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8` })
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
       .execute();
@@ -120,20 +120,21 @@ export async function startExecution(
           ]);
     // The lock first, the count after it (same connection, in order: the count's snapshot is taken once the lock is held).
     const admittedQ = opts.inline ? Promise.all([lockTenant(tx, actor), mayStartNow(tx, actor)]).then(([, ok]) => ok) : Promise.resolve(false);
-    const nowQ = queryRows<{ now: Date }>(tx, sql`select now()::timestamptz(3) as now`);
-    const [[agent], conversation, running, [clock]] = await Promise.all([agentQ, conversationQ, admittedQ, nowQ]);
-    const now = new Date(clock!.now);
+    const [[found], conversation, running] = await Promise.all([agentQ, conversationQ, admittedQ]);
     // (A throw rolls the transaction back, the conversation's lock with it.)
-    if (!agent) throw notFound('agent', agentId);
+    if (!found) throw notFound('agent', agentId);
+    const { agent } = found;
+    const now = new Date(Number(found.now));
     if (conversation) {
-      const [[found], taken] = conversation;
-      if (!found) throw noSuchConversation(continued!);
-      if (found.agentId !== agent.id) throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
+      const [[owner], taken] = conversation;
+      if (!owner) throw noSuchConversation(continued!);
+      if (owner.agentId !== agent.id) throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
       if (taken.length === 0) {
         throw new ApiError('conversation_busy', 'This conversation already has a queued or running execution; wait for it to finish', { param: 'conversationId' });
       }
     }
     const conversationId = continued ?? newId('conv');
+    const userMessage = { role: 'user', content: input.input };
     const row: ExecutionRow = {
       id,
       workspaceId: actor.workspaceId,
@@ -171,13 +172,15 @@ export async function startExecution(
     }
     writes.push(
       tx.insert(executions).values(row).execute(),
-      tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: { role: 'user', content: input.input } }).execute(),
+      tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).execute(),
     );
     if (!running) {
       await Promise.all([...writes, tx.execute(sql`select pg_notify('aas_jobs', 'executions')`)]);
       return { row, timeoutSeconds: agent.timeoutSeconds };
     }
-    const [history] = await Promise.all([conversationMessages(tx, conversationId), ...writes, recordStarted(tx, row)]);
+    // A new conversation's history is the message just written: nothing to read back.
+    const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
+    const [history] = await Promise.all([historyQ, ...writes, recordStarted(tx, row)]);
     return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
   });
 }

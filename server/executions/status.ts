@@ -2,11 +2,11 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { transaction } from '../../db/transaction';
 import { intArray, queryRows, textArray } from '../../db/rows';
-import { conversations, executions, type ExecutionStatus, type StoredStep } from '../../db/schema';
+import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../db/schema';
 import { emit } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
-import type { ExecutionView } from './schemas';
+import type { ExecutionErrorCode, ExecutionView } from './schemas';
 
 // The one module that moves an execution through its states (DESIGN.md 6.2):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
@@ -49,7 +49,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
 }
 
 // Payload `<id>:<seq>`, and `<id>:<seq>:final` for the terminal event (what `wait: true` waits for).
-const notifyEvents = (id: string, seq: number, final = false) => sql`select pg_notify('aas_execution', ${`${id}:${seq}${final ? ':final' : ''}`})`;
+const eventsSignal = (id: string, seq: number, final = false) => `${id}:${seq}${final ? ':final' : ''}`;
 
 /**
  * Sequence numbers a running worker may hand out ahead of the events it has written
@@ -72,21 +72,23 @@ export const startFields = {
 export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
 
 /**
- * Inserts events of one execution with their sequence numbers: one statement, one parameter
- * (the events as JSON), however many there are (the query builder spent milliseconds of CPU
- * binding a run's forty deltas one value at a time).
+ * Inserts events of one execution with their sequence numbers and signals them (NOTIFY
+ * `aas_execution`, delivered at the commit): one statement, one parameter for the events (as
+ * JSON), however many there are (the query builder spent milliseconds of CPU binding a run's
+ * forty deltas one value at a time).
  */
-const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[]) =>
-  tx.execute(sql`insert into execution_events (execution_id, seq, type, data)
-    select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`);
+const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[], signal: string) =>
+  tx.execute(sql`with ins as (
+      insert into execution_events (execution_id, seq, type, data)
+      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)
+    ) select pg_notify('aas_execution', ${signal})`);
 
 /** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
   const view = executionView(row);
   const seq = startedSeq(row);
   return Promise.all([
-    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]),
-    tx.execute(notifyEvents(row.id, seq)),
+    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }], eventsSignal(row.id, seq)),
     emit(tx, row, 'execution.started', view),
   ]);
 }
@@ -194,9 +196,11 @@ export interface Outcome {
   output?: string | null;
   steps?: StoredStep[];
   usage?: { inputTokens: number; outputTokens: number };
-  error?: { code: string; message: string } | null;
+  error?: { code: ExecutionErrorCode; message: string } | null;
   cached?: boolean;
   model?: string;
+  /** Messages the run adds to its conversation (its answer, tool calls and results). */
+  messages?: (typeof messages.$inferInsert)[];
 }
 
 export interface FinishGuard {
@@ -252,15 +256,23 @@ export async function finish(
     const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }]),
+      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }], eventsSignal(id, row.eventSeq, true)),
       emit(tx, row, terminalEventType(outcome.status), view),
+      // The conversation is freed, and counts the run's messages in the same statement: a
+      // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
+      // written with its messages, so a list page reads them from the conversation rows.
+      // (startExecution counts the user message in the statement that creates or takes it.)
+      outcome.messages?.length ? tx.insert(messages).values(outcome.messages).execute() : null,
       tx
         .update(conversations)
-        .set({ activeExecutionId: null, updatedAt: sql`now()` })
+        .set({
+          activeExecutionId: null,
+          updatedAt: sql`now()`,
+          ...(outcome.messages?.length ? { messageCount: sql`${conversations.messageCount} + ${outcome.messages.length}`, lastMessageAt: sql`now()` } : {}),
+        })
         .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
         .execute(),
       extra?.(tx, row),
-      tx.execute(notifyEvents(id, row.eventSeq, true)),
       outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
       row.startedAt ? tx.execute(announceQueued(row)) : null,
     ]);
