@@ -3,8 +3,9 @@ import { ENVIRONMENTS, EXECUTION_STATUSES, MESSAGE_ROLES } from '../../db/schema
 import { metadataSchema } from '../metadata';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
-// Request and response shapes of executions and conversations (DESIGN.md 6.2, 6.4). The
-// descriptions and examples end up in /v1/openapi.json and the /docs reference.
+// Request and response shapes of executions and conversations (docs/api.md, "Executions" and
+// "Conversations"). The descriptions and examples end up in /v1/openapi.json and the /docs
+// reference.
 
 const EXAMPLE_EXECUTION = 'exe_01JD8X40A1B2C3D4E5F6G7H8J9';
 const EXAMPLE_AGENT = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
