@@ -5,7 +5,8 @@ import './server/env.js';
 /** @type {import('next').NextConfig} */
 const config = {
   // Packages that hold process-wide state or native code stay outside the bundles, so each
-  // exists once per process (FINDINGS.md, module identity).
+  // exists once per process (docs/platform-notes.md, "Next evaluates our modules several times in
+  // one process").
   serverExternalPackages: [
     '@electric-sql/pglite',
     'postgres',

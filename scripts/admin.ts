@@ -1,4 +1,4 @@
-// Headless set-up (DESIGN.md 10):
+// Headless set-up (README, "Admin CLI"):
 //   npm run admin -- create-user --email E --password P
 //   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
 //   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]

@@ -7,7 +7,7 @@ import { toTRPCError, TRPC_CODE } from './trpc/init';
 // The error catalogue: one entry per code, from which an ApiError's status and type, the tRPC
 // code and the OpenAPI error responses are derived.
 
-/** DESIGN.md 3.1: the type of each status. */
+/** docs/api.md, "Errors": the type of each status. */
 const TYPE_OF_STATUS: Record<number, string> = {
   401: 'authentication_error',
   403: 'permission_error',
@@ -28,7 +28,7 @@ describe('error catalogue', () => {
     }
   });
 
-  it('gives each status the type DESIGN.md 3.1 names', () => {
+  it('gives each status the type docs/api.md names', () => {
     for (const e of ERROR_CATALOGUE) assert.equal(e.type, TYPE_OF_STATUS[e.status] ?? 'invalid_request_error', e.code);
   });
 

@@ -5,10 +5,11 @@ import type { Environment } from '../db/schema';
 import type { IdPrefix } from './ids';
 import { paginate, planPage, type Direction, type Page, type PageParams } from './pagination';
 
-// The list endpoints' SQL side of keyset pagination (pagination.ts has the envelope rules):
-// rows of one workspace and environment, optionally narrowed by equality filters, newest first
-// by id. One prepared statement per direction and filter shape, made on first use per
-// database: lists are a hot path (FINDINGS: prepared drizzle ≈ 2.5× unprepared).
+// The list endpoints' SQL side of keyset pagination (pagination.ts has the envelope rules): rows of
+// one workspace and environment, optionally narrowed by equality filters, newest first by id. One
+// prepared statement per direction and filter shape, made on first use per database: lists are a
+// hot path (prepared drizzle ≈ 2.5× unprepared, measured: docs/platform-notes.md, "Prepared
+// statements on the hot paths").
 //
 //   const executionList = keysetList({
 //     name: 'executions', prefix: 'exe', table: executions, columns: { ... },

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ApiError, type DeclaredErrorCode } from './errors';
 import { isId, type IdPrefix } from './id-format';
 
-// Keyset pagination on prefixed, time-sortable ids (DESIGN.md 3.2). Lists are newest first.
-// `after=X`: the items older than X. `before=X`: the `limit` items just newer than X, still
+// Keyset pagination on prefixed, time-sortable ids (docs/api.md, "Pagination"). Lists are newest
+// first. `after=X`: the items older than X. `before=X`: the `limit` items just newer than X, still
 // newest first. Cursors are ids, so a cursor may name an item deleted since.
 
 // The `.meta()` sits on the inner schema, not on `.optional()`: trpc-to-openapi unwraps the

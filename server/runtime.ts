@@ -9,9 +9,9 @@ import type { StreamGuard } from './streams/guard';
 import type { RequestUsage } from './usage/requests';
 
 // Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
-// logger — once per process. Next evaluates our modules several times in one process (the
-// custom server, route-handler chunks, page chunks: FINDINGS.md), so a module-level `let`
-// would exist once per copy; this lives on globalThis, which exists once.
+// logger — once per process. Next evaluates our modules several times in one process (the custom
+// server, route-handler chunks, page chunks: docs/platform-notes.md), so a module-level `let` would
+// exist once per copy; this lives on globalThis, which exists once.
 
 export interface ProcessRuntime {
   database: Database;

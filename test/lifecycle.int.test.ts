@@ -7,9 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { DB_KIND } from './harness';
 import { runCli, startProcess, stop, waitReady, type Proc } from './processes';
 
-// The embedded set-up as an operator meets it (DESIGN.md 10): the admin CLI on a fresh data
-// dir, one owner at a time, JSON logs with request ids and no secrets, and a graceful
-// shutdown that lets an in-flight request finish and closes PGlite cleanly.
+// The embedded set-up as an operator meets it (README, "Admin CLI"; docs/decisions.md,
+// "Operations"): the admin CLI on a fresh data dir, one owner at a time, JSON logs with request ids
+// and no secrets, and a graceful shutdown that lets an in-flight request finish and closes PGlite
+// cleanly.
 
 const KEY_LINE = /^svc_test_sk_[0-9A-Za-z]{38}\n$/;
 

@@ -12,9 +12,10 @@ import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
 import { startProcess, stop, waitReady, type Proc } from './processes';
 
 // Two real server processes on one PostgreSQL database: revocation is seen at once by the other
-// process, and a key's rate limit is exact across both (DESIGN.md 2, 4, 8) — with the counters in
-// Redis, and in PostgreSQL when there is no Redis — even behind an address that keyless requests
-// put over its per-address limit (20 a minute here).
+// process, and a key's rate limit is exact across both (docs/api.md, "Many processes, one service",
+// "Keys and scopes", "Rate limits") — with the counters in Redis, and in PostgreSQL when there is
+// no Redis — even behind an address that keyless requests put over its per-address limit (20 a
+// minute here).
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

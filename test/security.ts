@@ -5,9 +5,10 @@ import type { Scope } from '../server/keys/scopes';
 import { expectError, expectStatus } from './expect';
 import { waitUntil, type ApiResponse, type SeededKey, type TestServer } from './harness';
 
-// One suite every authenticated route runs (DESIGN.md 3.1, 4): no key, malformed key, revoked
-// key, expired key, wrong scope, and another workspace's or environment's resource. A route
-// joins by describing itself; the suite makes its own workspaces, keys and resources.
+// One suite every authenticated route runs (docs/api.md, "Errors", "Keys and scopes"): no key,
+// malformed key, revoked key, expired key, wrong scope, and another workspace's or environment's
+// resource. A route joins by describing itself; the suite makes its own workspaces, keys and
+// resources.
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -5,7 +5,8 @@ import { environmentColumn, ts } from './columns';
 
 const environment = environmentColumn('agents');
 
-/** An HTTP tool as stored (DESIGN.md 6.1); `parameters` is the JSON Schema given at create/update. */
+/** An HTTP tool as stored (docs/api.md, "Agents"); `parameters` is the JSON Schema given at
+ * create/update. */
 export interface StoredHttpTool {
   type: 'http';
   name: string;

@@ -71,7 +71,7 @@ export const executions = pgTable(
   ],
 );
 
-/** The append-only event log of an execution (DESIGN.md 6.2): SSE `id:` is `seq`. */
+/** The append-only event log of an execution (docs/api.md, "Executions"): SSE `id:` is `seq`. */
 export const executionEvents = pgTable(
   'execution_events',
   {
@@ -131,7 +131,7 @@ export const messages = pgTable(
   (t) => [role.check(t.role), index('messages_conversation_idx').on(t.conversationId, t.id)],
 );
 
-/** Test-mode answers kept by request (DESIGN.md 5: `cached: true`). */
+/** Test-mode answers kept by request (docs/api.md, "Environments": `cached: true`). */
 export const modelCache = pgTable('model_cache', {
   key: text('key').primaryKey(),
   output: text('output').notNull(),

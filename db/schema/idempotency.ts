@@ -2,8 +2,8 @@ import { integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { ENVIRONMENTS } from './columns';
 import { ts } from './columns';
 
-// Idempotency-Key records (DESIGN.md 3.3): one per workspace + environment + header value,
-// `in_progress` while the first request runs, then its stored answer for 24 h.
+// Idempotency-Key records (docs/api.md, "Idempotency"): one per workspace + environment +
+// header value, `in_progress` while the first request runs, then its stored answer for 24 h.
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {

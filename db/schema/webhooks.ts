@@ -6,7 +6,7 @@ import { DELIVERY_STATUSES, DISABLED_REASONS } from './values';
 
 export { DELIVERY_STATUSES, DISABLED_REASONS, type DeliveryStatus, type DisabledReason } from './values';
 
-// Events and their webhook deliveries (DESIGN.md 7).
+// Events and their webhook deliveries (docs/webhooks.md).
 //
 //   events             the outbox: one row per change, written in the change's transaction;
 //                      `dispatched_at` is null until the relay has made its deliveries.

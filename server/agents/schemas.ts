@@ -4,8 +4,8 @@ import { metadataSchema } from '../metadata';
 import { PROVIDERS } from '../models/providers';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
-// Request and response shapes of /v1/agents (DESIGN.md 6.1). The descriptions and examples end
-// up in /v1/openapi.json (and so in the /docs reference). zod checks the shape and the bounds;
+// Request and response shapes of /v1/agents (docs/api.md, "Agents"). The descriptions and examples
+// end up in /v1/openapi.json (and so in the /docs reference). zod checks the shape and the bounds;
 // service.ts checks what needs more than a shape (model, tool names, URLs, JSON Schemas).
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

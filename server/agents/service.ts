@@ -25,7 +25,7 @@ import {
   type updateAgentInput,
 } from './schemas';
 
-// Agents (DESIGN.md 6.1): create, list, read, update, delete, in the caller's workspace and
+// Agents (docs/api.md, "Agents"): create, list, read, update, delete, in the caller's workspace and
 // environment; another workspace's or environment's agent, and a deleted one, is not found.
 // zod (schemas.ts) has checked shapes and bounds; here: the model, tool names, tool URLs (the
 // SSRF guard) and tool JSON Schemas (compiled with ajv in the schema pool's threads), and what

@@ -4,10 +4,10 @@ import type { Environment } from '../../db/schema';
 import { newId } from '../ids';
 import type { AnyEventType } from './types';
 
-// The outbox (DESIGN.md 7): an event is written by the transaction that makes the change, so it
-// exists exactly when the change does (a rollback takes it away, a crash after the commit cannot
-// lose it). The relay (server/webhooks/relay.ts) turns it into deliveries; the NOTIFY, delivered
-// at commit, wakes it. One statement, so it pipelines with the change's other statements.
+// The outbox (docs/webhooks.md): an event is written by the transaction that makes the change, so
+// it exists exactly when the change does (a rollback takes it away, a crash after the commit cannot
+// lose it). The relay (server/webhooks/relay.ts) turns it into deliveries; the NOTIFY, delivered at
+// commit, wakes it. One statement, so it pipelines with the change's other statements.
 
 export interface EventScope {
   workspaceId: string;

@@ -3,8 +3,8 @@ import { ENVIRONMENTS } from '../../db/schema/values';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 import { ALL_EVENT_TYPES, EVENT_RETENTION_DAYS } from './types';
 
-// Request and response shapes of /v1/events (DESIGN.md 7). An event as listed is exactly the
-// body a webhook receives.
+// Request and response shapes of /v1/events (docs/webhooks.md, "The contract"). An event as listed
+// is exactly the body a webhook receives.
 
 export const EXAMPLE_EVENT_ID = 'evt_01JD8X41B2C3D4E5F6G7H8J9KA';
 const EXAMPLE_AGENT = {

@@ -9,7 +9,8 @@ import type { Page, PageParams } from '../pagination';
 import type { eventSchema } from './schemas';
 import type { AnyEventType } from './types';
 
-// Events as a program reads them back to reconcile (DESIGN.md 7): the last 30 days, newest first.
+// Events as a program reads them back to reconcile (docs/webhooks.md, "The contract"): the last
+// 30 days, newest first.
 
 export type EventView = z.infer<typeof eventSchema>;
 

@@ -1,4 +1,5 @@
-// The event types of DESIGN.md 7, the ones a webhook can subscribe to (or `*`: all of them).
+// The event types of docs/webhooks.md ("The contract"), the ones a webhook can subscribe to (or
+// `*`: all of them).
 // `webhook.test` is sent to one webhook on request ("send test event") and cannot be subscribed to.
 export const EVENT_TYPES = [
   'execution.started',

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { executionSchema } from './schemas';
 
-// The events of one execution (DESIGN.md 6.2): what `stream: true`, GET /v1/executions/:id/stream
-// and the dashboard's stream send, one Server-Sent Event each (`event:` is the type, `data:` the
-// whole event as JSON), and what the event log stores (the type in its own column, the rest as
-// the event's data). This union is the contract: the runner builds events with these types, the
-// OpenAPI document describes them from it (components `ExecutionEvent` and one schema per type),
-// and the dashboard and the tests parse with it.
+// The events of one execution (docs/api.md, "Executions"): what `stream: true`, GET
+// /v1/executions/:id/stream and the dashboard's stream send, one Server-Sent Event each (`event:`
+// is the type, `data:` the whole event as JSON), and what the event log stores (the type in its own
+// column, the rest as the event's data). This union is the contract: the runner builds events with
+// these types, the OpenAPI document describes them from it (components `ExecutionEvent` and one
+// schema per type), and the dashboard and the tests parse with it.
 
 const step = z.number().int().min(0).meta({ description: 'The model call (step) of the execution it belongs to, from 0.', example: 0 });
 const toolCallId = z.string().meta({ description: 'Pairs a `tool.call` with its `tool.result`.', example: 'call_0' });

@@ -3,8 +3,9 @@ import { ENVIRONMENTS, EXECUTION_STATUSES, MESSAGE_ROLES } from '../../db/schema
 import { metadataSchema } from '../metadata';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
-// Request and response shapes of executions and conversations (DESIGN.md 6.2, 6.4). The
-// descriptions and examples end up in /v1/openapi.json and the /docs reference.
+// Request and response shapes of executions and conversations (docs/api.md, "Executions" and
+// "Conversations"). The descriptions and examples end up in /v1/openapi.json and the /docs
+// reference.
 
 
 /** Every `error.code` a failed execution can carry (the runner, the sweeper and the model registry produce only these). */

@@ -14,9 +14,9 @@ import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
 
-// Executions and conversations as a caller sees them (DESIGN.md 6.2, 6.4): start one (the
-// execution, its conversation's lock, the user message and the job are written in one
-// transaction), list, read, cancel; read and delete conversations.
+// Executions and conversations as a caller sees them (docs/api.md, "Executions" and
+// "Conversations"): start one (the execution, its conversation's lock, the user message and the job
+// are written in one transaction), list, read, cancel; read and delete conversations.
 
 const executionList = keysetList({
   name: 'executions',

@@ -8,7 +8,7 @@ import { limitOf, lockTenant, type Tenant } from './admission';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 
-// The one module that moves an execution through its states (DESIGN.md 6.2):
+// The one module that moves an execution through its states (docs/api.md, "Executions"):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
 // Every transition is a conditional UPDATE on the status (and, for a worker's writes, on its
 // `attempt`): a late worker changes 0 rows and its write is dropped, so `cancelled` and every

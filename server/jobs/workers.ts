@@ -8,8 +8,9 @@ import { startCompactor } from '../usage/compactor';
 import { startRelay } from '../webhooks/relay';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
-// Every queue of the service, declared by every process at start-up (a send inside a
-// transaction needs its queue known first: FINDINGS.md), and the handlers a worker runs.
+// Every queue of the service, declared by every process at start-up (a send inside a transaction on
+// PGlite hangs when pg-boss has not looked its queue up yet: docs/platform-notes.md, "pg-boss: a
+// send inside a transaction needs its queue known first"), and the handlers a worker runs.
 export const QUEUES = [maintenanceQueue, webhookQueue];
 
 /** Webhook endpoints one worker process delivers to at once (one job per endpoint at a time, across processes). */

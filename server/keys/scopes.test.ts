@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_SCOPES, isScope, missingScopes, normalizeScopes, scopeSchema, SCOPES } from './scopes';
 
 describe('scopes', () => {
-  it('are the six of the reference, in its order', () => {
+  it('are the six of docs/api.md ("Keys and scopes"), in its order', () => {
     assert.deepEqual(SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read']);
   });
 

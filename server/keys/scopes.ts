@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 // The scope names, once. The zod enum, the defaults, the dashboard checkboxes and the docs
-// are all derived from this table (reference.md 5.3).
+// are all derived from this table: the six published scopes, in their order, with their
+// defaults (docs/api.md, "Keys and scopes").
 export const SCOPE_TABLE = [
   { scope: 'agents:read', isDefault: true, description: 'List and retrieve agents' },
   { scope: 'agents:write', isDefault: true, description: 'Create, update and delete agents' },

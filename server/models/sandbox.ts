@@ -13,8 +13,8 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 
-// The offline `sandbox` provider (DESIGN 6.3): a LanguageModelV4 that answers from the prompt
-// alone, so test mode runs the whole pipeline (streaming, tool calls, usage) with no network.
+// The offline `sandbox` provider (docs/api.md, "Models"): a LanguageModelV4 that answers from the
+// prompt alone, so test mode runs the whole pipeline (streaming, tool calls, usage) offline.
 //   - The last user message names an offered tool (whole word, any case) and no result of that
 //     tool follows it → one call of that tool, its arguments made up from the tool's JSON Schema.
 //   - Tool results follow the last user message → "The <tool> tool returned: <json>" (or

@@ -20,7 +20,7 @@ export interface Window {
 
 export interface Decision {
   allowed: boolean;
-  /** Headers of the window with the fewest requests left (DESIGN.md 8.1). */
+  /** Headers of the window with the fewest requests left (docs/api.md, "Rate limits"). */
   headers: Record<string, string>;
 }
 

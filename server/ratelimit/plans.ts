@@ -1,6 +1,7 @@
 import type { Plan } from '../../db/schema';
 
-// reference.md 8.1. Enterprise: a custom per-minute limit set by the operator, no daily cap.
+// The plans' published limits (docs/api.md, "Rate limits"). Enterprise: a custom per-minute limit
+// set by the operator, no daily cap.
 export const PLAN_LIMITS: Record<Plan, { perMinute: number; perDay: number | null }> = {
   starter: { perMinute: 60, perDay: 10_000 },
   professional: { perMinute: 300, perDay: 100_000 },

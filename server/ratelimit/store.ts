@@ -2,8 +2,9 @@ import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexib
 import type { CounterFactory } from '../auth/guards';
 import { consume, type Decision, type Window } from './limiter';
 
-// Where the counters live (DESIGN.md 2): in memory when one process owns everything (embedded
-// PGlite), in Redis when REDIS_URL is set, otherwise in PostgreSQL.
+// Where the counters live (docs/api.md, "Many processes, one service"): in memory when one
+// process owns everything (embedded PGlite), in Redis when REDIS_URL is set, otherwise in
+// PostgreSQL.
 export type StoreKind = 'memory' | 'redis' | 'postgres';
 
 export interface Store {

@@ -20,11 +20,11 @@ import { buildRouteTable, matchRoute, type RestRoute } from './routes';
 import { authenticate, bearer, checkScope, createAddressGuard, identify, limitKey } from './steps';
 
 // The REST face: /v1/* straight from node:http (no Next in between). Checks run in the order
-// DESIGN.md 3.1 gives: route → auth → rate limit → scope → input → lookup; each is a named
-// step (steps.ts), then the route's target answers: a procedure called with the input read
-// here (procedures.ts) or a raw route that reads its own (raw-routes.ts). Either returns an
-// Answer (answer.ts) that Idempotency-Key may store, and that is written once, here; whatever
-// is thrown becomes the error envelope in one place (toApiError).
+// docs/api.md gives ("Order of checks"): route → auth → rate limit → scope → input → lookup; each
+// is a named step (steps.ts), then the route's target answers: a procedure called with the input
+// read here (procedures.ts) or a raw route that reads its own (raw-routes.ts). Either returns an
+// Answer (answer.ts) that Idempotency-Key may store, and that is written once, here; whatever is
+// thrown becomes the error envelope in one place (toApiError).
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
@@ -94,7 +94,8 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
       const body = await readBody(req, route, query, preread);
       return callProcedure({ ...route, target }, { requestId, db, actor: key, services }, { query, body, params });
     };
-    // Idempotency-Key (POST): checked after the scope, before the input (DESIGN.md 3.3).
+    // Idempotency-Key (POST): checked after the scope, before the input (docs/api.md,
+    // "Idempotency").
     const idempotencyKey = key && route.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     if (idempotencyKey === undefined) return dispatch();
     const body = await readJsonBody(req);

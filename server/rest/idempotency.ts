@@ -9,11 +9,12 @@ import type { VerifiedKey } from '../keys/service';
 import { log } from '../log';
 import { errorAnswer, json, type Answer } from './answer';
 
-// Idempotency-Key on POST (DESIGN.md 3.3): the first request under a key (per workspace and
-// environment) runs and its answer is kept for 24 h; a retry with the same method, path and
-// body gets that answer again (`Idempotent-Replayed: true`) and does nothing else. Another body
-// or endpoint under the key, or a retry while the first still runs, is 409 idempotency_conflict.
-// Answers 400, 401, 403 and 429 are not kept: the caller may fix the request and retry.
+// Idempotency-Key on POST (docs/api.md, "Idempotency"): the first request under a key (per
+// workspace and environment) runs and its answer is kept for 24 h; a retry with the same method,
+// path and body gets that answer again (`Idempotent-Replayed: true`) and does nothing else. Another
+// body or endpoint under the key, or a retry while the first still runs, is 409
+// idempotency_conflict. Answers 400, 401, 403 and 429 are not kept: the caller may fix the request
+// and retry.
 //
 // The first request holds the key for LOCK_SECONDS; if its process dies, a retry after that
 // takes over. The answer (answer.ts) is stored before the REST handler writes it; a long answer

@@ -10,8 +10,9 @@ import type { RateLimits } from '../ratelimit';
 import type { Decision } from '../ratelimit/limiter';
 import type { RestRoute } from './routes';
 
-// The named steps of a /v1 request, in the order DESIGN.md 3.1 gives: route → authenticate →
-// limit → scope → input. Each answers an ApiError (or nothing) and writes only headers.
+// The named steps of a /v1 request, in the order docs/api.md gives ("Order of checks"): route →
+// authenticate → limit → scope → input. Each answers an ApiError (or nothing) and writes only
+// headers.
 
 /** The token of an `Authorization: Bearer <token>` header: undefined without one, null when malformed. */
 export function bearer(header: string | undefined): string | null | undefined {

@@ -3,9 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import { checkUrlShape, guardedDispatcher, UrlRefused } from '../net/url-guard';
 
-// Calls an agent's HTTP tool (DESIGN 6.1): the model's arguments go out as JSON (or as the query
-// string for GET), signed the Standard Webhooks way (DESIGN 7) so the tool can check the call
-// came from us, with a 30 s timeout and at most 100 KB of answer handed back to the model.
+// Calls an agent's HTTP tool (docs/api.md, "Agents"): the model's arguments go out as JSON (or as
+// the query string for GET), signed the Standard Webhooks way (as webhooks are: docs/webhooks.md)
+// so the tool can check the call came from us, with a 30 s timeout and at most 100 KB of answer
+// handed back to the model.
 // The signed content is the request line and the body, `<METHOD> <URL>\n<body>` (signedContent):
 // a signature over the body alone left a GET unsigned and let the URL or method be swapped
 // (docs/executions.md, "Tool signing").

@@ -4,8 +4,8 @@ import { EXAMPLE_EVENT_ID } from '../events/schemas';
 import { ALL_EVENT_TYPES, EVENT_TYPES } from '../events/types';
 import { pageEnvelopeSchema, pageQuerySchema } from '../pagination';
 
-// Request and response shapes of /v1/webhooks (DESIGN.md 7). The descriptions and examples end
-// up in /v1/openapi.json and the /docs reference.
+// Request and response shapes of /v1/webhooks (docs/webhooks.md, "The contract"). The descriptions
+// and examples end up in /v1/openapi.json and the /docs reference.
 
 const EXAMPLE_ID = 'whk_01JD8X42C3D4E5F6G7H8J9KAMB';
 const EXAMPLE_DELIVERY = 'dlv_01JD8X43D4E5F6G7H8J9KAMBNC';

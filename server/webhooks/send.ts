@@ -2,10 +2,11 @@ import { request } from 'undici';
 import { checkUrlShape, guardedDispatcher, UrlRefused } from '../net/url-guard';
 import { connectionError, discard, readCapped, signatures, USER_AGENT } from '../tools/http-tool';
 
-// One HTTP attempt of a webhook delivery (DESIGN.md 7, Standard Webhooks): POST the event's JSON,
-// signed with every active secret, through the SSRF guard (checkUrlShape for IP literals, then
-// the guarded dispatcher that connects only to the public address it checked), no redirects
-// followed, one time limit for the whole attempt. Never throws: the outcome is the attempt log.
+// One HTTP attempt of a webhook delivery (docs/webhooks.md, "The request"; Standard Webhooks): POST
+// the event's JSON, signed with every active secret, through the SSRF guard (checkUrlShape for IP
+// literals, then the guarded dispatcher that connects only to the public address it checked), no
+// redirects followed, one time limit for the whole attempt. Never throws: the outcome is the
+// attempt log.
 
 export interface AttemptResult {
   ok: boolean;

@@ -17,7 +17,7 @@ import { newToolSecret } from '../tools/http-tool';
 import { MAX_WEBHOOKS, type createWebhookInput, type deliverySchema, type updateWebhookInput, type webhookSchema } from './schemas';
 import { wakeWebhook } from './queue';
 
-// Webhooks (DESIGN.md 7): create, list, read, update, delete, rotate the secret, read the
+// Webhooks (docs/webhooks.md): create, list, read, update, delete, rotate the secret, read the
 // delivery log, send a test event, resend a delivery; in the caller's workspace and environment
 // (another's is not found). The URL goes through the SSRF guard now and again at each delivery.
 

@@ -3,8 +3,9 @@ import { expectStatus } from '../expect';
 import { startServer, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
 
-// The agent routes refuse what DESIGN.md 3.1 and 4 say they must: no key, a malformed, revoked
-// or expired key, the wrong scope, another workspace's or environment's agent (404, untouched).
+// The agent routes refuse what docs/api.md ("Errors", "Keys and scopes") says they must: no key, a
+// malformed, revoked or expired key, the wrong scope, another workspace's or environment's agent
+// (404, untouched).
 
 let api: TestServer;
 before(async () => {

@@ -5,8 +5,8 @@ import type { ErrorCode } from '../../server/errors';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
-// Every field of an agent at its bounds (DESIGN.md 6.1), HTTP tools (names, JSON Schemas, URLs
-// through the guard), and input an attacker would send: nothing invalid is ever written.
+// Every field of an agent at its bounds (docs/api.md, "Agents"), HTTP tools (names, JSON Schemas,
+// URLs through the guard), and input an attacker would send: nothing invalid is ever written.
 
 let api: TestServer;
 let admin: SeededKey;

@@ -5,7 +5,8 @@ import { expectError, expectStatus, ISO_MS } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { AGENT_FIELDS, AGENT_ID, httpTool, type Agent, type AgentList, type CreatedAgent, type DeletedAgent } from './agent-types';
 
-// The agent endpoints as a user meets them (DESIGN.md 6.1): create, read, list, update, delete.
+// The agent endpoints as a user meets them (docs/api.md, "Agents"): create, read, list, update,
+// delete.
 // Validation of every field is in agents-validation.int.test.ts.
 
 let api: TestServer;

@@ -6,8 +6,8 @@ import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harn
 import { createAgent, execute, readStream } from '../executions/helpers';
 import type { CreatedKey } from './types';
 
-// Idempotency-Key on every POST (DESIGN.md 3.3): a retry gets the first answer again and does
-// nothing else; another body or endpoint under the key, or a retry in progress, is 409.
+// Idempotency-Key on every POST (docs/api.md, "Idempotency"): a retry gets the first answer again
+// and does nothing else; another body or endpoint under the key, or a retry in progress, is 409.
 
 let api: TestServer;
 let owner: SeededKey;

@@ -4,7 +4,7 @@ import { expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import type { CreatedKey, KeyList } from './types';
 
-// Keyset pagination of GET /v1/keys over real HTTP (DESIGN.md 3.2).
+// Keyset pagination of GET /v1/keys over real HTTP (docs/api.md, "Pagination").
 
 let api: TestServer;
 let admin: SeededKey;

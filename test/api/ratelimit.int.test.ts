@@ -4,7 +4,7 @@ import { generateKey } from '../../server/keys/format';
 import { expectError, expectStatus, rateHeaders } from '../expect';
 import { startServer, type TestServer } from '../harness';
 
-// Per-key limits by plan (reference.md 8.1, DESIGN.md 8.1) and their headers, over real HTTP.
+// Per-key limits by plan and their headers (docs/api.md, "Rate limits"), over real HTTP.
 
 let api: TestServer;
 before(async () => {

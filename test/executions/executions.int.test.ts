@@ -6,7 +6,8 @@ import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harn
 import { createAgent, execute, FINAL_EVENTS, readStream, waitFor, type Conversation, type Execution } from './helpers';
 
 // Executions on the offline sandbox model (test keys run there): the three execute modes, the
-// resumable event stream, conversations, cancellation, and the input rules of DESIGN.md 6.2.
+// resumable event stream, conversations, cancellation, and the input rules of docs/api.md
+// ("Executions").
 
 let api: TestServer;
 let owner: SeededKey;

@@ -7,8 +7,9 @@ import { FINAL_EVENTS, readStream, type Execution } from './helpers';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
 // limits in Redis, the model a fake OpenAI-compatible server: they behave as one service
-// (DESIGN.md 2, 6.2). Streams follow runs from any web process, a cancel reaches the worker,
-// every execution reaches the model exactly once, and a worker killed mid-run is noticed.
+// (docs/api.md, "Many processes, one service" and "Executions"). Streams follow runs from any web
+// process, a cancel reaches the worker, every execution reaches the model exactly once, and a
+// worker killed mid-run is noticed.
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';

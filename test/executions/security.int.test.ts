@@ -4,9 +4,9 @@ import { startServer, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
 import { createAgent, execute } from './helpers';
 
-// Every execution and conversation route refuses what DESIGN.md 3.1 and 4 say it must: no key,
-// a malformed, revoked or expired key, the wrong scope, and another workspace's or
-// environment's resource (404, never 403, and untouched).
+// Every execution and conversation route refuses what docs/api.md ("Errors", "Keys and scopes")
+// says it must: no key, a malformed, revoked or expired key, the wrong scope, and another
+// workspace's or environment's resource (404, never 403, and untouched).
 
 let api: TestServer;
 before(async () => {

@@ -6,9 +6,9 @@ import type { ToolServer } from '../fakes/tool-server';
 import type { SeededKey, TestServer } from '../harness';
 import { execute, readStream, startWithTools, waitFor, type Conversation, type Execution } from './helpers';
 
-// HTTP tools in a run (DESIGN.md 6.1): the sandbox model calls a tool the input names, the
-// runner calls its URL with the arguments as JSON, signed like a webhook with the agent's
-// secret, and feeds the answer (or the failure) back to the model.
+// HTTP tools in a run (docs/api.md, "Agents"): the sandbox model calls a tool the input names, the
+// runner calls its URL with the arguments as JSON, signed like a webhook with the agent's secret,
+// and feeds the answer (or the failure) back to the model.
 
 let api: TestServer;
 let tools: ToolServer;

@@ -6,9 +6,9 @@ import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harn
 import { createWebhook, deliveries, eventually, ofType, sleep } from './helpers';
 import { startReceiver, verify, type Receiver } from './receiver';
 
-// Delivery to real receivers (DESIGN.md 7): signed the Standard Webhooks way, at least once,
-// retried on the (compressed) schedule, honouring Retry-After, in order per endpoint; 410 and
-// disabled endpoints get nothing more; no redirect is followed.
+// Delivery to real receivers (docs/webhooks.md, "The contract"): signed the Standard Webhooks way,
+// at least once, retried on the (compressed) schedule, honouring Retry-After, in order per
+// endpoint; 410 and disabled endpoints get nothing more; no redirect is followed.
 
 let api: TestServer;
 before(async () => {

@@ -5,9 +5,9 @@ import { startServer, UNLIMITED, type TestServer } from '../harness';
 import { createWebhook, deliveries, eventually, sleep } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
-// The "failing for days" rule (DESIGN.md 7), with the days compressed to 2 s: an endpoint whose
-// every attempt fails for that long is disabled (`failing`) and gets nothing more; a success in
-// between resets the streak.
+// The "failing for days" rule (docs/webhooks.md, "Retries and disabling"), with the days compressed
+// to 2 s: an endpoint whose every attempt fails for that long is disabled (`failing`) and gets
+// nothing more; a success in between resets the streak.
 
 let api: TestServer;
 const receivers: Receiver[] = [];

@@ -8,9 +8,10 @@ import { execute, waitFor } from '../executions/helpers';
 import { createWebhook, eventually, ofType, sleep } from './helpers';
 import { startReceiver, verify, type Receiver } from './receiver';
 
-// Events (DESIGN.md 7): every type is emitted by the change that causes it, with the resource
-// exactly as the REST API shows it, and delivered; a change that rolls back emits nothing;
-// GET /v1/events lists them newest first (filter by type, keyset pages), per workspace and environment.
+// Events (docs/webhooks.md, "The contract"): every type is emitted by the change that causes it,
+// with the resource exactly as the REST API shows it, and delivered; a change that rolls back emits
+// nothing; GET /v1/events lists them newest first (filter by type, keyset pages), per workspace and
+// environment.
 
 let api: TestServer;
 let receiver: Receiver;

@@ -8,10 +8,11 @@ import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
 import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
 import { startReceiver, verify, type Receiver } from './receiver';
 
-// Webhooks across processes on one PostgreSQL database (DESIGN.md 2, 7): a web process
-// (RUN_WORKERS=false) writes the events; the one web process is killed with SIGKILL right after
-// the change, before anything was delivered; a worker process started afterwards delivers it
-// (nothing lost). With two workers, each event reaches each endpoint once, in order.
+// Webhooks across processes on one PostgreSQL database (docs/api.md, "Many processes, one service";
+// docs/webhooks.md): a web process (RUN_WORKERS=false) writes the events; the one web process is
+// killed with SIGKILL right after the change, before anything was delivered; a worker process
+// started afterwards delivers it (nothing lost). With two workers, each event reaches each endpoint
+// once, in order.
 
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
 

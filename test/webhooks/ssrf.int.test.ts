@@ -7,10 +7,11 @@ import { setResolverForTests, type Resolver } from '../../server/net/url-guard';
 import { createWebhook, deliveries, eventually, sleep } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
-// The SSRF guard on webhooks (DESIGN.md 7), with private URLs NOT allowed (the production
-// default): every spelling of a non-public address is refused at create and update (400, param
-// `url`, nothing written), and again at each delivery, at connect time: a name that resolved to
-// a public address at create and to 127.0.0.1 later (DNS rebinding) reaches nothing.
+// The SSRF guard on webhooks (docs/webhooks.md, "The contract" and "SSRF"), with private URLs NOT
+// allowed (the production default): every spelling of a non-public address is refused at create and
+// update (400, param `url`, nothing written), and again at each delivery, at connect time: a name
+// that resolved to a public address at create and to 127.0.0.1 later (DNS rebinding) reaches
+// nothing.
 // DNS is the outside world: a fake resolver stands in for it in this process.
 
 const answers: Record<string, string> = {

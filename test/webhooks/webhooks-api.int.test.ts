@@ -6,9 +6,10 @@ import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harn
 import { securitySuite } from '../security';
 import { createWebhook } from './helpers';
 
-// /v1/webhooks as a client sees it (DESIGN.md 7, 3): create (secret once), list, read, update,
-// delete, rotate; validation errors in the envelope with `param`, nothing written on a refusal;
-// the per-environment limit holds under concurrent creates; and the security suite on each route.
+// /v1/webhooks as a client sees it (docs/webhooks.md, "The contract"; docs/api.md): create (secret
+// once), list, read, update, delete, rotate; validation errors in the envelope with `param`,
+// nothing written on a refusal; the per-environment limit holds under concurrent creates; and the
+// security suite on each route.
 // Private URLs are allowed here (test config); the SSRF guard has its own file.
 
 let api: TestServer;
@@ -26,7 +27,7 @@ async function count(workspaceId: string): Promise<number> {
 }
 
 describe('create, read, update, delete', () => {
-  it('creates a webhook: 201, the fields of DESIGN.md 7 and the secret, which no read shows again', async () => {
+  it('creates a webhook: 201, the fields of docs/webhooks.md and the secret, which no read shows again', async () => {
     const o = await owner();
     const res = await api.request<Record<string, unknown>>('POST', '/v1/webhooks', {
       key: o.key,
