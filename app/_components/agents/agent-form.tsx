@@ -123,26 +123,24 @@ export function AgentForm({
               {...register('temperature')}
               error={errorOf('temperature')}
             />
-            <TextField
-              id="agent-maxSteps"
-              label="Max steps"
-              type="number"
-              min={L.maxSteps.min}
-              max={L.maxSteps.max}
-              hint={`${L.maxSteps.min}–${L.maxSteps.max} model calls`}
-              {...register('maxSteps')}
-              error={errorOf('maxSteps')}
-            />
-            <TextField
-              id="agent-timeoutSeconds"
-              label="Timeout (seconds)"
-              type="number"
-              min={L.timeoutSeconds.min}
-              max={L.timeoutSeconds.max}
-              hint={`${L.timeoutSeconds.min}–${L.timeoutSeconds.max}`}
-              {...register('timeoutSeconds')}
-              error={errorOf('timeoutSeconds')}
-            />
+            {(
+              [
+                ['maxSteps', 'Max steps', ' model calls'],
+                ['timeoutSeconds', 'Timeout (seconds)', ''],
+              ] as const
+            ).map(([field, label, unit]) => (
+              <TextField
+                key={field}
+                id={`agent-${field}`}
+                label={label}
+                type="number"
+                min={L[field].min}
+                max={L[field].max}
+                hint={`${L[field].min}–${L[field].max}${unit}`}
+                {...register(field)}
+                error={errorOf(field)}
+              />
+            ))}
           </div>
         </Section>
 
