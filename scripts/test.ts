@@ -94,6 +94,10 @@ async function main() {
 
   await ensureService('PostgreSQL', 5432, 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
   await ensureService('Redis', 6379, 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no');
+  // The migrated templates every test file's database is copied from (test/harness.ts), made
+  // here once rather than by the first test files at once.
+  const { pgliteTemplate, postgresTemplate } = await import('../test/harness');
+  await Promise.all([pgliteTemplate(), postgresTemplate()]);
 
   const runs = [
     await run('unit + integration on PGlite', [...unit, ...everywhere], { TEST_DB: 'pglite' }),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clientErrorAnswer } from '../../server/http/client-error';
 import { REQUEST_ID } from '../expect';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { startProcess, stop, waitReady, type Proc } from '../processes';
 
 // A request Node's HTTP parser refuses (the server's 'clientError') is answered in the error
@@ -22,6 +22,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-client-error-'));
 
 before(async () => {
   pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
+  if (!pg) await prepareDataDir(tmp);
   const env: Record<string, string> = pg ? { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET } : { DATA_DIR: tmp };
   server = await startProcess({ ...env, LOG_LEVEL: 'info', RUN_WORKERS: 'false' });
   await waitReady(server);
