@@ -44,6 +44,13 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     assert.doesNotMatch(proc.output, /\n\s+at /, 'no stack trace');
   });
 
+  it('refuses a worker_lost delay shorter than 3 heartbeats, naming the variable', async () => {
+    const proc = await startProcess({ ...env, EXECUTION_HEARTBEAT_SECONDS: '2', EXECUTION_LOST_AFTER_SECONDS: '5' });
+    const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(proc.output, /Invalid environment variable EXECUTION_LOST_AFTER_SECONDS: at least 3 × EXECUTION_HEARTBEAT_SECONDS/);
+  });
+
   it('refuses a price table that is not one (MODEL_PRICES), naming the variable', async () => {
     for (const prices of ['{"openai/gpt-4o": {"input": 2.5}}', '{"gpt-4o": {"input": 2.5, "output": 10}}', '{"openai/gpt-4o": {"input": -1, "output": 10}}', 'not json']) {
       const proc = await startProcess({ ...env, MODEL_PRICES: prices });

@@ -152,6 +152,12 @@ export async function seedTenant(
   return { key: created.key, keyId: created.id, workspaceId: m.workspaceId };
 }
 
+/**
+ * For tests that kill a worker: heartbeats every second and `worker_lost` after 4 s without one
+ * (the defaults, 5 s and 25 s, would make them wait half a minute for the sweeper).
+ */
+export const QUICK_LOST_WORKER = { EXECUTION_HEARTBEAT_SECONDS: '1', EXECUTION_LOST_AFTER_SECONDS: '4' } as const;
+
 export interface ScaledOut {
   /** Two web processes (RUN_WORKERS=false) and a worker, on one fresh PostgreSQL database. */
   a: Proc;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
-import { callProcess, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
+import { callProcess, QUICK_LOST_WORKER, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
@@ -44,6 +44,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
       TEST_MODE_REAL_MODELS: 'true',
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...QUICK_LOST_WORKER,
     });
     ({ a, b, worker, env } = scaled);
     ({ key } = await seedTenant(scaled.database.db, { name: 'scale' }));

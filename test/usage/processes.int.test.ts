@@ -8,7 +8,7 @@ import { compactOnce } from '../../server/usage/compactor';
 import type { Execution } from '../executions/helpers';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
-import { callProcess, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
+import { callProcess, QUICK_LOST_WORKER, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
 import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './helpers';
 
 // Usage analytics on the scaled-out topology: two web processes (RUN_WORKERS=false) and a
@@ -48,7 +48,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
 
   before(async () => {
     fake = await startFakeOpenAI();
-    scaled = await startScaledOut({ OPENAI_COMPATIBLE_BASE_URL: fake.url });
+    scaled = await startScaledOut({ OPENAI_COMPATIBLE_BASE_URL: fake.url, ...QUICK_LOST_WORKER });
     ({ a, b, worker, env, database } = scaled);
     ({ key, keyId, workspaceId } = await seedTenant(database.db, { name: 'usage', environment: 'live' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'counted', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
