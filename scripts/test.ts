@@ -6,7 +6,8 @@ import path from 'node:path';
 
 // `npm test`: unit tests and API integration tests on PGlite, then the integration tests again
 // on PostgreSQL (plus the two-process test), with Node's own test runner. Starts PostgreSQL and
-// Redis when they are not running. Ends with one line: `tests: N passed, N failed`.
+// Redis when they are not running. Ends with the 10 slowest files (TEST_DURATIONS_OUT=<file>
+// writes every file's time) and one line: `tests: N passed, N failed`.
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'test-results', 'playwright-report']);
@@ -58,28 +59,34 @@ interface Totals {
   passed: number;
   failed: number;
   exitCode: number;
+  /** Wall time of each file, in ms. */
+  durations: { file: string; ms: number }[];
 }
 
 /** Runs files under node's test runner; reads the counts from a TAP copy of the report. */
 function run(label: string, files: string[], env: Record<string, string>): Promise<Totals> {
   const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-')), 'report.tap');
+  const durations = path.join(path.dirname(tap), 'durations.jsonl');
   console.log(`\n── ${label}: ${files.length} files ──`);
   const args = [
     '--import', 'tsx', '--test', '--test-concurrency=2',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    `--test-reporter=${path.join(ROOT, 'scripts', 'file-durations.ts')}`, `--test-reporter-destination=${durations}.out`,
     ...files,
   ];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env, FILE_DURATIONS_OUT: durations } });
     child.on('exit', (code, signal) => {
       const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+      const lines = fs.existsSync(durations) ? fs.readFileSync(durations, 'utf8').split('\n').filter(Boolean) : [];
       fs.rmSync(path.dirname(tap), { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
       resolve({
         passed: count('pass'),
         failed: count('fail') + count('cancelled'),
         exitCode: code ?? (signal ? 1 : 0),
+        durations: lines.map((l) => JSON.parse(l) as { file: string; ms: number }),
       });
     });
   });
@@ -106,6 +113,11 @@ async function main() {
   const passed = runs.reduce((n, r) => n + r.passed, 0);
   const failed = runs.reduce((n, r) => n + r.failed, 0);
   const crashed = runs.some((r) => r.exitCode !== 0);
+  const durations = runs.flatMap((r, i) => r.durations.map((d) => ({ ...d, db: i === 0 ? 'PGlite' : 'PostgreSQL' }))).sort((a, b) => b.ms - a.ms);
+  // TEST_DURATIONS_OUT=<file>: every file's wall time, as JSON.
+  if (process.env.TEST_DURATIONS_OUT) fs.writeFileSync(process.env.TEST_DURATIONS_OUT, JSON.stringify(durations, null, 1));
+  console.log('\nslowest files:');
+  for (const d of durations.slice(0, 10)) console.log(`  ${(d.ms / 1000).toFixed(1).padStart(6)} s  ${d.file} (${d.db})`);
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (failed > 0 || crashed || passed === 0) process.exitCode = 1;
