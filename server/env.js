@@ -73,6 +73,8 @@ export const env = createEnv({
     // `false`: this process records no API request usage and compacts no execution records
     // (what the benchmark compares against; usage analytics then miss what it served).
     USAGE_ANALYTICS: bool.default(true),
+    // Seconds between a worker process's compactions of usage records into rollups (when records wait).
+    USAGE_COMPACT_SECONDS: z.coerce.number().min(0.1).max(3600).default(2),
     // Rows of settled usage buckets each process keeps in memory to answer again (0: none).
     USAGE_CACHE_ROWS: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
     // An endpoint whose attempts have all failed for this long is disabled (5 days).
