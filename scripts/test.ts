@@ -20,6 +20,9 @@ const MULTIPROCESS = new Set([
   path.join('test', 'usage', 'processes.int.test.ts'),
 ]);
 
+// Test files run at once (TEST_CONCURRENCY overrides).
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+
 function findTests(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) {
@@ -69,7 +72,7 @@ function run(label: string, files: string[], env: Record<string, string>): Promi
   const durations = path.join(path.dirname(tap), 'durations.jsonl');
   console.log(`\n── ${label}: ${files.length} files ──`);
   const args = [
-    '--import', 'tsx', '--test', '--test-concurrency=2',
+    '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     `--test-reporter=${path.join(ROOT, 'scripts', 'file-durations.ts')}`, `--test-reporter-destination=${durations}.out`,

@@ -52,12 +52,16 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
   });
 
   it('refuses a price table that is not one (MODEL_PRICES), naming the variable', async () => {
-    for (const prices of ['{"openai/gpt-4o": {"input": 2.5}}', '{"gpt-4o": {"input": 2.5, "output": 10}}', '{"openai/gpt-4o": {"input": -1, "output": 10}}', 'not json']) {
-      const proc = await startProcess({ ...env, MODEL_PRICES: prices });
-      const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
-      assert.equal(code, 1, prices);
-      assert.match(proc.output, /Invalid environment variable MODEL_PRICES/, prices);
-    }
+    // At once: each stops at the environment check, before it opens the data dir.
+    const tables = ['{"openai/gpt-4o": {"input": 2.5}}', '{"gpt-4o": {"input": 2.5, "output": 10}}', '{"openai/gpt-4o": {"input": -1, "output": 10}}', 'not json'];
+    await Promise.all(
+      tables.map(async (prices) => {
+        const proc = await startProcess({ ...env, MODEL_PRICES: prices });
+        const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+        assert.equal(code, 1, prices);
+        assert.match(proc.output, /Invalid environment variable MODEL_PRICES/, prices);
+      }),
+    );
   });
 
   it('refuses bad CLI input with usage and exit code 2, writing nothing', async () => {
