@@ -153,8 +153,10 @@ export async function seedTenant(
 }
 
 /**
- * For tests that kill a worker: heartbeats every second and `worker_lost` after 4 s without one
- * (the defaults, 5 s and 25 s, would make them wait half a minute for the sweeper).
+ * For the worker that replaces a killed one: heartbeats every second, and its sweeper fails a run
+ * without one for 4 s as `worker_lost` (the defaults, 5 s and 25 s, made the tests wait half a
+ * minute). Only for that worker: one running 200 runs on a starved CPU missed 4 s of its own
+ * heartbeats, and its sweeper failed its own runs.
  */
 export const QUICK_LOST_WORKER = { EXECUTION_HEARTBEAT_SECONDS: '1', EXECUTION_LOST_AFTER_SECONDS: '4' } as const;
 

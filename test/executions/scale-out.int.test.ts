@@ -44,7 +44,6 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
       TEST_MODE_REAL_MODELS: 'true',
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      ...QUICK_LOST_WORKER,
     });
     ({ a, b, worker, env } = scaled);
     ({ key } = await seedTenant(scaled.database.db, { name: 'scale' }));
@@ -107,7 +106,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await get(a, queued.body.id)).body.status, 'queued');
     const killedAt = Date.now();
-    worker = await startWorker(env);
+    worker = await startWorker({ ...env, ...QUICK_LOST_WORKER });
     const picked = await until(a, queued.body.id, final, 30_000);
     assert.equal(picked.status, 'succeeded');
     const lost = await until(b, running.body.id, final, 60_000);

@@ -48,7 +48,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
 
   before(async () => {
     fake = await startFakeOpenAI();
-    scaled = await startScaledOut({ OPENAI_COMPATIBLE_BASE_URL: fake.url, ...QUICK_LOST_WORKER });
+    scaled = await startScaledOut({ OPENAI_COMPATIBLE_BASE_URL: fake.url });
     ({ a, b, worker, env, database } = scaled);
     ({ key, keyId, workspaceId } = await seedTenant(database.db, { name: 'usage', environment: 'live' }));
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'counted', model: 'openai-compatible/fake-1', timeoutSeconds: 120 });
@@ -81,7 +81,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
     await fake.waitFor(() => fake.requests.some((r) => JSON.stringify(r.body).includes('doomed run')), 10_000);
     worker.child.kill('SIGKILL');
     await new Promise((r) => worker.child.once('exit', r));
-    worker = await startWorker(env);
+    worker = await startWorker({ ...env, ...QUICK_LOST_WORKER });
     const lost = await until(() => call<Execution>(a, 'GET', `/v1/executions/${doomed.body.id}`).then((r) => r.body), final, 'doomed run not final', 60_000);
     assert.equal(lost.error?.code, 'worker_lost');
 
