@@ -20,8 +20,11 @@ const MULTIPROCESS = new Set([
   path.join('test', 'usage', 'processes.int.test.ts'),
 ]);
 
-// Test files run at once (TEST_CONCURRENCY overrides).
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+// Test files run at once (TEST_CONCURRENCY overrides both). Three on PGlite with 2 cores: a file
+// spends much of its time waiting (on its server, child processes, timers); at 2 the run used
+// ~1.1 cores. Two on PostgreSQL: a server holds ~16 connections, the multi-process files 50, and
+// three files at once (with another checkout's tests) passed the server's 100 (500s, seen).
+const CONCURRENCY = { pglite: Number(process.env.TEST_CONCURRENCY ?? 3), postgres: Number(process.env.TEST_CONCURRENCY ?? 2) };
 
 // The slowest files (the list `npm test` ends with) start first: started last, one of them ran
 // on alone at the end of a pass while the other slot had nothing left to do.
@@ -84,12 +87,12 @@ interface Totals {
 }
 
 /** Runs files under node's test runner; reads the counts from a TAP copy of the report. */
-function run(label: string, files: string[], env: Record<string, string>): Promise<Totals> {
+function run(label: string, files: string[], env: { TEST_DB: 'pglite' | 'postgres' }): Promise<Totals> {
   const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-')), 'report.tap');
   const durations = path.join(path.dirname(tap), 'durations.jsonl');
   console.log(`\n── ${label}: ${files.length} files ──`);
   const args = [
-    '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
+    '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY[env.TEST_DB]}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     `--test-reporter=${path.join(ROOT, 'scripts', 'file-durations.ts')}`, `--test-reporter-destination=${durations}.out`,
