@@ -103,7 +103,9 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     const bogus = `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`;
     const refused = await getKeys(proc, bogus);
     assert.equal(refused.status, 401);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both requests' lines come through the pipe (instead of sleeping 200 ms for them).
+    const ids = [created.headers.get('x-request-id')!, refused.headers.get('x-request-id')!];
+    for (const until = Date.now() + 5_000; !ids.every((id) => proc.output.includes(id)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
 
     const lines = proc.output.split('\n').filter((l) => l.startsWith('{'));
     const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number; keyId?: string });

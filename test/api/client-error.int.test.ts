@@ -118,7 +118,8 @@ describe('requests the HTTP parser refuses', () => {
 
   it('logs the request id and the parser’s error, never the request’s bytes', async () => {
     const { requestId } = expectEnvelope(await raw(get(`Authorization: Bearer ${KEY}\x01\r\n`)), 400, 'malformed_request');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The line is written as the refusal is answered: wait for it to come through the pipe.
+    for (const until = Date.now() + 5_000; !server!.output.includes(requestId) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
     const line = server!.output.split('\n').find((l) => l.includes(requestId));
     assert.ok(line, `no log line with ${requestId}`);
     const logged = JSON.parse(line) as Record<string, unknown>;

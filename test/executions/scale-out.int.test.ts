@@ -103,6 +103,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     await new Promise((r) => worker.child.once('exit', r));
     const queued = await call<Execution>(b, 'POST', `/v1/agents/${agentId}/execute`, { input: 'queued-while-no-worker' });
     assert.equal(queued.status, 202);
+    // No worker is up: nothing may run it, and nothing happening has no event to wait for.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await get(a, queued.body.id)).body.status, 'queued');
     const killedAt = Date.now();
@@ -113,6 +114,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     assert.equal(lost.status, 'failed');
     assert.equal(lost.error?.code, 'worker_lost');
     assert.ok(Date.now() - killedAt < 60_000);
+    // A second model call would come after the run was failed: a second for it to (wrongly) arrive.
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal(requestsFor('kill-the-worker'), 1, 'the model was not called a second time');
     const stream = await readStream(`${b.url}/v1/executions/${running.body.id}/stream`, { key });
