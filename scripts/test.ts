@@ -6,7 +6,8 @@ import path from 'node:path';
 
 // `npm test`: unit tests and API integration tests on PGlite, then the integration tests again
 // on PostgreSQL (plus the two-process test), with Node's own test runner. Starts PostgreSQL and
-// Redis when they are not running. Ends with one line: `tests: N passed, N failed`.
+// Redis when they are not running. Ends with the 10 slowest files (TEST_DURATIONS_OUT=<file>
+// writes every file's time) and one line: `tests: N passed, N failed`.
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', 'e2e', 'test-results', 'playwright-report']);
@@ -18,6 +19,29 @@ const MULTIPROCESS = new Set([
   path.join('test', 'webhooks', 'processes.int.test.ts'),
   path.join('test', 'usage', 'processes.int.test.ts'),
 ]);
+
+// Test files run at once (TEST_CONCURRENCY overrides both). Three on PGlite with 2 cores: a file
+// spends much of its time waiting (on its server, child processes, timers); at 2 the run used
+// ~1.1 cores. Two on PostgreSQL: a server holds ~16 connections, the multi-process files 50, and
+// three files at once (with another checkout's tests) passed the server's 100 (500s, seen).
+const CONCURRENCY = { pglite: Number(process.env.TEST_CONCURRENCY ?? 3), postgres: Number(process.env.TEST_CONCURRENCY ?? 2) };
+
+// The slowest files (the list `npm test` ends with) start first: started last, one of them ran
+// on alone at the end of a pass while the other slot had nothing left to do.
+const SLOW_FIRST = [
+  'test/lifecycle.int.test.ts',
+  'test/webhooks/private-urls.int.test.ts',
+  'test/executions/streams.int.test.ts',
+  'test/webhooks/delivery.int.test.ts',
+  'test/executions/scale-out.int.test.ts',
+  'test/executions/fairness-processes.int.test.ts',
+  'test/usage/processes.int.test.ts',
+  'test/webhooks/processes.int.test.ts',
+  'test/usage/executions.int.test.ts',
+  'test/start.int.test.ts',
+  'test/multiprocess.int.test.ts',
+].map((f) => path.join(...f.split('/')));
+const slowFirst = (files: string[]) => [...SLOW_FIRST.filter((f) => files.includes(f)), ...files.filter((f) => !SLOW_FIRST.includes(f))];
 
 function findTests(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -58,28 +82,34 @@ interface Totals {
   passed: number;
   failed: number;
   exitCode: number;
+  /** Wall time of each file, in ms. */
+  durations: { file: string; ms: number }[];
 }
 
 /** Runs files under node's test runner; reads the counts from a TAP copy of the report. */
-function run(label: string, files: string[], env: Record<string, string>): Promise<Totals> {
+function run(label: string, files: string[], env: { TEST_DB: 'pglite' | 'postgres' }): Promise<Totals> {
   const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-')), 'report.tap');
+  const durations = path.join(path.dirname(tap), 'durations.jsonl');
   console.log(`\n── ${label}: ${files.length} files ──`);
   const args = [
-    '--import', 'tsx', '--test', '--test-concurrency=2',
+    '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY[env.TEST_DB]}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    `--test-reporter=${path.join(ROOT, 'scripts', 'file-durations.ts')}`, `--test-reporter-destination=${durations}.out`,
     ...files,
   ];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env, FILE_DURATIONS_OUT: durations } });
     child.on('exit', (code, signal) => {
       const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+      const lines = fs.existsSync(durations) ? fs.readFileSync(durations, 'utf8').split('\n').filter(Boolean) : [];
       fs.rmSync(path.dirname(tap), { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
       resolve({
         passed: count('pass'),
         failed: count('fail') + count('cancelled'),
         exitCode: code ?? (signal ? 1 : 0),
+        durations: lines.map((l) => JSON.parse(l) as { file: string; ms: number }),
       });
     });
   });
@@ -94,14 +124,23 @@ async function main() {
 
   await ensureService('PostgreSQL', 5432, 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
   await ensureService('Redis', 6379, 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no');
+  // The migrated templates every test file's database is copied from (test/harness.ts), made
+  // here once rather than by the first test files at once.
+  const { pgliteTemplate, postgresTemplate } = await import('../test/harness');
+  await Promise.all([pgliteTemplate(), postgresTemplate()]);
 
   const runs = [
-    await run('unit + integration on PGlite', [...unit, ...everywhere], { TEST_DB: 'pglite' }),
-    await run('integration on PostgreSQL', integration, { TEST_DB: 'postgres' }),
+    await run('unit + integration on PGlite', slowFirst([...unit, ...everywhere]), { TEST_DB: 'pglite' }),
+    await run('integration on PostgreSQL', slowFirst(integration), { TEST_DB: 'postgres' }),
   ];
   const passed = runs.reduce((n, r) => n + r.passed, 0);
   const failed = runs.reduce((n, r) => n + r.failed, 0);
   const crashed = runs.some((r) => r.exitCode !== 0);
+  const durations = runs.flatMap((r, i) => r.durations.map((d) => ({ ...d, db: i === 0 ? 'PGlite' : 'PostgreSQL' }))).sort((a, b) => b.ms - a.ms);
+  // TEST_DURATIONS_OUT=<file>: every file's wall time, as JSON.
+  if (process.env.TEST_DURATIONS_OUT) fs.writeFileSync(process.env.TEST_DURATIONS_OUT, JSON.stringify(durations, null, 1));
+  console.log('\nslowest files:');
+  for (const d of durations.slice(0, 10)) console.log(`  ${(d.ms / 1000).toFixed(1).padStart(6)} s  ${d.file} (${d.db})`);
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (failed > 0 || crashed || passed === 0) process.exitCode = 1;

@@ -23,6 +23,11 @@ export const env = createEnv({
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).
     EXECUTION_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+    // A worker renews the heartbeat of the runs it holds, and sweeps for runs whose worker
+    // stopped, this often; a run without a heartbeat for EXECUTION_LOST_AFTER_SECONDS fails as
+    // worker_lost (docs/executions.md). The tests shorten both; see the checks below.
+    EXECUTION_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(20).default(5),
+    EXECUTION_LOST_AFTER_SECONDS: z.coerce.number().min(0.15).max(55).default(25),
     // An event stream whose client reads nothing of a full buffer for this long is dropped.
     STREAM_STALL_SECONDS: z.coerce.number().min(0.1).max(600).default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -68,6 +73,8 @@ export const env = createEnv({
     // `false`: this process records no API request usage and compacts no execution records
     // (what the benchmark compares against; usage analytics then miss what it served).
     USAGE_ANALYTICS: bool.default(true),
+    // Seconds between a worker process's compactions of usage records into rollups (when records wait).
+    USAGE_COMPACT_SECONDS: z.coerce.number().min(0.1).max(3600).default(2),
     // Rows of settled usage buckets each process keeps in memory to answer again (0: none).
     USAGE_CACHE_ROWS: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
     // An endpoint whose attempts have all failed for this long is disabled (5 days).
@@ -76,6 +83,20 @@ export const env = createEnv({
     WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(15),
   },
   client: {},
+  // Checks across variables, reported under the variable to change.
+  createFinalSchema: (shape) =>
+    z.object(shape).superRefine((e, ctx) => {
+      const beat = e.EXECUTION_HEARTBEAT_SECONDS;
+      const lost = e.EXECUTION_LOST_AFTER_SECONDS;
+      // A busy process renews late now and then: a few missed beats are not a death.
+      if (lost < 3 * beat) {
+        ctx.addIssue({ code: 'custom', path: ['EXECUTION_LOST_AFTER_SECONDS'], message: 'at least 3 × EXECUTION_HEARTBEAT_SECONDS' });
+      }
+      // A run whose worker died fails within lost-after plus one sweep: within 60 s, as promised.
+      if (lost + beat > 60) {
+        ctx.addIssue({ code: 'custom', path: ['EXECUTION_LOST_AFTER_SECONDS'], message: 'plus EXECUTION_HEARTBEAT_SECONDS at most 60' });
+      }
+    }),
   experimental__runtimeEnv: {},
   // Empty strings in .env files mean "not set".
   emptyStringAsUndefined: true,

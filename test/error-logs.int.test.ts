@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
+import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from './harness';
 import { startProcess, stop, waitReady, type Proc } from './processes';
 
 // An unexpected error's log line never carries the request's input. A real server process (its
@@ -23,6 +23,7 @@ describe('logs of unexpected errors', () => {
 
   before(async () => {
     pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
+    if (!pg) await prepareDataDir(tmp);
     const { openDatabase } = await import('../db/client');
     const { migrateDatabase } = await import('../db/migrate');
     const { createUser } = await import('../server/auth/users');

@@ -45,13 +45,24 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     assert.doesNotMatch(proc.output, /\n\s+at /, 'no stack trace');
   });
 
+  it('refuses a worker_lost delay shorter than 3 heartbeats, naming the variable', async () => {
+    const proc = await startProcess({ ...env, EXECUTION_HEARTBEAT_SECONDS: '2', EXECUTION_LOST_AFTER_SECONDS: '5' });
+    const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(proc.output, /Invalid environment variable EXECUTION_LOST_AFTER_SECONDS: at least 3 × EXECUTION_HEARTBEAT_SECONDS/);
+  });
+
   it('refuses a price table that is not one (MODEL_PRICES), naming the variable', async () => {
-    for (const prices of ['{"openai/gpt-4o": {"input": 2.5}}', '{"gpt-4o": {"input": 2.5, "output": 10}}', '{"openai/gpt-4o": {"input": -1, "output": 10}}', 'not json']) {
-      const proc = await startProcess({ ...env, MODEL_PRICES: prices });
-      const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
-      assert.equal(code, 1, prices);
-      assert.match(proc.output, /Invalid environment variable MODEL_PRICES/, prices);
-    }
+    // At once: each stops at the environment check, before it opens the data dir.
+    const tables = ['{"openai/gpt-4o": {"input": 2.5}}', '{"gpt-4o": {"input": 2.5, "output": 10}}', '{"openai/gpt-4o": {"input": -1, "output": 10}}', 'not json'];
+    await Promise.all(
+      tables.map(async (prices) => {
+        const proc = await startProcess({ ...env, MODEL_PRICES: prices });
+        const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+        assert.equal(code, 1, prices);
+        assert.match(proc.output, /Invalid environment variable MODEL_PRICES/, prices);
+      }),
+    );
   });
 
   it('refuses bad CLI input with usage and exit code 2, writing nothing', async () => {
@@ -93,7 +104,9 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     const bogus = `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`;
     const refused = await getKeys(proc, bogus);
     assert.equal(refused.status, 401);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both requests' lines come through the pipe (instead of sleeping 200 ms for them).
+    const ids = [created.headers.get('x-request-id')!, refused.headers.get('x-request-id')!];
+    for (const until = Date.now() + 5_000; !ids.every((id) => proc.output.includes(id)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
 
     const lines = proc.output.split('\n').filter((l) => l.startsWith('{'));
     const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number; keyId?: string });

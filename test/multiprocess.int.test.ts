@@ -42,7 +42,7 @@ for (const topology of TOPOLOGIES) {
       startProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', AUTH_SECRET: TEST_AUTH_SECRET, RATE_LIMIT_ANON_PER_MINUTE: '20', ...topology.env });
 
     before(async () => {
-      pg = await createTestDatabase();
+      pg = await createTestDatabase({ empty: true }); // both processes migrate it at once (the advisory lock)
       a = await startPgProcess(pg.url);
       b = await startPgProcess(pg.url);
       await Promise.all([waitReady(a), waitReady(b)]);

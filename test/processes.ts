@@ -152,6 +152,14 @@ export async function seedTenant(
   return { key: created.key, keyId: created.id, workspaceId: m.workspaceId };
 }
 
+/**
+ * For the worker that replaces a killed one: heartbeats every second, and its sweeper fails a run
+ * without one for 4 s as `worker_lost` (the defaults, 5 s and 25 s, made the tests wait half a
+ * minute). Only for that worker: one running 200 runs on a starved CPU missed 4 s of its own
+ * heartbeats, and its sweeper failed its own runs.
+ */
+export const QUICK_LOST_WORKER = { EXECUTION_HEARTBEAT_SECONDS: '1', EXECUTION_LOST_AFTER_SECONDS: '4' } as const;
+
 export interface ScaledOut {
   /** Two web processes (RUN_WORKERS=false) and a worker, on one fresh PostgreSQL database. */
   a: Proc;

@@ -74,7 +74,7 @@ async function npmStart(dataDir = fs.mkdtempSync(path.join(tmp, 'data-'))): Prom
   delete env.NODE_TEST_CONTEXT;
   delete env.NODE_ENV; // the start script sets it
   if (DB_KIND === 'postgres') {
-    const pg = await createTestDatabase();
+    const pg = await createTestDatabase({ empty: true }); // migrated by the server's start, as in production
     cleanups.push(() => pg.drop());
     env.DATABASE_URL = pg.url;
     env.AUTH_SECRET = TEST_AUTH_SECRET;

@@ -187,7 +187,10 @@ export class ExecutionPool {
     this.wake?.();
     for (const off of this.offs) off();
     await this.loop;
-    await Promise.race([Promise.allSettled([...this.runs.values()].map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs))]);
+    // Cleared once the runs are done: a pending timer would keep the process alive for the whole timeout.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.runs.values()].map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
     for (const t of this.timers) clearInterval(t);
   }
 }

@@ -7,6 +7,7 @@ import { emit } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
+import { env } from '../env.js';
 
 // The one module that moves an execution through its states (docs/api.md, "Executions"):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
@@ -20,9 +21,12 @@ export const FINAL: readonly ExecutionStatus[] = ['succeeded', 'failed', 'cancel
 export const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running'];
 export const isFinal = (status: ExecutionStatus) => FINAL.includes(status);
 
-/** A worker stops renewing its heartbeat only when it died: this long without one is `worker_lost`. */
-export const HEARTBEAT_MS = 5_000;
-export const LOST_AFTER_MS = 25_000;
+/**
+ * A worker stops renewing its heartbeat only when it died: this long without one is `worker_lost`
+ * (EXECUTION_HEARTBEAT_SECONDS, 5 s; EXECUTION_LOST_AFTER_SECONDS, 25 s).
+ */
+export const HEARTBEAT_MS = Math.round(env.EXECUTION_HEARTBEAT_SECONDS * 1000);
+export const LOST_AFTER_MS = Math.round(env.EXECUTION_LOST_AFTER_SECONDS * 1000);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

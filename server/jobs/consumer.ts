@@ -131,7 +131,11 @@ export function consume<T extends object>(
       offReconnect();
       if (dueTimer) clearTimeout(dueTimer);
       await loop;
-      await Promise.race([Promise.allSettled([...active.values()]), new Promise((r) => setTimeout(r, timeoutMs))]);
+      // The timer is cleared once the handlers are done: a pending one would keep the process
+      // alive for the whole timeout after everything closed (a test file's exit waited 10 s).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...active.values()]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
       clearInterval(toucher);
     },
   };

@@ -39,7 +39,7 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
   runtime.executions = pool;
   jobs.consume(webhookQueue, (job) => drainWebhook(db, jobs, job.data.webhookId), { concurrency: WEBHOOK_CONCURRENCY, groupConcurrency: 1 });
   const stopRelay = startRelay(db, runtime.bus, jobs);
-  const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db) : async () => {};
+  const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db, env.USAGE_COMPACT_SECONDS * 1000) : async () => {};
   return async () => {
     await pool.stop(10_000);
     await stopRelay();

@@ -76,6 +76,7 @@ describe('rate limit windows', () => {
     const refused = await consume('k', w);
     assert.equal(refused.allowed, false);
     assert.equal(refused.headers['Retry-After'], '1');
+    // Time is the subject: the one-second window has to pass.
     await new Promise((resolve) => setTimeout(resolve, 1050));
     assert.equal((await consume('k', w)).allowed, true);
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clientErrorAnswer } from '../../server/http/client-error';
 import { REQUEST_ID } from '../expect';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { startProcess, stop, waitReady, type Proc } from '../processes';
 
 // A request Node's HTTP parser refuses (the server's 'clientError') is answered in the error
@@ -22,6 +22,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-client-error-'));
 
 before(async () => {
   pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
+  if (!pg) await prepareDataDir(tmp);
   const env: Record<string, string> = pg ? { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET } : { DATA_DIR: tmp };
   server = await startProcess({ ...env, LOG_LEVEL: 'info', RUN_WORKERS: 'false' });
   await waitReady(server);
@@ -117,7 +118,8 @@ describe('requests the HTTP parser refuses', () => {
 
   it('logs the request id and the parser’s error, never the request’s bytes', async () => {
     const { requestId } = expectEnvelope(await raw(get(`Authorization: Bearer ${KEY}\x01\r\n`)), 400, 'malformed_request');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The line is written as the refusal is answered: wait for it to come through the pipe.
+    for (const until = Date.now() + 5_000; !server!.output.includes(requestId) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
     const line = server!.output.split('\n').find((l) => l.includes(requestId));
     assert.ok(line, `no log line with ${requestId}`);
     const logged = JSON.parse(line) as Record<string, unknown>;

@@ -52,7 +52,8 @@ describe('per-workspace concurrency', () => {
     const agentId = await createAgent(api, k.key, { model: 'sandbox/slow' });
     const ids = await queue(k, agentId, 8);
     await until('5 running', async () => [...(await statuses(ids)).values()].filter((s) => s === 'running').length === 5);
-    // Held there: more slots of the process are free, but the plan allows 5.
+    // Held there: more slots of the process are free, but the plan allows 5. Nothing happening has
+    // no event to wait for: give a claim pass time to (wrongly) start one.
     await new Promise((r) => setTimeout(r, 300));
     let now = await statuses(ids);
     assert.deepEqual(ids.map((id) => now.get(id)), ['running', 'running', 'running', 'running', 'running', 'queued', 'queued', 'queued']);
@@ -75,6 +76,7 @@ describe('per-workspace concurrency', () => {
       answered = true;
       return res;
     });
+    // An answer that must not come has no event to wait for: half a second to (wrongly) arrive.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(answered, false, 'no slot of the workspace was free');
     const queued = await api.query<{ id: string; status: string }>(
@@ -110,6 +112,7 @@ describe('fairness between workspaces', () => {
     const backlog = await queue(a, agentA, SLOTS + 10);
     await until(`${SLOTS} of A running`, async () => [...(await statuses(backlog)).values()].filter((s) => s === 'running').length === SLOTS);
     const [mine] = await queue(b, agentB, 1);
+    // No event marks a claim that took nothing: give the NOTIFY's claim pass time to run.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal((await statuses([mine!])).get(mine!), 'queued', 'no slot is free yet');
     // One slot turns over: it goes to B, whose queue came last but who runs nothing, not to A's next.

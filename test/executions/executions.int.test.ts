@@ -185,6 +185,7 @@ describe('cancel', () => {
     assert.equal(cancelled.body.status, 'cancelled');
     assert.ok(cancelled.body.completedAt);
     expectError(await api.request('POST', `/v1/executions/${res.body.id}/cancel`, { key: owner.key }), 409, 'execution_not_cancellable');
+    // A late write of the aborted run would come within its next batch (no event marks its absence).
     await new Promise((r) => setTimeout(r, 600));
     const later = await waitFor(api, owner.key, res.body.id);
     assert.equal(later.status, 'cancelled', 'a late worker never overwrites cancelled');
@@ -256,6 +257,7 @@ describe('in place', () => {
     const stream = await streaming;
     assert.equal(stream.events.at(-1)!.event, 'execution.cancelled');
     assert.ok(Date.now() - t0 < 1_000, 'the stream ends within a second');
+    // As above: time for a late write of the aborted run to (wrongly) land.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await waitFor(api, owner.key, running[0]!.id)).status, 'cancelled');
   });

@@ -117,6 +117,7 @@ describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
     for (let i = 0; i < 12; i++) backlog.push(await start(a, `${i} ${LONG}`));
     await until('6 of A running (every slot of both workers)', async () => (await count(a.workspaceId, 'running')) === 6);
     const mine = await start(b, LONG);
+    // Nothing happening has no event to wait for: give the workers' claim (woken by the NOTIFY) time to run.
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(await count(b.workspaceId, 'running'), 0, 'no slot is free yet');
     const [first] = await queryRows<{ id: string }>(database.db, sql`select id from executions where workspace_id = ${a.workspaceId} and status = 'running' limit 1`);

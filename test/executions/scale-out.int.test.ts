@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
-import { callProcess, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
+import { callProcess, QUICK_LOST_WORKER, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
@@ -104,16 +104,18 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     await new Promise((r) => worker.child.once('exit', r));
     const queued = await call<Execution>(b, 'POST', `/v1/agents/${agentId}/execute`, { input: 'queued-while-no-worker' });
     assert.equal(queued.status, 202);
+    // No worker is up: nothing may run it, and nothing happening has no event to wait for.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await get(a, queued.body.id)).body.status, 'queued');
     const killedAt = Date.now();
-    worker = await startWorker(env);
+    worker = await startWorker({ ...env, ...QUICK_LOST_WORKER });
     const picked = await until(a, queued.body.id, final, 30_000);
     assert.equal(picked.status, 'succeeded');
     const lost = await until(b, running.body.id, final, 60_000);
     assert.equal(lost.status, 'failed');
     assert.equal(lost.error?.code, 'worker_lost');
     assert.ok(Date.now() - killedAt < 60_000);
+    // A second model call would come after the run was failed: a second for it to (wrongly) arrive.
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal(requestsFor('kill-the-worker'), 1, 'the model was not called a second time');
     const stream = await readStream(`${b.url}/v1/executions/${running.body.id}/stream`, { key });

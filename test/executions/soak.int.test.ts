@@ -66,7 +66,11 @@ it('a few seconds of mixed load from three workspaces leaves nothing held', asyn
     if (Date.now() > deadline) assert.fail(`${open!.n} executions still queued or running`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  await new Promise((r) => setTimeout(r, 300));
+  // Every run is final: the pool, the streams and the live tails let go of theirs (and the leases)
+  // as they end: a barrier with a 2 s limit, instead of sleeping 300 ms and then looking.
+  const leaseCount = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from stream_leases`))[0]!.n;
+  const held = async () => (runtime.executions?.size ?? 0) + runtime.streams.size + runtime.live.size + (await leaseCount());
+  for (const until = Date.now() + 2_000; (await held()) !== 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
   assert.equal(runtime.executions?.size, 0, 'no slot held');
   assert.equal(runtime.streams.size, 0, 'no stream open, no request waiting');
   assert.equal(runtime.live.size, 0, 'no live tail, run or waiter left');

@@ -113,6 +113,7 @@ describe('revocation', () => {
     const id = await longRun(admin);
     const streams = await Promise.all([0, 1, 2].map(() => open(k.key, `/v1/executions/${id}/stream`)));
     assert.ok(streams.every((s) => s.status === 200));
+    // Streams that must stay open: no event marks it, so they are given 300 ms to (wrongly) end.
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(streams.every((s) => !s.ended), 'open while the key is valid');
     const t0 = Date.now();

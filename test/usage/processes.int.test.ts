@@ -8,7 +8,7 @@ import { compactOnce } from '../../server/usage/compactor';
 import type { Execution } from '../executions/helpers';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
-import { callProcess, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
+import { callProcess, QUICK_LOST_WORKER, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
 import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './helpers';
 
 // Usage analytics on the scaled-out topology: two web processes (RUN_WORKERS=false) and a
@@ -81,7 +81,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
     await fake.waitFor(() => fake.requests.some((r) => JSON.stringify(r.body).includes('doomed run')), 10_000);
     worker.child.kill('SIGKILL');
     await new Promise((r) => worker.child.once('exit', r));
-    worker = await startWorker(env);
+    worker = await startWorker({ ...env, ...QUICK_LOST_WORKER });
     const lost = await until(() => call<Execution>(a, 'GET', `/v1/executions/${doomed.body.id}`).then((r) => r.body), final, 'doomed run not final', 60_000);
     assert.equal(lost.error?.code, 'worker_lost');
 

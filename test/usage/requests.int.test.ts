@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { eventually } from '../webhooks/helpers';
 import { dayStart, usage, usageWhen, type Answer, type RequestRow } from './helpers';
 
 // GET /v1/analytics/requests (docs/analytics.md): /v1 requests of this workspace's keys by
@@ -91,9 +93,16 @@ describe('GET /v1/analytics/requests', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await api.request('GET', '/v1/agents', { key: limited.key })).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
-    // The watcher has the same plan (4 a minute): it looks every 2.5 s, after a flush.
+    // The watcher has the same plan (4 a minute): it asks once the flush wrote the six (a
+    // database barrier; it looked after sleeping 2.1 s), then every 2.5 s.
     const watcher = await api.seed.key({ workspace: limited.workspace, environment: 'live', name: 'watcher' });
-    await new Promise((r) => setTimeout(r, 2_100));
+    await eventually(
+      () => api.query<{ n: number }>(sql`select coalesce(sum(succeeded + client_errors + unauthorized + forbidden + rate_limited + server_errors), 0)::int as n
+        from usage_request_rollups where key_id = ${limited.id} and granularity = 'day'`),
+      ([row]) => row!.n === 6,
+      10_000,
+      'the six requests flushed',
+    );
     const a = await usageWhen<RequestRow>(api, watcher.key, 'requests', { start: dayStart(1), keyId: limited.id }, (x) => x.totals.requests === 6, 10_000, 2_500);
     assert.equal(a.totals.succeeded, 4);
     assert.equal(a.totals.rateLimited, 2);

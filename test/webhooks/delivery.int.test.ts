@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { createWebhook, deliveries, eventually, ofType, sleep } from './helpers';
+import { createWebhook, deliveries, eventually, ofType, settled } from './helpers';
 import { startReceiver, verify, type Receiver } from './receiver';
 
 // Delivery to real receivers (docs/webhooks.md, "The contract"): signed the Standard Webhooks way,
@@ -121,7 +121,7 @@ describe('retries', () => {
     const got = await r.waitFor(3);
     assert.equal(new Set(got.map((g) => g.headers['webhook-id'])).size, 1);
     assert.ok(got[1]!.at - got[0]!.at >= 900, 'the retry waits for the schedule');
-    await sleep(2_500);
+    await settled(api, hook.id);
     assert.equal(r.received.length, 3);
     const [d] = await deliveries(api, o.key, hook.id);
     assert.equal(d!.status, 'succeeded');
@@ -198,7 +198,7 @@ describe('disabling', () => {
     const [d] = await deliveries(api, o.key, hook.id);
     assert.equal(d!.status, 'failed');
     await makeAgent(o.key);
-    await sleep(1_500);
+    await settled(api, hook.id);
     assert.equal(r.received.length, 1);
   });
 
@@ -208,7 +208,7 @@ describe('disabling', () => {
     const hook = await hookFor(o.key, r, { events: ['agent.created'], enabled: false });
     assert.equal(hook.disabledReason, 'manual');
     await makeAgent(o.key);
-    await sleep(1_000);
+    await settled(api, hook.id);
     assert.equal(r.received.length, 0);
     expectStatus(await api.request('PATCH', `/v1/webhooks/${hook.id}`, { key: o.key, body: { enabled: true } }), 200);
     const id = await makeAgent(o.key);
@@ -251,14 +251,14 @@ describe('order and fan-out', () => {
     // Under load the relay can lag: the seeded key's key.created reached a '*' webhook made after it.
     const o = await owner();
     const r = await receiver();
-    await hookFor(o.key, r, { events: ['*'] });
+    const hook = await hookFor(o.key, r, { events: ['*'] });
     // An event committed a minute ago that the relay has not handed out yet (as under lag).
     await api.query(sql`insert into events (id, workspace_id, environment, type, object, created_at)
       values (${'evt_00000000000000000000000001'}, ${o.workspace.id}, ${o.environment}, 'agent.deleted', '{"id":"agt_old"}', now() - interval '1 minute')`);
     const id = await makeAgent(o.key, 'after');
     const [got] = await r.waitFor(1);
     assert.equal(got!.json.data.object.id, id);
-    await sleep(300);
+    await settled(api, hook.id);
     assert.deepEqual(r.received.map((g) => g.json.type), ['agent.created']);
     const [old] = await api.query<{ dispatched: boolean }>(sql`select dispatched_at is not null as dispatched from events where id = 'evt_00000000000000000000000001'`);
     assert.equal(old!.dispatched, true, 'the old event is dispatched (to nobody), not left behind');
@@ -270,12 +270,12 @@ describe('order and fan-out', () => {
     const other = await owner();
     const mine = await receiver();
     const theirs = await receiver();
-    await hookFor(o.key, mine, { events: ['agent.created'] });
+    const hook = await hookFor(o.key, mine, { events: ['agent.created'] });
     await hookFor(other.key, theirs, { events: ['agent.created'] });
     await makeAgent(live.key);
     await makeAgent(other.key);
     await theirs.waitFor(1);
-    await sleep(500);
+    await settled(api, hook.id);
     assert.equal(mine.received.length, 0, 'a test webhook gets no live event, nor another workspace’s');
   });
 });
@@ -286,7 +286,7 @@ describe('test event and resend', () => {
     const r = await receiver();
     const other = await receiver();
     const hook = await hookFor(o.key, r, { events: ['agent.deleted'] });
-    await hookFor(o.key, other, { events: ['*'] });
+    const otherHook = await hookFor(o.key, other, { events: ['*'] });
     const sent = await api.request<{ id: string; type: string; data: { object: { id: string } } }>('POST', `/v1/webhooks/${hook.id}/test`, { key: o.key });
     expectStatus(sent, 202);
     assert.equal(sent.body.type, 'webhook.test');
@@ -302,7 +302,7 @@ describe('test event and resend', () => {
     assert.equal(both[1]!.headers['webhook-id'], sent.body.id);
     const [after] = await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds[0]?.status === 'succeeded' && ds[0].attempts.length === 2);
     assert.equal(after!.attempts.length, 2);
-    await sleep(300);
+    await settled(api, otherHook.id);
     assert.equal(other.received.length, 0, 'a test event goes to its webhook only');
     const listed = await api.request<{ data: { id: string }[] }>('GET', '/v1/events', { key: o.key });
     assert.ok(!listed.body.data.some((e) => e.id === sent.body.id), 'test events are not listed');

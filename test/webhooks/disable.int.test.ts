@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
 import { startServer, UNLIMITED, type TestServer } from '../harness';
-import { createWebhook, deliveries, eventually, sleep } from './helpers';
+import { createWebhook, deliveries, eventually, settled } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
 // The "failing for days" rule (docs/webhooks.md, "Retries and disabling"), with the days compressed
@@ -46,7 +46,7 @@ describe('an endpoint failing for the configured time', () => {
     const [d] = await deliveries(api, o.key, hook.id);
     assert.equal(d!.status, 'failed');
     expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'b' } }), 201);
-    await sleep(1_500);
+    await settled(api, hook.id);
     assert.equal(r.received.length, attempts);
   });
 
@@ -60,7 +60,8 @@ describe('an endpoint failing for the configured time', () => {
     await r.waitFor(2);
     expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'b' } }), 201);
     await r.waitFor(4, 10_000);
-    await sleep(300);
+    // The fourth attempt (a failure) is recorded: had the streak added up, it disabled the webhook.
+    await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds.reduce((n, d) => n + d.attempts.length, 0) >= 4);
     const got = await api.request<{ enabled: boolean }>('GET', `/v1/webhooks/${hook.id}`, { key: o.key });
     assert.equal(got.body.enabled, true);
   });

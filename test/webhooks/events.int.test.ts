@@ -5,7 +5,7 @@ import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
 import { execute, waitFor } from '../executions/helpers';
-import { createWebhook, eventually, ofType, sleep } from './helpers';
+import { createWebhook, eventually, ofType, settled } from './helpers';
 import { startReceiver, verify, type Receiver } from './receiver';
 
 // Events (docs/webhooks.md, "The contract"): every type is emitted by the change that causes it,
@@ -94,7 +94,7 @@ describe('outbox', () => {
     const o = await owner();
     const r = await startReceiver();
     try {
-      await createWebhook(api, o.key, { url: r.url, events: ['key.created'] });
+      const hook = await createWebhook(api, o.key, { url: r.url, events: ['key.created'] });
       const { createKey } = await import('../../server/keys/service');
       const actor = { kind: 'user' as const, userId: o.workspace.userId, workspaceId: o.workspace.id, environment: 'test' as const, scopes: [] };
       await assert.rejects(
@@ -106,7 +106,7 @@ describe('outbox', () => {
       );
       const [{ n }] = (await api.query<{ n: number }>(sql`select count(*)::int as n from events where workspace_id = ${o.workspace.id} and type = 'key.created'`)) as [{ n: number }];
       assert.equal(n, 1, 'only the seed key’s event');
-      await sleep(800);
+      await settled(api, hook.id);
       assert.equal(r.received.length, 0);
     } finally {
       await r.close();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import type { TestServer } from '../harness';
 import type { Received } from './receiver';
@@ -46,7 +47,27 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   }
 }
 
+/**
+ * Waits until nothing more can reach these webhooks without a new event: the relay has dispatched
+ * every event (a delivery for them would exist by then), none of their deliveries is pending, and
+ * no drain job of theirs is queued or running. What their receivers got is final after it: the
+ * barrier for "nothing (more) was sent", instead of sleeping long enough and hoping.
+ */
+export async function settled(api: TestServer, ...webhookIds: string[]): Promise<void> {
+  const ids = sql.join(webhookIds.map((id) => sql`${id}`), sql`, `);
+  await eventually(
+    async () =>
+      (
+        await api.query<{ events: number; pending: number; jobs: number }>(sql`select
+          (select count(*)::int from events where dispatched_at is null) as events,
+          (select count(*)::int from webhook_deliveries where webhook_id in (${ids}) and status = 'pending') as pending,
+          (select count(*)::int from pgboss.job where name = 'webhooks' and group_id in (${ids}) and state in ('created', 'retry', 'active')) as jobs`)
+      )[0]!,
+    (n) => n.events + n.pending + n.jobs === 0,
+    15_000,
+    'webhooks settled',
+  );
+}
+
 /** The received requests whose event is of one of `types`. */
 export const ofType = (received: Received[], ...types: string[]) => received.filter((r) => types.includes(r.json.type));
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { alive } from '../../db/lock';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
+import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { freePort, ROOT, runCli, waitReady, type Proc } from '../processes';
 import { startReceiver } from './receiver';
 
@@ -35,6 +35,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     Object.assign(data, { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET });
   } else {
     data.DATA_DIR = fs.mkdtempSync(path.join(tmp, 'data-'));
+    await prepareDataDir(data.DATA_DIR);
   }
   const email = 'dev@example.test';
   assert.equal((await runCli(['create-user', '--email', email, '--password', 'password123'], data)).code, 0);

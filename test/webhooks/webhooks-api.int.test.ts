@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { expectError, expectStatus, ISO_MS } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
-import { createWebhook } from './helpers';
+import { createWebhook, deliveries, eventually } from './helpers';
 
 // /v1/webhooks as a client sees it (docs/webhooks.md, "The contract"; docs/api.md): create (secret
 // once), list, read, update, delete, rotate; validation errors in the envelope with `param`,
@@ -193,6 +193,15 @@ async function webhookOf(o: SeededKey): Promise<string> {
   const admin = await api.seed.key({ workspace: o.workspace, environment: o.environment });
   return (await createWebhook(api, admin.key, { url: URL_OK, events: ['agent.created'] })).id;
 }
+/** A webhook of `o`'s workspace and environment and a delivery of it (of a test event). */
+async function deliveryOf(o: SeededKey): Promise<{ id: string; deliveryId: string }> {
+  const admin = await api.seed.key({ workspace: o.workspace, environment: o.environment });
+  const id = await webhookOf(o);
+  expectStatus(await api.request('POST', `/v1/webhooks/${id}/test`, { key: admin.key }), 202);
+  // The event becomes a delivery in the relay, at once but not in the request.
+  const [delivery] = await eventually(() => deliveries(api, admin.key, id), (ds) => ds.length === 1, 10_000, 'the test event’s delivery');
+  return { id, deliveryId: delivery!.id };
+}
 const scope = 'webhooks:manage';
 const listIds = (body: unknown) => (body as { data: { id: string }[] }).data.map((x) => x.id);
 securitySuite(() => api, { method: 'POST', path: '/v1/webhooks', scope, successStatus: 201, body: () => ({ url: URL_OK, events: ['*'] }) });
@@ -203,3 +212,4 @@ securitySuite(() => api, { method: 'DELETE', path: '/v1/webhooks/{id}', scope, s
 securitySuite(() => api, { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret', scope, successStatus: 200, create: (_a, o) => webhookOf(o) });
 securitySuite(() => api, { method: 'GET', path: '/v1/webhooks/{id}/deliveries', scope, successStatus: 200, create: (_a, o) => webhookOf(o) });
 securitySuite(() => api, { method: 'POST', path: '/v1/webhooks/{id}/test', scope, successStatus: 202, create: (_a, o) => webhookOf(o) });
+securitySuite(() => api, { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/resend', scope, successStatus: 202, create: (_a, o) => deliveryOf(o) });
