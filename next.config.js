@@ -1,6 +1,6 @@
 // @ts-check
 // Validates the environment when the config loads (build and start fail fast on bad values).
-import './server/env.js';
+import './server/platform/env.js';
 
 /** @type {import('next').NextConfig} */
 const config = {
@@ -16,7 +16,7 @@ const config = {
     'ioredis',
     'rate-limiter-flexible',
     'trpc-to-openapi',
-    // Worker threads started from a file path (server/tools/schema-pool.ts).
+    // Worker threads started from a file path (server/modules/tools/schema-pool.ts).
     'piscina',
   ],
   poweredByHeader: false,

@@ -51,7 +51,7 @@ export default defineConfig({
   ],
   webServer: {
     // Every test signs up from 127.0.0.1: the per-address sign-up limit is raised for the run.
-    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 WEBHOOK_ALLOW_PRIVATE_URLS=true npx tsx server/main.ts`,
+    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 WEBHOOK_ALLOW_PRIVATE_URLS=true npx tsx server/processes/main.ts`,
     url: `${baseURL}/readyz`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -5,15 +5,15 @@
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
 // First: on an unsupported Node this says so and exits, before any dependency loads.
-import '../server/node-version.js';
+import '../server/processes/node-version.js';
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../db/lock';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';
-import { openMigratedDatabase } from '../server/boot';
-import { createUser, findMembershipByEmail, setWorkspacePlan } from '../server/auth/users';
-import { ApiError } from '../server/errors';
-import { createKey } from '../server/keys/service';
-import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/keys/scopes';
+import { openMigratedDatabase } from '../server/processes/boot';
+import { createUser, findMembershipByEmail, setWorkspacePlan } from '../server/modules/auth/users';
+import { ApiError } from '../server/platform/errors';
+import { createKey } from '../server/modules/keys/service';
+import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/modules/keys/scopes';
 
 const USAGE = `Usage:
   npm run admin -- create-user --email E --password P

@@ -145,7 +145,7 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
     const baseReady = new Promise<void>((r) => base.once('message', () => r()));
     for (const [i, store] of STORES.entries()) {
       const port = appPorts[i]!;
-      const app = spawnService('server/main.ts', {
+      const app = spawnService('server/processes/main.ts', {
         ...env,
         PORT: String(port),
         ...(store !== 'postgres' ? { REDIS_URL } : {}),

@@ -1,14 +1,14 @@
 // `npm run build`: the production dashboard build (`next build`), recording the fingerprint of
 // its sources in .next/source-fingerprint so `npm start` knows the build is current, and the
-// compiled server `npm start` runs (server/server-bundle.js).
+// compiled server `npm start` runs (server/processes/server-bundle.js).
 // `--if-stale` builds only when the sources changed since the last build (or there is none).
 // (`npm start` does the same checks itself before serving.)
 // First: on an unsupported Node this says so and exits, before any dependency loads.
-import '../server/node-version.js';
+import '../server/processes/node-version.js';
 import os from 'node:os';
-import { BuildInterruptedError, ensureBuild } from '../server/build-check';
-import { ensureServerBundle } from '../server/server-bundle.js';
-import { sourceFingerprint } from '../server/source-fingerprint.js';
+import { BuildInterruptedError, ensureBuild } from '../server/processes/build-check';
+import { ensureServerBundle } from '../server/processes/server-bundle.js';
+import { sourceFingerprint } from '../server/processes/source-fingerprint.js';
 
 const ifStale = process.argv.includes('--if-stale');
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildState, ensureBuild, FINGERPRINT_FILE, nextEnv, sourceFingerprint } from '../server/build-check';
+import { buildState, ensureBuild, FINGERPRINT_FILE, nextEnv, sourceFingerprint } from '../server/processes/build-check';
 
 // `npm start` rebuilds the dashboard when its sources changed since the last build (after a
 // `git pull`): the fingerprint follows the content of the sources and nothing else.
@@ -16,8 +16,8 @@ function tree(name: string): string {
   const files: Record<string, string> = {
     'app/page.tsx': 'export default function Page() { return null; }\n',
     'app/dashboard/layout.tsx': 'export default function L() { return null; }\n',
-    'server/main.ts': 'console.log(1);\n',
-    'server/pagination.test.ts': 'test\n',
+    'server/processes/main.ts': 'console.log(1);\n',
+    'server/platform/pagination.test.ts': 'test\n',
     'db/schema/index.ts': 'export {};\n',
     'next.config.js': 'export default {};\n',
     'package-lock.json': '{}\n',
@@ -52,7 +52,7 @@ describe('dashboard build fingerprint', () => {
       assert.ok(!seen.has(fp), what);
       seen.add(fp);
     };
-    fs.writeFileSync(path.join(root, 'server/main.ts'), 'console.log(2);\n'); // same size
+    fs.writeFileSync(path.join(root, 'server/processes/main.ts'), 'console.log(2);\n'); // same size
     expectNew('an edited file');
     fs.writeFileSync(path.join(root, 'app/new.tsx'), '');
     expectNew('a new (even empty) file');
@@ -69,7 +69,7 @@ describe('dashboard build fingerprint', () => {
   it('ignores what is not built: tests, docs, dot files', () => {
     const root = tree('ignored');
     const before = sourceFingerprint(root);
-    fs.writeFileSync(path.join(root, 'server/pagination.test.ts'), 'changed\n');
+    fs.writeFileSync(path.join(root, 'server/platform/pagination.test.ts'), 'changed\n');
     fs.writeFileSync(path.join(root, 'README.md'), 'changed\n');
     fs.writeFileSync(path.join(root, 'app/.DS_Store'), 'x');
     assert.equal(sourceFingerprint(root), before);

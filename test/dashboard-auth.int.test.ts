@@ -15,7 +15,7 @@ let mod: {
   authorize: (creds: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
   callbacks: Required<import('next-auth').NextAuthOptions>['callbacks'];
   events: Required<import('next-auth').NextAuthOptions>['events'];
-  caller: (ctx: { actor?: unknown; clientAddress?: string }) => ReturnType<typeof import('../server/trpc/router').appRouter.createCaller>;
+  caller: (ctx: { actor?: unknown; clientAddress?: string }) => ReturnType<typeof import('../server/api/trpc/router').appRouter.createCaller>;
   TOO_MANY: string;
 };
 
@@ -26,9 +26,9 @@ const nextAddress = () => `198.51.${100 + (++ip >> 8)}.${ip & 255}`;
 
 before(async () => {
   api = await startServer();
-  const { authOptions } = await import('../server/auth/options');
-  const { appRouter } = await import('../server/trpc/router');
-  const { TOO_MANY_SIGN_IN_ATTEMPTS } = await import('../server/auth/signin-errors');
+  const { authOptions } = await import('../server/modules/auth/options');
+  const { appRouter } = await import('../server/api/trpc/router');
+  const { TOO_MANY_SIGN_IN_ATTEMPTS } = await import('../server/modules/auth/signin-errors');
   const provider = authOptions.providers[0] as unknown as { options: { authorize: typeof mod.authorize } };
   mod = {
     authorize: provider.options.authorize,
@@ -176,7 +176,7 @@ describe('GitHub sign-in', () => {
       account: { provider: 'github', providerAccountId: `gh-${Date.now()}`, type: 'oauth' },
     } as never);
     assert.equal(verdict, '/signin?error=OAuthAccountNotLinked');
-    const { upsertGithubUser, AccountNotLinkedError } = await import('../server/auth/users');
+    const { upsertGithubUser, AccountNotLinkedError } = await import('../server/modules/auth/users');
     await assert.rejects(upsertGithubUser(api.db, { githubId: 'gh-x', email, name: null }), AccountNotLinkedError);
     const [row] = await api.db.select().from(users).where(eq(users.email, email));
     assert.equal(row!.githubId, null);

@@ -4,7 +4,7 @@ import type { TestServer, Workspace } from './harness';
 
 // The dashboard's tRPC face over real HTTP without a Next build: a stand-in for Next's request
 // handler behind the custom server (`startServer({ next: dashboardStandIn() })`) runs the same
-// handler app/api/trpc does (server/trpc/dashboard.ts). Only the session is stood in for: the
+// handler app/api/trpc does (server/api/trpc/dashboard.ts). Only the session is stood in for: the
 // signed-in user is named by the test header `x-test-user` (user id and workspace id), where
 // Next would read the session cookie.
 
@@ -15,9 +15,9 @@ export function dashboardStandIn() {
   // Loaded on first use: server modules may only load once the harness has set the environment.
   const load = async () => {
     if (handler) return handler;
-    const { createDashboardHandler } = await import('../server/trpc/dashboard');
-    const { SCOPES } = await import('../server/keys/scopes');
-    const { parseEnvironment } = await import('../server/auth/session');
+    const { createDashboardHandler } = await import('../server/api/trpc/dashboard');
+    const { SCOPES } = await import('../server/modules/keys/scopes');
+    const { parseEnvironment } = await import('../server/modules/auth/session');
     handler = createDashboardHandler(async (req) => {
       const [userId, workspaceId] = (req.headers.get(USER_HEADER) ?? '').split(' ');
       if (!userId || !workspaceId) return null;

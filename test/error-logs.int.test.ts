@@ -26,9 +26,9 @@ describe('logs of unexpected errors', () => {
     if (!pg) await prepareDataDir(tmp);
     const { openDatabase } = await import('../db/client');
     const { migrateDatabase } = await import('../db/migrate');
-    const { createUser } = await import('../server/auth/users');
-    const { createKey } = await import('../server/keys/service');
-    const { SCOPES } = await import('../server/keys/scopes');
+    const { createUser } = await import('../server/modules/auth/users');
+    const { createKey } = await import('../server/modules/keys/service');
+    const { SCOPES } = await import('../server/modules/keys/scopes');
     const database = await openDatabase({ databaseUrl: pg?.url, dataDir: tmp, max: 2 });
     try {
       await migrateDatabase(database);

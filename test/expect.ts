@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ERRORS, type ErrorCode } from '../server/errors';
+import { ERRORS, type ErrorCode } from '../server/platform/errors';
 import type { ApiResponse, ErrorBody } from './harness';
 
 // Assertions on what a client of the API sees: status, the error envelope, the headers.

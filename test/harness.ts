@@ -7,10 +7,10 @@ import type { SQL } from 'drizzle-orm';
 import postgres from 'postgres';
 import type { Db } from '../db/client';
 import type { Environment, Plan } from '../db/schema';
-import type { Scope } from '../server/keys/scopes';
+import type { Scope } from '../server/modules/keys/scopes';
 
 // One real server per test file: real HTTP on a random port, a real database (a fresh PGlite
-// data dir or a freshly created PostgreSQL database), the real rate limiter. server/env.js
+// data dir or a freshly created PostgreSQL database), the real rate limiter. server/platform/env.js
 // snapshots process.env when first imported, so the env is set before any server module loads,
 // and a process (= a test file) gets one server and one database kind.
 //
@@ -259,7 +259,7 @@ export async function startServer(
     next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
   } = {},
 ): Promise<TestServer> {
-  if (started) throw new Error('startServer: one server per test file (server/env.js reads the environment once)');
+  if (started) throw new Error('startServer: one server per test file (server/platform/env.js reads the environment once)');
   started = true;
   const kind = opts.db ?? DB_KIND;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-test-'));
@@ -278,11 +278,11 @@ export async function startServer(
     ...opts.env,
   });
 
-  const { openRuntime, closeRuntime } = await import('../server/boot');
-  const { createAppServer } = await import('../server/http/server');
-  const { createUser, setWorkspacePlan } = await import('../server/auth/users');
-  const { createKey } = await import('../server/keys/service');
-  const { SCOPES } = await import('../server/keys/scopes');
+  const { openRuntime, closeRuntime } = await import('../server/processes/boot');
+  const { createAppServer } = await import('../server/api/http/server');
+  const { createUser, setWorkspacePlan } = await import('../server/modules/auth/users');
+  const { createKey } = await import('../server/modules/keys/service');
+  const { SCOPES } = await import('../server/modules/keys/scopes');
 
   const runtime = await openRuntime().catch(async (err: unknown) => {
     await pg?.drop();

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { userSessions } from '../db/schema';
-import type { Jobs, QueueSpec } from '../server/jobs';
+import type { Jobs, QueueSpec } from '../server/platform/jobs';
 import { DB_KIND, startServer, type TestServer } from './harness';
 import { ROOT, stop, type Proc } from './processes';
 
@@ -17,7 +17,7 @@ function childEnvironment(): NodeJS.ProcessEnv {
 // the transaction commits, workers are woken at once (LISTEN/NOTIFY, not polling), and a
 // separate `npm run worker` process runs jobs sent by a web process that runs none.
 
-// Server modules are imported only after startServer has set the environment (server/env.js
+// Server modules are imported only after startServer has set the environment (server/platform/env.js
 // reads it once, when first imported).
 let api: TestServer;
 let jobs: Jobs;
@@ -25,9 +25,9 @@ let echo: QueueSpec<{ n: number; sentAt: number }>;
 before(async () => {
   // A web process that runs no workers: only the test's own handler and the worker process run jobs.
   api = await startServer({ env: { RUN_WORKERS: 'false' } });
-  const { getRuntime } = await import('../server/runtime');
+  const { getRuntime } = await import('../server/modules/runtime');
   jobs = getRuntime().jobs;
-  const { queue } = await import('../server/jobs');
+  const { queue } = await import('../server/platform/jobs');
   echo = queue('test-echo');
 });
 after(() => api?.close());
@@ -83,7 +83,7 @@ describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (
     const ws = await api.seed.workspace();
     const old = new Date(Date.now() - 3 * 86_400_000);
     await api.db.insert(userSessions).values({ id: `old-${Date.now()}`, userId: ws.userId, createdAt: old, expiresAt: old });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/processes/worker.ts'], {
       cwd: ROOT,
       env: { ...childEnvironment(), LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +95,7 @@ describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (
       const deadline = Date.now() + 30_000;
       while (!proc.output.includes('worker started') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.match(proc.output, /worker started/);
-      const { maintenanceQueue } = await import('../server/jobs/maintenance');
+      const { maintenanceQueue } = await import('../server/processes/maintenance');
       await jobs.send(maintenanceQueue, { requestedBy: 'test' });
       while (!proc.output.includes('maintenance done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.match(proc.output, /"sessionsDeleted":1/);

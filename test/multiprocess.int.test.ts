@@ -5,9 +5,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { openDatabase, type Database } from '../db/client';
-import { createUser } from '../server/auth/users';
-import { SCOPES } from '../server/keys/scopes';
-import { createKey } from '../server/keys/service';
+import { createUser } from '../server/modules/auth/users';
+import { SCOPES } from '../server/modules/keys/scopes';
+import { createKey } from '../server/modules/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
 import { startProcess, stop, waitReady, type Proc } from './processes';
 
@@ -24,7 +24,7 @@ const ADDRESS_COUNTER = 'rl:addr:min:127.0.0.1';
 
 const TOPOLOGIES = [
   { store: 'redis', env: { REDIS_URL } },
-  // An empty value is "not set" (server/env.js), whatever the test runner's own environment says.
+  // An empty value is "not set" (server/platform/env.js), whatever the test runner's own environment says.
   { store: 'postgres', env: { REDIS_URL: '' } },
 ] as const;
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { supported, unsupportedMessage } from '../server/node-version.js';
+import { supported, unsupportedMessage } from '../server/processes/node-version.js';
 import { ROOT } from './processes';
 
 // On a Node older than 22.12 every entry point says plainly what it needs and exits 1, before
@@ -66,7 +66,7 @@ describe('the Node.js version check', () => {
     ['npm run db:migrate', 'npm', ['run', 'db:migrate']],
     ['the admin CLI', 'npm', ['run', 'admin', '--', 'create-user', '--email', 'old@example.test', '--password', 'password123']],
     ['npm run build', 'npm', ['run', 'build']],
-    ['node --import tsx server/main.ts', OLD_NODE, ['--import', 'tsx', 'server/main.ts']],
+    ['node --import tsx server/processes/main.ts', OLD_NODE, ['--import', 'tsx', 'server/processes/main.ts']],
   ];
   for (const [label, command, args] of entryPoints) {
     it(`${label} on an old Node says what it needs and exits 1, touching nothing`, { skip }, async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-// Real server processes (`node --import tsx server/main.ts`) and CLI runs for the tests that
+// Real server processes (`node --import tsx server/processes/main.ts`) and CLI runs for the tests that
 // need more than one process, signals, or the logs on stdout.
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -33,10 +33,10 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return merged;
 }
 
-/** Starts `server/main.ts` (API only) on a free port with the given environment. */
+/** Starts `server/processes/main.ts` (API only) on a free port with the given environment. */
 export async function startProcess(env: Record<string, string>): Promise<Proc> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/processes/main.ts'], {
     cwd: ROOT,
     env: childEnv({ DASHBOARD: 'false', HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_ANON_PER_MINUTE: '100000', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,9 +90,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-/** Starts `server/worker.ts` (job handlers only); resolves once it logged that it started. */
+/** Starts `server/processes/worker.ts` (job handlers only); resolves once it logged that it started. */
 export async function startWorker(env: Record<string, string>, timeoutMs = 60_000): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/processes/worker.ts'], {
     cwd: ROOT,
     // `info`: the start-up line below is how we know it is up.
     env: childEnv({ ...env, LOG_LEVEL: 'info' }),
@@ -140,9 +140,9 @@ export async function seedTenant(
   db: import('../db/client').Db,
   opts: { name: string; plan?: import('../db/schema').Plan; customConcurrency?: number | null; environment?: import('../db/schema').Environment },
 ): Promise<{ key: string; keyId: string; workspaceId: string }> {
-  const { createUser, setWorkspacePlan } = await import('../server/auth/users');
-  const { createKey } = await import('../server/keys/service');
-  const { SCOPES } = await import('../server/keys/scopes');
+  const { createUser, setWorkspacePlan } = await import('../server/modules/auth/users');
+  const { createKey } = await import('../server/modules/keys/service');
+  const { SCOPES } = await import('../server/modules/keys/scopes');
   const plan = opts.plan ?? 'enterprise';
   const environment = opts.environment ?? 'test';
   const m = await createUser(db, { email: `${opts.name}-${Math.random().toString(36).slice(2)}@example.test` });

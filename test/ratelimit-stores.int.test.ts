@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { Database } from '../db/client';
-import type { Decision } from '../server/ratelimit/limiter';
-import type { Store } from '../server/ratelimit/store';
+import type { Decision } from '../server/platform/ratelimit/limiter';
+import type { Store } from '../server/platform/ratelimit/store';
 import { createTestDatabase, DB_KIND } from './harness';
 
 // The shared rate-limit stores (PostgreSQL without Redis, and Redis) against the real services:
@@ -28,7 +28,7 @@ describe('shared rate-limit stores', { skip: DB_KIND !== 'postgres' && 'PostgreS
   let stores: Record<'postgres' | 'redis', Store>;
   let memoryStore: () => Store;
   let deleteExpired: (sql: postgres.Sql) => Promise<void>;
-  let guardsModule: typeof import('../server/auth/guards');
+  let guardsModule: typeof import('../server/modules/auth/guards');
   const redis = new Redis(REDIS_URL, { lazyConnect: true });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-rl-'));
 
@@ -38,10 +38,10 @@ describe('shared rate-limit stores', { skip: DB_KIND !== 'postgres' && 'PostgreS
     const { migrateDatabase } = await import('../db/migrate');
     database = await openDatabase({ databaseUrl: pg.url, dataDir: tmp, max: 10 });
     await migrateDatabase(database);
-    const pgStore = await import('../server/ratelimit/store-postgres');
-    const { redisStore } = await import('../server/ratelimit/store-redis');
-    ({ memoryStore } = await import('../server/ratelimit/store'));
-    guardsModule = await import('../server/auth/guards');
+    const pgStore = await import('../server/platform/ratelimit/store-postgres');
+    const { redisStore } = await import('../server/platform/ratelimit/store-redis');
+    ({ memoryStore } = await import('../server/platform/ratelimit/store'));
+    guardsModule = await import('../server/modules/auth/guards');
     deleteExpired = pgStore.deleteExpired;
     stores = { postgres: pgStore.postgresStore(database.sql!), redis: redisStore(REDIS_URL) };
     await stores.redis.ready(5_000);
@@ -171,7 +171,7 @@ describe('shared rate-limit stores', { skip: DB_KIND !== 'postgres' && 'PostgreS
     });
 
     it('counts in memory while PostgreSQL is unreachable', async () => {
-      const { postgresStore } = await import('../server/ratelimit/store-postgres');
+      const { postgresStore } = await import('../server/platform/ratelimit/store-postgres');
       const down = postgres('postgres://postgres@127.0.0.1:1/none', { max: 1, connect_timeout: 2, onnotice: () => {} });
       const store = postgresStore(down);
       try {

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { ensureServerBundle, SERVER_BUNDLE_DIR } from '../server/server-bundle.js';
-import { sourceFingerprint } from '../server/source-fingerprint.js';
+import { ensureServerBundle, SERVER_BUNDLE_DIR } from '../server/processes/server-bundle.js';
+import { sourceFingerprint } from '../server/processes/source-fingerprint.js';
 
 // `npm start` runs the server compiled (server-bundle.js): one directory per source
 // fingerprint, compiled once, reused by every later start, replaced when the sources change,
@@ -17,9 +17,9 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function tree(name: string): string {
   const root = path.join(tmp, name);
   const files: Record<string, string> = {
-    'server/lib.ts': 'export const answer: number = 41 + 1;\n',
-    'server/main.ts': "import { answer } from './lib';\n(globalThis as Record<string, unknown>).mainRan = answer;\n",
-    'server/worker.ts': "import { answer } from './lib';\nimport 'some-package/not-installed';\nexport const worker = answer;\n",
+    'server/processes/lib.ts': 'export const answer: number = 41 + 1;\n',
+    'server/processes/main.ts': "import { answer } from './lib';\n(globalThis as Record<string, unknown>).mainRan = answer;\n",
+    'server/processes/worker.ts': "import { answer } from './lib';\nimport 'some-package/not-installed';\nexport const worker = answer;\n",
   };
   for (const [file, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -55,7 +55,7 @@ describe('the compiled server', () => {
     const root = tree('changes');
     const before = sourceFingerprint(root);
     await ensureServerBundle({ root, fingerprint: before });
-    fs.writeFileSync(path.join(root, 'server/lib.ts'), 'export const answer: number = 7;\n');
+    fs.writeFileSync(path.join(root, 'server/processes/lib.ts'), 'export const answer: number = 7;\n');
     const after = sourceFingerprint(root);
     assert.notEqual(after, before);
     const rebuilt = await ensureServerBundle({ root, fingerprint: after });
@@ -75,7 +75,7 @@ describe('the compiled server', () => {
 
   it('is not recorded when the sources do not compile, so the next start tries again', async () => {
     const root = tree('broken');
-    fs.writeFileSync(path.join(root, 'server/lib.ts'), 'export const answer: number = ;\n');
+    fs.writeFileSync(path.join(root, 'server/processes/lib.ts'), 'export const answer: number = ;\n');
     const fingerprint = sourceFingerprint(root);
     await assert.rejects(ensureServerBundle({ root, fingerprint }), /Build failed/);
     assert.deepEqual(entries(root), []);

@@ -6,7 +6,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
 import { isClientFailure } from '@/app/_lib/errors';
 import { ENVIRONMENT_COOKIE, ENVIRONMENT_HEADER, type DashboardEnvironment } from '@/app/_lib/environment';
-import type { AppRouter } from '@/server/trpc/router';
+import type { AppRouter } from '@/server/api/trpc/router';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 

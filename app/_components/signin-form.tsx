@@ -3,7 +3,7 @@
 import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { TOO_MANY_SIGN_IN_ATTEMPTS } from '@/server/auth/signin-errors';
+import { TOO_MANY_SIGN_IN_ATTEMPTS } from '@/server/modules/auth/signin-errors';
 import { Alert, Button, Spinner, TextField } from './ui';
 
 export function SignInForm({ github, callbackPath, initialError }: { github: boolean; callbackPath: string; initialError: string | null }) {

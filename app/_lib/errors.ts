@@ -1,11 +1,11 @@
 import { TRPCClientError } from '@trpc/client';
-import type { ErrorCode, ErrorType } from '@/server/errors';
-import type { AppRouter } from '@/server/trpc/router';
+import type { ErrorCode, ErrorType } from '@/server/platform/errors';
+import type { AppRouter } from '@/server/api/trpc/router';
 
 // What the UI shows for a failed call: the server's own message (it is written for humans),
 // or a plain sentence when the server could not be reached.
 
-/** `error.code` is one of the server's catalogue (server/errors.ts): compare it with `ErrorCode`s only. */
+/** `error.code` is one of the server's catalogue (server/platform/errors.ts): compare it with `ErrorCode`s only. */
 export interface ApiErrorInfo {
   type: ErrorType;
   code: ErrorCode;

@@ -1,9 +1,9 @@
-import { EXECUTION_EVENT_TYPES, isTerminalEvent, parseExecutionEvent, type ExecutionEvent } from '@/server/executions/events';
+import { EXECUTION_EVENT_TYPES, isTerminalEvent, parseExecutionEvent, type ExecutionEvent } from '@/server/modules/executions/events';
 import type { DashboardEnvironment } from './environment';
 
 // Following an execution's events in the browser: the dashboard's stream endpoint
 // (/api/dashboard/executions/:id/stream, the same Server-Sent Events as /v1) through
-// EventSource, each event parsed with the server's own contract (server/executions/events.ts).
+// EventSource, each event parsed with the server's own contract (server/modules/executions/events.ts).
 // A dropped connection is resumed by EventSource itself, after the last event's id
 // (`Last-Event-ID`); once it gives up (the stream was refused, or had nothing more to send:
 // 204), `onClosed` is called and the caller reads the execution once instead.

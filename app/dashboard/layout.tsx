@@ -4,9 +4,9 @@ import type { ReactNode } from 'react';
 import { DashboardHeader } from '@/app/_components/dashboard-header';
 import { Providers } from '@/app/_components/providers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
-import { getDatabase } from '@/server/runtime';
-import { getWorkspace } from '@/server/auth/users';
-import { currentSession, parseEnvironment } from '@/server/auth/session';
+import { getDatabase } from '@/server/modules/runtime';
+import { getWorkspace } from '@/server/modules/auth/users';
+import { currentSession, parseEnvironment } from '@/server/modules/auth/session';
 
 // Every dashboard page: signed-in users only, with the workspace header and the environment
 // chosen last time (a cookie, so the first render is already right).

@@ -3,9 +3,9 @@ import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { AuthShell } from '@/app/_components/auth-shell';
 import { SignInForm } from '@/app/_components/signin-form';
-import { safeCallbackPath } from '@/server/auth/callback-path';
-import { githubEnabled } from '@/server/auth/options';
-import { currentSession } from '@/server/auth/session';
+import { safeCallbackPath } from '@/server/modules/auth/callback-path';
+import { githubEnabled } from '@/server/modules/auth/options';
+import { currentSession } from '@/server/modules/auth/session';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

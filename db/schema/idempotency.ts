@@ -18,7 +18,7 @@ export const idempotencyKeys = pgTable(
     lockedUntil: ts('locked_until'),
     responseStatus: integer('response_status'),
     // The answer, sealed (AES-256-GCM) with a key derived from the caller's API key: readable
-    // only by a request that presents that key again (server/rest/idempotency.ts).
+    // only by a request that presents that key again (server/api/rest/idempotency.ts).
     responseSealed: text('response_sealed'),
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),

@@ -1,6 +1,6 @@
 import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// The PostgreSQL rate-limit store (scaled out without Redis; server/ratelimit/store-postgres.ts).
+// The PostgreSQL rate-limit store (scaled out without Redis; server/platform/ratelimit/store-postgres.ts).
 // Both tables are UNLOGGED (migration 0003, by hand: drizzle cannot say so): counters are not
 // business data, so they skip the WAL — a write waits for no disk flush and holds its row lock
 // for microseconds. After a database crash they come back empty (every window starts afresh),

@@ -2,7 +2,7 @@ import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
 // Open event streams (SSE) and `wait: true` requests, one row each, so a key, a dashboard
-// session and a workspace hold at most so many across every process (server/streams/guard.ts). UNLOGGED (migration 0006, by hand): a
+// session and a workspace hold at most so many across every process (server/platform/streams/guard.ts). UNLOGGED (migration 0006, by hand): a
 // lease is not business data; each process renews its own and deletes them as streams close,
 // and a process that died leaves leases that simply expire.
 export const streamLeases = pgTable(

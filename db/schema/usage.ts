@@ -26,7 +26,7 @@ const workspaceId = () =>
     .references(() => workspaces.id, { onDelete: 'cascade' });
 
 /**
- * A duration histogram (server/usage/histogram.ts): `<bucket>:<count>` pairs joined by commas,
+ * A duration histogram (server/modules/usage/histogram.ts): `<bucket>:<count>` pairs joined by commas,
  * e.g. `157:1,158:4`; '' when empty. Text, not jsonb: a query reads thousands of them, and text
  * is copied out as it is where jsonb prints every count as a numeric.
  */

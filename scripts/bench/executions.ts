@@ -2,7 +2,7 @@
 // OpenAI-compatible model (test/fakes/openai.ts, ~1 ms before its answer) through the real
 // provider path (a live key), in two topologies measured one after the other on the bench
 // database: one app process running the workers itself (RUN_WORKERS=true), and one web process
-// (RUN_WORKERS=false) with two `server/worker.ts` processes; rate limits in Redis in both.
+// (RUN_WORKERS=false) with two `server/processes/worker.ts` processes; rate limits in Redis in both.
 //
 //   BENCH_EXECUTIONS (200): sequential `wait: true` runs; half as many sequential `stream: true`
 //   BENCH_ASYNC_EXECUTIONS (2.5 × BENCH_EXECUTIONS)  BENCH_ASYNC_CLIENTS (20): the 202 burst
@@ -54,12 +54,12 @@ const p50p99 = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs
 export async function start(name: string, env: NodeJS.ProcessEnv): Promise<Topology> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
-  const web = spawnService('server/main.ts', { ...env, PORT: String(port), RUN_WORKERS: name === 'single' ? 'true' : 'false' });
+  const web = spawnService('server/processes/main.ts', { ...env, PORT: String(port), RUN_WORKERS: name === 'single' ? 'true' : 'false' });
   const children = [web];
   if (name === 'split') {
     for (let i = 0; i < 2; i++) {
       // LOG_LEVEL=info for the one line that says the worker runs (nothing is logged per job).
-      const worker = spawnService('server/worker.ts', { ...env, LOG_LEVEL: 'info' }, true);
+      const worker = spawnService('server/processes/worker.ts', { ...env, LOG_LEVEL: 'info' }, true);
       children.push(worker);
       await new Promise<void>((resolve, reject) => {
         worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));

@@ -94,7 +94,7 @@ async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: stri
     await cli(env, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
     key = await cli(env, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
   }
-  const app = spawnService('server/main.ts', env);
+  const app = spawnService('server/processes/main.ts', env);
   await waitFor(`${origin}/readyz`, app);
   const c: Client = { agent: clientAgent(), origin, key };
   const keys = [key];

@@ -40,7 +40,7 @@ export async function benchNoisy(setup: ExecutionsSetup): Promise<void> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   const env = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: model.url, RUN_WORKERS: 'true', PORT: String(port) };
-  const app = spawnService('server/main.ts', env);
+  const app = spawnService('server/processes/main.ts', env);
   const stop = new AbortController();
   try {
     await waitFor(`${origin}/readyz`, app);

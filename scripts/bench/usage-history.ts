@@ -7,12 +7,12 @@
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../db/client';
 import { migrateDatabase } from '../../db/migrate';
-import { env } from '../../server/env.js';
+import { env } from '../../server/platform/env.js';
 import { cpuMs } from './cpu';
-import { createUser, setWorkspacePlan } from '../../server/auth/users';
-import { SCOPES } from '../../server/keys/scopes';
-import { createKey } from '../../server/keys/service';
-import { compactAll } from '../../server/usage/compactor';
+import { createUser, setWorkspacePlan } from '../../server/modules/auth/users';
+import { SCOPES } from '../../server/modules/keys/scopes';
+import { createKey } from '../../server/modules/keys/service';
+import { compactAll } from '../../server/modules/usage/compactor';
 import { queryRows } from '../../db/rows';
 
 const N = Number(process.env.USAGE_HISTORY ?? 1_000_000);
@@ -48,7 +48,7 @@ async function main() {
     const backend0 = backend ? cpuMs(backend.pid) : 0;
     const c0 = performance.now();
     await compactAll(db);
-    // What the compactor does after such a backlog (server/usage/compactor.ts), timed with it.
+    // What the compactor does after such a backlog (server/modules/usage/compactor.ts), timed with it.
     await db.execute(sql`vacuum usage_execution_records`);
     const compactMs = performance.now() - c0;
     const own = process.cpuUsage(cpu0);

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
 import { heavySchema } from '../fakes/schemas';
 import { startServer, UNLIMITED, type ApiResponse, type SeededKey, type TestServer } from '../harness';
-import { setSchemaBudgetForTests } from '../../server/tools/schema-pool';
+import { setSchemaBudgetForTests } from '../../server/modules/tools/schema-pool';
 
 // Tool parameter schemas are compiled off the event loop (docs/security.md, "Schemas are
 // compiled off the event loop"). The attack: a 15 KB schema using $dynamicRef and

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { clientErrorAnswer } from '../../server/http/client-error';
+import { clientErrorAnswer } from '../../server/platform/http/client-error';
 import { REQUEST_ID } from '../expect';
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { startProcess, stop, waitReady, type Proc } from '../processes';

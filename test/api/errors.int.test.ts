@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { count } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
-import { ERRORS, type ErrorCode } from '../../server/errors';
-import { generateKey } from '../../server/keys/format';
+import { ERRORS, type ErrorCode } from '../../server/platform/errors';
+import { generateKey } from '../../server/modules/keys/format';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, waitUntil, type ErrorBody, type SeededKey, type TestServer } from '../harness';
 

@@ -251,7 +251,7 @@ describe('refused uploads get their answer, but are never read without bound', (
     ]);
     for (const r of [v1, trpc, declared]) {
       assert.equal(r.status, 413);
-      // Cut by the byte cap (1 MiB read, at most 4 MiB discarded: server/http/exchange.test.ts),
+      // Cut by the byte cap (1 MiB read, at most 4 MiB discarded: server/platform/http/exchange.test.ts),
       // not the 5 s limit; the client could send that plus what the kernels' buffers hold.
       assert.ok(r.sent < 64 * 1024 * 1024 && r.ms < 2_000, `${r.sent} bytes sent, closed after ${r.ms} ms`);
     }
@@ -262,7 +262,7 @@ describe('refused uploads get their answer, but are never read without bound', (
 
 describe('slow clients', () => {
   it('must send their headers within 10 s and the whole request within 30 s', async () => {
-    const { SERVER_TIMEOUTS } = await import('../../server/http/server');
+    const { SERVER_TIMEOUTS } = await import('../../server/api/http/server');
     assert.ok(SERVER_TIMEOUTS.headersTimeout <= 10_000 && SERVER_TIMEOUTS.requestTimeout <= 30_000);
   });
 });

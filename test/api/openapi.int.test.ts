@@ -5,7 +5,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject
 import { expectError, expectStatus } from '../expect';
 import { startServer, type ApiResponse, type SeededKey, type TestServer } from '../harness';
 import { BUILT_OPERATIONS } from '../built-routes';
-import { EXECUTION_EVENT_TYPES } from '../../server/executions/events';
+import { EXECUTION_EVENT_TYPES } from '../../server/modules/executions/events';
 import { readStream } from '../executions/helpers';
 import { checkSchema, type Schema } from '../schema';
 import type { CreatedKey } from './types';

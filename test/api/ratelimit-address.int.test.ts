@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { generateKey } from '../../server/keys/format';
-import type { ErrorCode } from '../../server/errors';
+import { generateKey } from '../../server/modules/keys/format';
+import type { ErrorCode } from '../../server/platform/errors';
 import { expectError, expectStatus, rateHeaders } from '../expect';
 import { startServer, type TestServer } from '../harness';
 

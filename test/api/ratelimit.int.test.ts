@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { generateKey } from '../../server/keys/format';
+import { generateKey } from '../../server/modules/keys/format';
 import { expectError, expectStatus, rateHeaders } from '../expect';
 import { startServer, type TestServer } from '../harness';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { executionEventSchema, TERMINAL_EVENT_TYPES, type ExecutionEventType } from '../../server/executions/events';
-import type { ExecutionView, ConversationView } from '../../server/executions/schemas';
+import { executionEventSchema, TERMINAL_EVENT_TYPES, type ExecutionEventType } from '../../server/modules/executions/events';
+import type { ExecutionView, ConversationView } from '../../server/modules/executions/schemas';
 import { expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer } from '../fakes/tool-server';
@@ -15,7 +15,7 @@ export type Conversation = ConversationView;
 export interface SseEvent {
   id: number;
   event: ExecutionEventType;
-  /** The event (checked against the contract, server/executions/events.ts). */
+  /** The event (checked against the contract, server/modules/executions/events.ts). */
   data: Record<string, unknown> & { type: ExecutionEventType };
 }
 

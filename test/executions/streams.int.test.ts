@@ -129,9 +129,9 @@ describe('revocation', () => {
 
 describe('dashboard sessions', () => {
   it('at most 100 open streams per session; they end within 5 s when the session ends', async () => {
-    const { dashboardStream } = await import('../../server/executions/dashboard-stream');
-    const { startSession, endSession } = await import('../../server/auth/sessions');
-    const { getRuntime } = await import('../../server/runtime');
+    const { dashboardStream } = await import('../../server/modules/executions/dashboard-stream');
+    const { startSession, endSession } = await import('../../server/modules/auth/sessions');
+    const { getRuntime } = await import('../../server/modules/runtime');
     const { live, streams } = getRuntime();
     const k = await api.seed.key({ ...UNLIMITED });
     const id = await longRun(k);

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { setResolverForTests, type Resolver } from '../../server/net/url-guard';
+import { setResolverForTests, type Resolver } from '../../server/platform/net/url-guard';
 import { execute } from './helpers';
 
 // SSRF refusals of HTTP tool URLs (docs/security.md) say that the host does not resolve to an

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { argumentsFor, chunksOf, pickTool, subjectOf } from '../../server/models/sandbox';
+import { argumentsFor, chunksOf, pickTool, subjectOf } from '../../server/modules/models/sandbox';
 
 // A fake OpenAI-compatible chat completions server for integration tests: a real node:http
 // server on 127.0.0.1 that the real @ai-sdk/openai-compatible provider talks to

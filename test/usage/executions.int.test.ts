@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { dashboardCall, dashboardStandIn } from '../dashboard';
-import type { ErrorCode } from '../../server/errors';
+import type { ErrorCode } from '../../server/platform/errors';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
@@ -128,7 +128,7 @@ describe('GET /v1/analytics/executions', () => {
 
     const [waiting] = await api.query<{ n: number }>(sql`select count(*)::int as n from usage_execution_records`);
     assert.ok(waiting!.n > 0, 'the records are not compacted yet (USAGE_COMPACT_SECONDS is an hour here)');
-    const { compactAll } = await import('../../server/usage/compactor');
+    const { compactAll } = await import('../../server/modules/usage/compactor');
     await compactAll(api.db);
     const [left] = await api.query<{ n: number }>(sql`select count(*)::int as n from usage_execution_records`);
     assert.equal(left!.n, 0);
@@ -194,10 +194,10 @@ describe('GET /v1/analytics/executions', () => {
   });
 
   it('answers the same from the cache of settled buckets as from the database', async () => {
-    const { BucketCache } = await import('../../server/usage/bucket-cache');
-    const { seriesPage } = await import('../../server/usage/series');
-    const { executionSeries, EXECUTION_GROUPS } = await import('../../server/usage/executions');
-    const { planRange } = await import('../../server/usage/range');
+    const { BucketCache } = await import('../../server/modules/usage/bucket-cache');
+    const { seriesPage } = await import('../../server/modules/usage/series');
+    const { executionSeries, EXECUTION_GROUPS } = await import('../../server/modules/usage/executions');
+    const { planRange } = await import('../../server/modules/usage/range');
     const scope = { workspaceId: live.workspace.id, environment: 'live' as const };
     const cache = new BucketCache(100_000);
     const uncached = new BucketCache(0);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../db/client';
 import { queryRows } from '../../db/rows';
-import { compactOnce } from '../../server/usage/compactor';
+import { compactOnce } from '../../server/modules/usage/compactor';
 import type { Execution } from '../executions/helpers';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';

@@ -43,7 +43,7 @@ securitySuite(() => api, {
   create: async (_api, owner) => {
     const admin = await helperKey(owner);
     expectStatus(await api.request('GET', '/v1/agents', { key: admin.key }), 200);
-    const { getRuntime } = await import('../../server/runtime');
+    const { getRuntime } = await import('../../server/modules/runtime');
     await getRuntime().usage.flush();
     return admin.id;
   },

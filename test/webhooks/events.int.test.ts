@@ -95,7 +95,7 @@ describe('outbox', () => {
     const r = await startReceiver();
     try {
       const hook = await createWebhook(api, o.key, { url: r.url, events: ['key.created'] });
-      const { createKey } = await import('../../server/keys/service');
+      const { createKey } = await import('../../server/modules/keys/service');
       const actor = { kind: 'user' as const, userId: o.workspace.userId, workspaceId: o.workspace.id, environment: 'test' as const, scopes: [] };
       await assert.rejects(
         api.db.transaction(async (tx) => {
@@ -121,8 +121,8 @@ describe('retention and the safety net (maintenance)', () => {
     try {
       const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
       const { encodeTime } = await import('ulid');
-      const { runMaintenance } = await import('../../server/jobs/maintenance');
-      const { getRuntime } = await import('../../server/runtime');
+      const { runMaintenance } = await import('../../server/processes/maintenance');
+      const { getRuntime } = await import('../../server/modules/runtime');
       const old = `evt_${encodeTime(Date.now() - 31 * 86_400_000, 10)}${'0'.repeat(16)}`;
       const recent = `evt_${encodeTime(Date.now() - 29 * 86_400_000, 10)}${'0'.repeat(16)}`;
       for (const id of [old, recent]) {

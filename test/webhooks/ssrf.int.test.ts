@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { setResolverForTests, type Resolver } from '../../server/net/url-guard';
+import { setResolverForTests, type Resolver } from '../../server/platform/net/url-guard';
 import { createWebhook, deliveries, eventually } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 

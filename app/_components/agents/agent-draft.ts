@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Agent } from '@/app/_lib/types';
-import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAULT_TIMEOUT_SECONDS, TOOL_METHODS } from '@/server/agents/schemas';
+import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAULT_TIMEOUT_SECONDS, TOOL_METHODS } from '@/server/modules/agents/schemas';
 
 // The agent form's values as the user types them (strings), and the schema that checks them:
 // the text becomes the request body (numbers, nulls, parsed JSON), which the server's own

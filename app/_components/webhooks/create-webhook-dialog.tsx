@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '@/app/_lib/event-types';
 import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_lib/forms';
 import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedWebhook } from '@/app/_lib/types';
-import { createWebhookInput, MAX_DESCRIPTION } from '@/server/webhooks/schemas';
+import { createWebhookInput, MAX_DESCRIPTION } from '@/server/modules/webhooks/schemas';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
 import { Alert, TextField } from '../ui';

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { KeysView } from '@/app/_components/keys/keys-view';
 import type { StarterCall } from '@/app/_lib/types';
-import { buildRouteTable } from '@/server/rest/routes';
-import { appRouter } from '@/server/trpc/router';
+import { buildRouteTable } from '@/server/api/rest/routes';
+import { appRouter } from '@/server/api/trpc/router';
 
 export const metadata: Metadata = { title: 'API keys' };
 

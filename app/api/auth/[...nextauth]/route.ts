@@ -1,5 +1,5 @@
 import NextAuth from 'next-auth';
-import { authOptions } from '@/server/auth/options';
+import { authOptions } from '@/server/modules/auth/options';
 
 // next-auth's own endpoints: sign-in, callbacks, CSRF, session and sign-out.
 const handler = NextAuth(authOptions);

@@ -1,10 +1,10 @@
 import { cookies } from 'next/headers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
-import { actorFromSession, currentSession, parseEnvironment } from '@/server/auth/session';
-import { dashboardStream } from '@/server/executions/dashboard-stream';
-import { getRuntime } from '@/server/runtime';
+import { actorFromSession, currentSession, parseEnvironment } from '@/server/modules/auth/session';
+import { dashboardStream } from '@/server/modules/executions/dashboard-stream';
+import { getRuntime } from '@/server/modules/runtime';
 
-// The dashboard's live view of an execution (server/executions/dashboard-stream.ts). EventSource
+// The dashboard's live view of an execution (server/modules/executions/dashboard-stream.ts). EventSource
 // cannot send headers, so the environment comes as `?environment=` (else the dashboard's
 // environment cookie), and a resumed stream names its last event in `Last-Event-ID` (or `?after=`).
 

@@ -1,0 +1,82 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Database } from '../../../db/client';
+import { checkReady } from '../../../db/migrate';
+import { env } from '../../platform/env.js';
+import { ApiError } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { RateLimits } from '../../modules/ratelimit';
+import { createRestHandler } from '../rest/handler';
+import type { Services } from '../../modules/runtime';
+import type { RequestUsage } from '../../modules/usage/requests';
+import { CLIENT_ADDRESS_HEADER } from '../../platform/http/client-address-header';
+import { answerClientError } from '../../platform/http/client-error';
+import { clientAddress } from '../../platform/http/client-address';
+import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, setSecurityHeaders } from '../../platform/http/exchange';
+import { sendError, sendJson } from '../../platform/http/send';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+/** Slow or idle clients may not hold a connection open: headers within 10 s, a whole request within 30 s. */
+export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 };
+/** Connections one process accepts at once; more are refused by the kernel's backlog, not queued here. */
+export const MAX_CONNECTIONS = 2_048;
+
+const isApiPath = (url: string) =>
+  url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') || url.startsWith('/api/') || url === '/healthz' || url === '/readyz';
+
+/**
+ * One node:http server for everything: `/v1/*` goes straight to the REST handler
+ * (api/rest/handler.ts, built once), `/healthz` and `/readyz` are answered here, and the rest
+ * (dashboard pages, /api/trpc, /api/auth) goes to Next's request handler when there is one,
+ * with the same body limits as /v1 and the client's address (which Next cannot see).
+ */
+export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; next?: Handler } & Services) {
+  const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage, services: deps });
+
+  const toNext = (next: Handler, req: IncomingMessage, res: ServerResponse) => {
+    req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req, env.TRUST_PROXY);
+    if (!hasBody(req)) return void next(req, res);
+    const refuse = (err: ApiError) => {
+      const requestId = newId('req');
+      closeAfterResponse(req, res);
+      res.setHeader('X-Request-Id', requestId);
+      sendError(res, requestId, err);
+    };
+    const tooLarge = () => new ApiError('request_too_large', 'The request body is larger than 1 MiB');
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return refuse(tooLarge());
+    holdBody(req).then(
+      (body) => {
+        const json = (req.headers['content-type'] ?? '').toLowerCase().includes('json');
+        if (json && jsonDepth(body.toString('utf8')) > MAX_BODY_DEPTH) {
+          return refuse(new ApiError('invalid_json', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep`));
+        }
+        void next(req, res);
+      },
+      (err: Error) => (err.message === 'too_large' ? refuse(tooLarge()) : req.socket.destroy()),
+    );
+  };
+
+  const server = http.createServer(SERVER_TIMEOUTS, (req, res) => {
+    const url = req.url ?? '/';
+    setSecurityHeaders(res, isApiPath(url));
+    // A handler writing after we refused a request must not crash the process.
+    res.on('error', () => {});
+    if (url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?')) {
+      void rest(req, res);
+    } else if (url === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+    } else if (url === '/readyz') {
+      void checkReady(deps.database).then((r) =>
+        sendJson(res, r.ok ? 200 : 503, r.ok ? { status: 'ready' } : { status: 'not_ready', reason: r.reason }),
+      );
+    } else if (deps.next) {
+      toNext(deps.next, req, res);
+    } else {
+      sendJson(res, 404, { error: 'not found' });
+    }
+  });
+  server.maxConnections = MAX_CONNECTIONS;
+  // A request Node's parser refuses gets our error envelope and a request id, not a bare 400.
+  server.on('clientError', answerClientError);
+  return server;
+}

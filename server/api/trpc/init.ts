@@ -1,0 +1,150 @@
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ZodError } from 'zod';
+import type { Db } from '../../../db/client';
+import type { Actor } from '../../modules/actor';
+import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../../platform/errors';
+import type { Scope } from '../../modules/keys/scopes';
+import type { RateLimits } from '../../modules/ratelimit';
+import type { Services } from '../../modules/runtime';
+import { chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
+import { badTextError, findBadText } from '../../platform/text-input';
+import { inputError } from './input-errors';
+
+export interface Context {
+  requestId: string;
+  db: Db;
+  /** The verified key (REST) or the signed-in user (dashboard); null when neither. */
+  actor: Actor | null;
+  /** The process's job queue, bus, live events, open streams and execution pool. */
+  services: Services;
+  /** The client's address (per-address limits of the dashboard's sign-up); absent on REST. */
+  clientAddress?: string;
+  /**
+   * The dashboard face only: the plan limits its mutations are charged against. Absent on REST,
+   * which charges the request's key before any procedure runs.
+   */
+  limits?: RateLimits;
+}
+
+export type Meta = OpenApiMeta<{
+  /** The scope a key needs for this procedure (the dashboard user holds every scope). */
+  scope?: Scope;
+  /** HTTP status of success on the REST face (201 for creations). */
+  successStatus?: number;
+  /**
+   * The codes this procedure may answer beyond those every route can (errors.ts `declared`):
+   * `resource_not_found`, a 409 state conflict… Only these are documented on its operation.
+   */
+  errors?: readonly DeclaredErrorCode[];
+}>;
+
+/** The tRPC code of each HTTP status of the catalogue (tRPC maps it back to the same status). */
+export const TRPC_CODE: Record<ErrorStatus, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  // 408 and 431 come from the HTTP server itself (platform/http/client-error.ts), never from a procedure.
+  408: 'TIMEOUT',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'BAD_REQUEST',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+};
+
+export function toTRPCError(err: ApiError): TRPCError {
+  return new TRPCError({ code: TRPC_CODE[err.status], message: err.message, cause: err });
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const api = error.cause instanceof ApiError ? error.cause : null;
+      return {
+        ...shape,
+        // Never leak internals to the browser either.
+        message: api ? api.message : error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal error' : shape.message,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          apiError: api ? { type: api.type, code: api.code, param: api.param ?? null } : null,
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * Every procedure reports failures as an ApiError, whichever face it is called through:
+ * validation failures become `missing_required_field` / `unknown_parameter` /
+ * `invalid_parameter` with the field's path, and a service's ApiError keeps its status.
+ */
+const apiErrors = t.middleware(async ({ next, getRawInput }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof ApiError) throw toTRPCError(cause);
+  // Input validation fails as BAD_REQUEST; an output that fails its schema is our bug (500).
+  if (cause instanceof ZodError && result.error.code === 'BAD_REQUEST') {
+    throw toTRPCError(inputError(cause.issues, await getRawInput().catch(() => undefined)));
+  }
+  return result;
+});
+
+/**
+ * Every string and key of the input must be text PostgreSQL can store — well-formed Unicode,
+ * no NUL (server/platform/text-input.ts) — on every procedure of both faces: invalid_parameter with the
+ * field's path, never a 500 from the database.
+ */
+async function checkStorableText(getRawInput: () => Promise<unknown>): Promise<void> {
+  const found = findBadText(await getRawInput().catch(() => undefined));
+  if (found) throw toTRPCError(badTextError(found));
+}
+
+const storableText = t.middleware(async ({ next, getRawInput }) => {
+  await checkStorableText(getRawInput);
+  return next();
+});
+
+const base = t.procedure.use(apiErrors);
+
+export const publicProcedure = base.use(storableText);
+
+/**
+ * Needs a caller (key or user) holding the scope named in the procedure's meta. The checks run
+ * in the order of REST's: who → rate limit → scope → input, in one middleware (each link of
+ * tRPC's chain copies the context and its options: five links cost a list request ~3 % of
+ * its CPU). The dashboard's mutations count against the workspace's plan, per environment, as
+ * a key's requests do on REST (docs/decisions.md, "Dashboard"); its queries (the pages' own
+ * polling) are not limited by plan. REST calls were charged to their key already and carry no
+ * `limits`.
+ */
+export const apiProcedure = base.use(async ({ ctx, meta, type, next, getRawInput }) => {
+  const actor = ctx.actor;
+  // REST requests always arrive with a verified key; this is a signed-out dashboard call.
+  if (!actor) throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
+  if (type === 'mutation' && ctx.limits && actor.kind === 'user') {
+    const refused = await chargeDashboardMutation(ctx.limits, ctx.db, actor);
+    if (refused) throw toTRPCError(refused);
+  }
+  if (meta?.scope && !actor.scopes.includes(meta.scope)) throw toTRPCError(insufficientScope(meta.scope));
+  await checkStorableText(getRawInput);
+  return next({ ctx: { actor } });
+});
+
+/** Dashboard only: a signed-in user. */
+export const userProcedure = base.use(({ ctx, next }) => {
+  const actor = ctx.actor;
+  if (!actor || actor.kind !== 'user') {
+    throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
+  }
+  return next({ ctx: { ...ctx, actor } });
+}).use(storableText);

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { ENVIRONMENTS } from '../../../../db/schema';
+import { endAllSessions } from '../../../modules/auth/sessions';
+import { changePassword, getWorkspace, signUp } from '../../../modules/auth/users';
+import { ApiError } from '../../../platform/errors';
+import { SCOPE_TABLE } from '../../../modules/keys/scopes';
+import { peekRuntime } from '../../../modules/runtime';
+import { concurrencyFor, limitsFor } from '../../../modules/ratelimit/plans';
+import { publicProcedure, router, userProcedure } from '../init';
+
+const password = z.string().min(8, 'Use at least 8 characters').max(200);
+
+const tooMany = (seconds: number, what: string) =>
+  new ApiError('rate_limit_exceeded', `Too many ${what} from this address; try again in ${Math.ceil(seconds / 60)} minutes`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
+
+// Dashboard-only procedures (no OpenAPI meta: they are not part of /v1).
+export const accountRouter = router({
+  /**
+   * Creates an account and its workspace. The answer is the same whether or not the address was
+   * already registered (no existence oracle): the form then signs in, which only the owner can.
+   */
+  signUp: publicProcedure
+    .input(
+      z.strictObject({
+        email: z.email().max(254),
+        password,
+        name: z.string().trim().max(100).optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const wait = (await peekRuntime()?.limits.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
+      if (wait > 0) throw tooMany(wait, 'sign-ups');
+      await signUp(ctx.db, input);
+      return { ok: true as const };
+    }),
+
+  /** Ends every dashboard session of this user, this one included. */
+  signOutEverywhere: userProcedure.mutation(async ({ ctx }) => {
+    await endAllSessions(ctx.db, ctx.actor.userId);
+    return { ok: true as const };
+  }),
+
+  /** A new password; every other session of this user ends. */
+  changePassword: userProcedure
+    .input(z.strictObject({ currentPassword: z.string().min(1).max(200), newPassword: password }))
+    .mutation(async ({ ctx, input }) => {
+      const guard = peekRuntime()?.limits.auth.signIn;
+      const address = ctx.clientAddress ?? 'unknown';
+      const wait = (await guard?.attempt(ctx.actor.userId, address)) ?? 0;
+      if (wait > 0) throw tooMany(wait, 'password attempts');
+      if (!(await changePassword(ctx.db, ctx.actor.userId, input.currentPassword, input.newPassword))) {
+        throw new ApiError('invalid_parameter', 'The current password is not correct', { param: 'currentPassword' });
+      }
+      await guard?.succeeded(ctx.actor.userId, address);
+      await endAllSessions(ctx.db, ctx.actor.userId, ctx.actor.sessionId);
+      return { ok: true as const };
+    }),
+
+  me: userProcedure.query(async ({ ctx }) => {
+    const ws = await getWorkspace(ctx.db, ctx.actor.workspaceId);
+    return {
+      userId: ctx.actor.userId,
+      environment: ctx.actor.environment,
+      environments: ENVIRONMENTS,
+      scopes: SCOPE_TABLE,
+      workspace: ws && {
+        id: ws.id,
+        name: ws.name,
+        plan: ws.plan,
+        limits: { ...limitsFor(ws.plan, ws.customRpm), concurrency: concurrencyFor(ws.plan, ws.customConcurrency) },
+      },
+    };
+  }),
+});

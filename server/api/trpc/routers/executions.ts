@@ -1,0 +1,113 @@
+import { cancelExecution, deleteConversation, getConversation, getExecution, listConversations, listExecutions } from '../../../modules/executions/service';
+import { startRun } from '../../../modules/executions/execute';
+import {
+  conversationListSchema,
+  conversationSchema,
+  deletedConversationSchema,
+  executeInput,
+  executionListSchema,
+  executionSchema,
+  idInput,
+  listConversationsInput,
+  listExecutionsInput,
+} from '../../../modules/executions/schemas';
+import { executionView } from '../../../modules/executions/status';
+import { PAGE_ERRORS } from '../../../platform/pagination';
+import { apiProcedure, router } from '../init';
+import { z } from 'zod';
+
+const tags = ['Executions'];
+
+export const executionsRouter = router({
+  list: apiProcedure
+    .meta({
+      scope: 'agents:read',
+      errors: PAGE_ERRORS,
+      openapi: { method: 'GET', path: '/v1/executions', tags, summary: 'List executions', successDescription: 'Executions of this workspace and environment, newest first' },
+    })
+    .input(listExecutionsInput)
+    .output(executionListSchema)
+    .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
+
+  get: apiProcedure
+    .meta({
+      scope: 'agents:read',
+      errors: ['resource_not_found'],
+      openapi: { method: 'GET', path: '/v1/executions/{id}', tags, summary: 'Retrieve an execution', successDescription: 'The execution' },
+    })
+    .input(idInput)
+    .output(executionSchema)
+    .query(({ ctx, input }) => getExecution(ctx.db, ctx.actor, input.id)),
+
+  cancel: apiProcedure
+    .meta({
+      scope: 'agents:execute',
+      errors: ['resource_not_found', 'execution_not_cancellable', 'idempotency_conflict'],
+      openapi: {
+        method: 'POST',
+        path: '/v1/executions/{id}/cancel',
+        tags,
+        summary: 'Cancel an execution',
+        description: 'A queued or running execution becomes `cancelled` at once; a model or tool call in flight is aborted, in whichever process runs it.',
+        successDescription: 'The cancelled execution',
+      },
+    })
+    .input(idInput)
+    .output(executionSchema)
+    .mutation(({ ctx, input }) => cancelExecution(ctx.db, ctx.actor, input.id)),
+
+  /**
+   * Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): starts a run
+   * through the same entry point, in place when it can, since the playground follows it at once.
+   */
+  start: apiProcedure
+    .meta({ scope: 'agents:execute' })
+    .input(executeInput.omit({ wait: true, stream: true }).extend({ agentId: z.string() }))
+    .output(executionSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { agentId, ...rest } = input;
+      const { row } = await startRun(ctx.services, ctx.db, ctx.actor, agentId, rest, { inPlace: true });
+      return executionView(row);
+    }),
+});
+
+const conversationTags = ['Conversations'];
+
+export const conversationsRouter = router({
+  list: apiProcedure
+    .meta({
+      scope: 'agents:execute',
+      errors: PAGE_ERRORS,
+      openapi: {
+        method: 'GET',
+        path: '/v1/conversations',
+        tags: conversationTags,
+        summary: 'List conversations',
+        description: 'Without their messages (`GET /v1/conversations/{id}` has them); each with how many it holds and when the last was written.',
+        successDescription: 'Conversations of this workspace and environment, newest first',
+      },
+    })
+    .input(listConversationsInput)
+    .output(conversationListSchema)
+    .query(({ ctx, input }) => listConversations(ctx.db, ctx.actor, input)),
+
+  get: apiProcedure
+    .meta({
+      scope: 'agents:execute',
+      errors: ['resource_not_found'],
+      openapi: { method: 'GET', path: '/v1/conversations/{id}', tags: conversationTags, summary: 'Retrieve a conversation', successDescription: 'The conversation with its messages in order' },
+    })
+    .input(idInput)
+    .output(conversationSchema)
+    .query(({ ctx, input }) => getConversation(ctx.db, ctx.actor, input.id)),
+
+  delete: apiProcedure
+    .meta({
+      scope: 'agents:execute',
+      errors: ['resource_not_found', 'conversation_busy'],
+      openapi: { method: 'DELETE', path: '/v1/conversations/{id}', tags: conversationTags, summary: 'Delete a conversation', successDescription: 'The conversation and its messages are deleted' },
+    })
+    .input(idInput)
+    .output(deletedConversationSchema)
+    .mutation(({ ctx, input }) => deleteConversation(ctx.db, ctx.actor, input.id)),
+});

@@ -1,0 +1,26 @@
+import type { Environment, Plan } from '../../db/schema';
+import type { Scope } from './keys/scopes';
+
+// Who is acting, whichever way they came in: an API key over REST, a signed-in human in the
+// dashboard (or the admin CLI acting as one). Services scope everything they read and write by
+// `workspaceId` + `environment` and check `scopes`; they never ask how the caller signed in.
+export type Actor =
+  | {
+      kind: 'key';
+      keyId: string;
+      workspaceId: string;
+      environment: Environment;
+      scopes: Scope[];
+      plan: Plan;
+      customRpm: number | null;
+    }
+  | {
+      // A signed-in human in the dashboard: every scope, in the environment chosen in the header.
+      kind: 'user';
+      userId: string;
+      /** The dashboard session making the call (modules/auth/sessions.ts); none for the admin CLI. */
+      sessionId?: string;
+      workspaceId: string;
+      environment: Environment;
+      scopes: Scope[];
+    };

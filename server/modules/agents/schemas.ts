@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import { ENVIRONMENTS } from '../../../db/schema/values';
+import { metadataSchema } from '../../platform/metadata';
+import { PROVIDERS } from '../models/providers';
+import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
+
+// Request and response shapes of /v1/agents (docs/api.md, "Agents"). The descriptions and examples
+// end up in /v1/openapi.json (and so in the /docs reference). zod checks the shape and the bounds;
+// service.ts checks what needs more than a shape (model, tool names, URLs, JSON Schemas).
+
+export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * The bounds of an agent's fields, which the schemas below enforce and the dashboard's agent
+ * form shows (its hints, its inputs' min, max and maxLength): one number, one place.
+ */
+export const AGENT_LIMITS = {
+  name: { min: 1, max: 100 },
+  description: { max: 1000 },
+  instructions: { max: 32_000 },
+  tools: { max: 20 },
+  temperature: { min: 0, max: 2 },
+  maxSteps: { min: 1, max: 20 },
+  timeoutSeconds: { min: 1, max: 900 },
+  toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, max: 64 },
+  toolDescription: { min: 1, max: 1000 },
+} as const;
+export const MAX_TOOLS = AGENT_LIMITS.tools.max;
+/** Serialized size limit of one tool's `parameters` (bytes of its JSON). */
+export const MAX_PARAMETERS_BYTES = 16 * 1024;
+export const DEFAULT_MODEL = 'sandbox/echo';
+export const DEFAULT_MAX_STEPS = 5;
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+const EXAMPLE_ID = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
+const EXAMPLE_CREATED_AT = '2026-11-21T20:31:07.123Z';
+const EXAMPLE_PARAMETERS = {
+  type: 'object',
+  properties: { orderId: { type: 'string', description: 'The order number, e.g. 1042' } },
+  required: ['orderId'],
+};
+const EXAMPLE_TOOL = {
+  type: 'http',
+  name: 'lookup_order',
+  description: 'Looks up an order by its number and returns its status.',
+  url: 'https://api.example.com/tools/lookup-order',
+  method: 'POST',
+  parameters: EXAMPLE_PARAMETERS,
+};
+
+const timestamp = z.string().meta({ format: 'date-time', example: EXAMPLE_CREATED_AT });
+
+const L = AGENT_LIMITS;
+/** 1000 → `1,000`, as the descriptions write numbers. */
+const n = (value: number) => value.toLocaleString('en-US');
+
+// ---- requests ----
+
+const toolInput = z
+  .strictObject({
+    type: z.literal('http').meta({ description: 'The kind of tool; `http` is the only one.', example: 'http' }),
+    name: z
+      .string()
+      .regex(L.toolName.pattern, `must be 1–${L.toolName.max} letters, digits, _ or -`)
+      .meta({ description: `How the model calls the tool: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique within the agent (ignoring case).`, example: 'lookup_order' }),
+    description: z
+      .string()
+      .trim()
+      .min(L.toolDescription.min)
+      .max(L.toolDescription.max)
+      .meta({ description: `What the tool does, for the model to decide when to call it (${L.toolDescription.min}–${n(L.toolDescription.max)} characters).`, example: EXAMPLE_TOOL.description }),
+    url: z.string().meta({
+      description:
+        'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
+        '(Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query ' +
+        'parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, ' +
+        'no credentials; unless the server allows it, never a loopback, private, link-local or metadata address.',
+      example: EXAMPLE_TOOL.url,
+    }),
+    method: z.enum(TOOL_METHODS).default('POST').meta({ description: 'HTTP method of the call. Default: `POST`.', example: 'POST' }),
+    parameters: z.record(z.string(), z.unknown()).meta({
+      description: 'A JSON Schema of the arguments, with `"type": "object"` (draft 2020-12 or draft-07), at most 16 KB as JSON.',
+      example: EXAMPLE_PARAMETERS,
+    }),
+  })
+  .meta({ id: 'AgentToolInput' });
+
+export type ToolInput = z.infer<typeof toolInput>;
+
+/** The writable fields, with their bounds; create adds the defaults, update makes them optional. */
+const fields = {
+  name: z
+    .string()
+    .trim()
+    .min(L.name.min)
+    .max(L.name.max)
+    .meta({ description: `A name for the agent, ${L.name.min}–${L.name.max} characters.`, example: 'Order support' }),
+  description: z
+    .string()
+    .max(L.description.max)
+    .nullable()
+    .meta({ description: `What the agent is for (≤ ${n(L.description.max)} characters), or \`null\`.`, example: 'Answers questions about orders.' }),
+  model: z.string().meta({
+    description: `The model, as \`provider/model\`; providers: ${PROVIDERS.map((p) => `\`${p}\``).join(', ')}. \`sandbox/…\` runs offline and deterministically.`,
+    example: 'openai/gpt-4o-mini',
+  }),
+  instructions: z
+    .string()
+    .max(L.instructions.max)
+    .nullable()
+    .meta({ description: `The system prompt (≤ ${n(L.instructions.max)} characters), or \`null\`.`, example: 'You are a friendly support agent. Look orders up before answering.' }),
+  tools: z
+    .array(toolInput)
+    .max(MAX_TOOLS)
+    .meta({ description: `HTTP tools the model may call, at most ${MAX_TOOLS}.`, example: [EXAMPLE_TOOL] }),
+  temperature: z.number().min(L.temperature.min).max(L.temperature.max)
+    .nullable()
+    .meta({ description: `Sampling temperature, ${L.temperature.min}–${L.temperature.max}; \`null\`: the provider’s default.`, example: 0.2 }),
+  maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({
+    description: `Most model calls in one execution (each tool round trip is a step), ${L.maxSteps.min}–${L.maxSteps.max}.`,
+    example: DEFAULT_MAX_STEPS,
+  }),
+  timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({
+    description: `An execution still running after this many seconds fails with \`timeout\`, ${L.timeoutSeconds.min}–${L.timeoutSeconds.max}.`,
+    example: DEFAULT_TIMEOUT_SECONDS,
+  }),
+  metadata: metadataSchema,
+};
+
+export const createAgentInput = z
+  .strictObject({
+    name: fields.name,
+    description: fields.description.default(null),
+    model: fields.model.default(DEFAULT_MODEL),
+    instructions: fields.instructions.default(null),
+    tools: fields.tools.default([]),
+    temperature: fields.temperature.default(null),
+    maxSteps: fields.maxSteps.default(DEFAULT_MAX_STEPS),
+    timeoutSeconds: fields.timeoutSeconds.default(DEFAULT_TIMEOUT_SECONDS),
+    metadata: fields.metadata.default({}),
+  })
+  .meta({ id: 'CreateAgentRequest' });
+
+const agentId = z.string().meta({ description: 'The id of the agent (`agt_…`).', example: EXAMPLE_ID });
+
+export const agentIdInput = z.strictObject({ id: agentId });
+
+/** PATCH: only the fields given change; `null` clears description, instructions and temperature. */
+export const updateAgentInput = z
+  .strictObject({
+    id: agentId,
+    name: fields.name.optional(),
+    description: fields.description.optional(),
+    model: fields.model.optional(),
+    instructions: fields.instructions.optional(),
+    tools: fields.tools.optional().meta({ description: `Replaces every tool (at most ${MAX_TOOLS}); \`[]\` removes them all.` }),
+    temperature: fields.temperature.optional(),
+    maxSteps: fields.maxSteps.optional(),
+    timeoutSeconds: fields.timeoutSeconds.optional(),
+    metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
+  })
+  .meta({ description: 'The fields to change; the others keep their value.' });
+
+export const listAgentsInput = z.strictObject(pageQuerySchema);
+
+// ---- responses ----
+
+const toolSchema = z
+  .object({
+    type: z.literal('http'),
+    name: z.string().meta({ example: EXAMPLE_TOOL.name }),
+    description: z.string().meta({ example: EXAMPLE_TOOL.description }),
+    url: z.string().meta({ example: EXAMPLE_TOOL.url }),
+    method: z.enum(TOOL_METHODS).meta({ example: 'POST' }),
+    parameters: z.object({}).catchall(z.unknown()).meta({ description: 'The JSON Schema of the arguments.', example: EXAMPLE_PARAMETERS }),
+  })
+  .meta({ id: 'AgentTool', description: 'An HTTP tool the model may call.' });
+
+const agentFields = {
+  id: z.string().meta({ description: 'Unique identifier of the agent (`agt_…`).', example: EXAMPLE_ID }),
+  name: z.string().meta({ example: 'Order support' }),
+  description: z.string().nullable().meta({ example: 'Answers questions about orders.' }),
+  model: z.string().meta({ description: 'The model, as `provider/model`.', example: 'openai/gpt-4o-mini' }),
+  instructions: z.string().nullable().meta({ description: 'The system prompt.', example: 'You are a friendly support agent.' }),
+  tools: z.array(toolSchema),
+  temperature: z.number().nullable().meta({ description: '`null`: the provider’s default.', example: 0.2 }),
+  maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
+  timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
+  // An object with string values (a record would also document `propertyNames`, which says nothing here).
+  metadata: z
+    .object({})
+    .catchall(z.string())
+    .meta({ description: 'Your own key-value pairs.', example: { team: 'support' } }),
+  environment: z.enum(ENVIRONMENTS).meta({ description: 'The environment the agent lives in: `live` or `test`.', example: 'live' }),
+  createdAt: timestamp.meta({ description: 'When the agent was created.' }),
+  updatedAt: timestamp.meta({ description: 'When the agent was last changed.' }),
+};
+
+export const agentSchema = z.object(agentFields).meta({ id: 'Agent' });
+
+const toolSecret = z.string().meta({
+  description:
+    'The secret that signs this agent’s HTTP tool calls, the Standard Webhooks way over the request line and the body: ' +
+    'the signed content is `<METHOD> <URL>\\n<body>` (the method in capitals, the exact URL requested with its query string, ' +
+    'a newline, the raw body: empty for GET). Verify a call with the `standardwebhooks` library: ' +
+    '`` new Webhook(secret).verify(`${method} ${url}\\n${rawBody}`, headers, { jsonParse: false }) `` (headers `webhook-id`, ' +
+    '`webhook-timestamp`, `webhook-signature`; it throws when no signature matches), then parse the body yourself. Returned only when the agent is created and when its tool secret is rotated, never again: store it now.',
+  // Shortened on purpose: a complete-looking secret in docs gets copied, and flagged as a leak.
+  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw…',
+});
+
+export const createdAgentSchema = z.object({ ...agentFields, toolSecret }).meta({ id: 'CreatedAgent' });
+
+export const rotatedAgentSchema = z
+  .object({
+    ...agentFields,
+    toolSecret,
+    previousToolSecretExpiresAt: timestamp.meta({
+      description: 'Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both.',
+    }),
+  })
+  .meta({ id: 'RotatedAgent' });
+
+export const agentListSchema = pageEnvelopeSchema(agentSchema).meta({ id: 'AgentList' });
+
+export const deletedAgentSchema = z
+  .object({
+    id: z.string().meta({ description: 'The id of the deleted agent.', example: EXAMPLE_ID }),
+    deleted: z.literal(true).meta({ description: 'Always `true`.', example: true }),
+  })
+  .meta({ id: 'DeletedAgent' });

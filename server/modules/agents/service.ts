@@ -1,0 +1,298 @@
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../../../db/client';
+import { agents, type StoredHttpTool } from '../../../db/schema';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { emit } from '../events/emit';
+import { cancelAgentExecutions } from '../executions/status';
+import { isId, newId } from '../../platform/ids';
+import { keysetList, type ListRow } from '../../platform/keyset';
+import { assertSafeKeys, METADATA_MAX_KEYS } from '../../platform/metadata';
+import { PROVIDERS, parseModel } from '../models/registry';
+import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
+import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
+import type { Page, PageParams } from '../../platform/pagination';
+import { newToolSecret } from '../tools/http-tool';
+import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import {
+  MAX_PARAMETERS_BYTES,
+  type agentSchema,
+  type createAgentInput,
+  type createdAgentSchema,
+  type rotatedAgentSchema,
+  type ToolInput,
+  type updateAgentInput,
+} from './schemas';
+
+// Agents (docs/api.md, "Agents"): create, list, read, update, delete, in the caller's workspace and
+// environment; another workspace's or environment's agent, and a deleted one, is not found.
+// zod (schemas.ts) has checked shapes and bounds; here: the model, tool names, tool URLs (the
+// SSRF guard) and tool JSON Schemas (compiled with ajv in the schema pool's threads), and what
+// zod cannot see in the raw input.
+
+// What the API answers is what schemas.ts documents: the view types are inferred from it.
+export type AgentView = z.infer<typeof agentSchema>;
+export type CreatedAgentView = z.infer<typeof createdAgentSchema>;
+export type RotatedAgentView = z.infer<typeof rotatedAgentSchema>;
+export type CreateAgentInput = z.infer<typeof createAgentInput>;
+/** The fields of a PATCH (absent: unchanged). */
+export type UpdateAgentInput = Omit<z.infer<typeof updateAgentInput>, 'id'>;
+export type DeletedAgentView = { id: string; deleted: true };
+
+/** Whose agents: an Actor fits. */
+type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+type AgentRow = typeof agents.$inferSelect;
+
+const invalid = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
+
+// ---- views ----
+
+/** The listed columns: everything but the tool secrets (never in a response after creation or rotation). */
+const { toolSecret: _secret, previousToolSecret: _previous, previousToolSecretExpiresAt: _expires, deletedAt: _deleted, ...viewColumns } = getTableColumns(agents);
+
+/** A rotated-out tool secret keeps signing alongside the new one this long (like a webhook's). */
+export const PREVIOUS_TOOL_SECRET_TTL_MS = 24 * 3600 * 1000;
+
+// The agents of a workspace and environment that are not deleted, newest first (index agents_list_idx).
+const agentList = keysetList({
+  name: 'agents',
+  prefix: 'agt',
+  table: agents,
+  columns: viewColumns,
+  where: isNull(agents.deletedAt),
+});
+
+export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    model: row.model,
+    instructions: row.instructions,
+    tools: row.tools,
+    temperature: row.temperature,
+    maxSteps: row.maxSteps,
+    timeoutSeconds: row.timeoutSeconds,
+    metadata: row.metadata,
+    environment: row.environment,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+// ---- checks ----
+
+interface Visit {
+  value: unknown;
+  /** The first three keys of the path (enough to tell `tools.N.parameters`), shared below that. */
+  head: readonly string[];
+}
+
+/**
+ * What zod cannot see in the raw input, checked before it parses (a middleware of each
+ * procedure that takes an agent): zod silently drops a `__proto__` key, and keys are no field
+ * of their own. Refused: a metadata key named like an Object.prototype property or outside
+ * 1–40 characters (param `metadata`); a `__proto__` key anywhere in a tool's `parameters`.
+ * (Text PostgreSQL cannot store — NUL, a lone surrogate — is refused before, on every procedure:
+ * server/api/trpc/init.ts.)
+ */
+export function assertSafeAgentInput(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  assertSafeKeys(raw, 'metadata');
+  const metadata = (raw as Record<string, unknown>).metadata;
+  if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
+    for (const key of Object.keys(metadata)) {
+      if (key.length < 1 || key.length > 40) throw invalid('metadata', "'metadata' keys must be 1–40 characters");
+    }
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw invalid('metadata', `'metadata' can have at most ${METADATA_MAX_KEYS} keys`);
+  }
+  // Iterative walk: no input is nested deeply enough to overflow the stack. It runs on the event
+  // loop over bodies of up to 1 MiB of schemas, so paths are not copied below their third key.
+  const stack: Visit[] = [{ value: raw, head: [] }];
+  while (stack.length > 0) {
+    const { value, head } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    // The field a bad key is reported on: the tool's `parameters` (storable text was checked above).
+    const inParameters = head[0] === 'tools' && head[2] === 'parameters';
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__' && inParameters) throw invalid(head.join('.'), `'${head.join('.')}' cannot have a key named '__proto__'`);
+      stack.push({ value: (value as Record<string, unknown>)[key], head: head.length < 3 ? [...head, key] : head });
+    }
+  }
+}
+
+function checkModel(model: string): void {
+  if (parseModel(model)) return;
+  const provider = model.includes('/') ? model.slice(0, model.indexOf('/')) : '';
+  const known = (PROVIDERS as readonly string[]).includes(provider);
+  throw invalid(
+    'model',
+    known
+      ? `'model' must be '${provider}/<model id>' with no spaces, at most 200 characters`
+      : `'model' must be 'provider/model' with a provider among ${PROVIDERS.join(', ')}`,
+  );
+}
+
+// JSON Schemas of tool parameters are compiled with ajv (draft 2020-12, or draft-07 when the
+// schema says so) in the schema pool's threads, never on the event loop: a schema that takes
+// longer than its budget is refused, and a workspace with too many waiting is asked to retry.
+async function checkParameters(owner: string, parameters: Record<string, unknown>, param: string): Promise<void> {
+  const bytes = Buffer.byteLength(JSON.stringify(parameters));
+  if (bytes > MAX_PARAMETERS_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
+  if (parameters.type !== 'object') throw invalid(param, `'${param}' must be a JSON Schema with "type": "object"`);
+  const outcome = await compileSchema(owner, parameters);
+  if (outcome.ok) return;
+  switch (outcome.reason) {
+    case 'too_slow':
+      throw invalid(param, `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`);
+    case 'busy':
+      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', {
+        headers: { 'Retry-After': '1' },
+      });
+    case 'invalid': {
+      const reason = outcome.message;
+      throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
+    }
+  }
+}
+
+/**
+ * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. The
+ * schemas compile together (in the pool's threads); the first refused one by position is reported.
+ */
+async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttpTool[]> {
+  const seen = new Map<string, number>();
+  for (const [i, tool] of tools.entries()) {
+    const name = tool.name.toLowerCase();
+    const first = seen.get(name);
+    if (first !== undefined) {
+      throw invalid(`tools.${i}.name`, `Tool names must be unique: 'tools.${i}.name' repeats the name of tools.${first} ('${tool.name}')`);
+    }
+    seen.set(name, i);
+  }
+  const schemas = await Promise.allSettled(tools.map((tool, i) => checkParameters(owner, tool.parameters, `tools.${i}.parameters`)));
+  const refused = schemas.find((check) => check.status === 'rejected');
+  if (refused) throw refused.reason;
+  // Resolved together; the first refused URL (by position) is the one reported.
+  const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: allowPrivateUrls() })));
+  for (const [i, check] of checks.entries()) {
+    if (check.status === 'fulfilled') continue;
+    if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}${refusalHint(check.reason.reason)}`);
+    throw check.reason;
+  }
+  return tools.map((t) => ({ type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }));
+}
+
+// ---- operations ----
+
+const owned = (owner: Owner, id: string) =>
+  and(eq(agents.id, id), eq(agents.workspaceId, owner.workspaceId), eq(agents.environment, owner.environment), isNull(agents.deletedAt));
+
+/** The agent's row (its tool secret included), or null when it is not the owner's or is deleted. */
+export async function findAgent(db: Db, owner: Owner, id: string): Promise<AgentRow | null> {
+  if (!isId('agt', id)) return null;
+  const [row] = await db.select().from(agents).where(owned(owner, id));
+  return row ?? null;
+}
+
+export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
+  checkModel(input.model);
+  const tools = await checkTools(actor.workspaceId, input.tools);
+  // The agent and its `agent.created` event commit together (the event never carries the tool secret).
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(agents)
+      .values({
+        id: newId('agt'),
+        workspaceId: actor.workspaceId,
+        environment: actor.environment,
+        name: input.name,
+        description: input.description,
+        model: input.model,
+        instructions: input.instructions,
+        tools,
+        temperature: input.temperature,
+        maxSteps: input.maxSteps,
+        timeoutSeconds: input.timeoutSeconds,
+        metadata: input.metadata,
+        toolSecret: newToolSecret(),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const view = agentView(row!);
+    await emit(tx, actor, 'agent.created', view);
+    return { ...view, toolSecret: row!.toolSecret };
+  });
+}
+
+export async function listAgents(db: Db, actor: Owner, params: PageParams): Promise<Page<AgentView>> {
+  const page = await agentList.page(db, actor, params);
+  return { ...page, data: page.data.map(agentView) };
+}
+
+export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentView> {
+  const row = await findAgent(db, actor, id);
+  if (!row) throw notFound('agent', id);
+  return agentView(row);
+}
+
+/** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
+export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
+  const changes: Partial<typeof agents.$inferInsert> = {};
+  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'metadata'] as const) {
+    if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
+  }
+  if (input.model !== undefined) {
+    checkModel(input.model);
+    changes.model = input.model;
+  }
+  if (input.tools !== undefined) changes.tools = await checkTools(actor.workspaceId, input.tools);
+  if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
+  if (!isId('agt', id)) throw notFound('agent', id);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ ...changes, updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('agent', id);
+    const view = agentView(row);
+    await emit(tx, actor, 'agent.updated', view);
+    return view;
+  });
+}
+
+/**
+ * A new tool secret; the current one keeps signing alongside it for 24 h (an older previous one
+ * stops at once). The agent changed, so `agent.updated` is emitted, without any secret.
+ */
+export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = new Date()): Promise<RotatedAgentView> {
+  if (!isId('agt', id)) throw notFound('agent', id);
+  const expires = new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: newToolSecret(), updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('agent', id);
+    const view = agentView(row);
+    await emit(tx, actor, 'agent.updated', view);
+    return { ...view, toolSecret: row.toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
+  });
+}
+
+/** Deletes the agent and cancels its queued and running executions, with their events, in one transaction. */
+export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Date()): Promise<DeletedAgentView> {
+  if (!isId('agt', id)) throw notFound('agent', id);
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning();
+    if (!row) throw notFound('agent', id);
+    // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`.
+    await cancelAgentExecutions(tx, row.id);
+    await emit(tx, actor, 'agent.deleted', agentView(row));
+    return { id: row.id, deleted: true as const };
+  });
+}

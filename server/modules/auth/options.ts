@@ -1,0 +1,165 @@
+import { eq } from 'drizzle-orm';
+import type { NextAuthOptions } from 'next-auth';
+import credentialsModule from 'next-auth/providers/credentials';
+import githubModule from 'next-auth/providers/github';
+import { getDatabase } from '../runtime';
+import { users } from '../../../db/schema';
+import { env } from '../../platform/env.js';
+import { stampedClientAddress } from '../../platform/http/client-address-header';
+import { peekRuntime } from '../runtime';
+import { safeCallbackPath } from './callback-path';
+import { endSession, isSessionActive, SESSION_MAX_AGE_SECONDS, startSession } from './sessions';
+import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
+import { findByEmail, upsertGithubUser, verifyCredentials } from './users';
+
+// Dashboard sign-in (next-auth v4, JWT sessions). The session carries the user's id and
+// workspace; everything else is read from the database when needed.
+
+declare module 'next-auth' {
+  interface User {
+    workspaceId?: string;
+  }
+  interface Session {
+    userId: string;
+    workspaceId: string;
+    sessionId: string;
+  }
+}
+
+declare module 'next-auth/jwt' {
+  interface JWT {
+    userId?: string;
+    workspaceId?: string;
+    /** The user_sessions row this token stands for (sessions.ts). */
+    sid?: string;
+  }
+}
+
+// next-auth's providers are CommonJS: Next's bundler hands us the function, plain Node (the
+// tests, the CLI) the module object with the function as `default`.
+const interop = <T>(m: T): T => (m as { default?: T }).default ?? m;
+const CredentialsProvider = interop(credentialsModule);
+const GitHubProvider = interop(githubModule);
+
+// next-auth v4 takes its origin (redirects, callback URLs) from NEXTAUTH_URL, or from the
+// request's Host / X-Forwarded-Host when AUTH_TRUST_HOST is set. Without either it assumes
+// http://localhost:3000, which is wrong behind our custom server on any other port or host.
+if (!process.env.NEXTAUTH_URL && !process.env.AUTH_TRUST_HOST) process.env.AUTH_TRUST_HOST = 'true';
+
+export const githubEnabled = Boolean(env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET);
+
+const credentials = CredentialsProvider({
+  id: 'credentials',
+  name: 'Email and password',
+  credentials: {
+    email: { label: 'Email', type: 'email' },
+    password: { label: 'Password', type: 'password' },
+  },
+  async authorize(input, req) {
+    const email = input?.email?.trim();
+    const password = input?.password;
+    if (!email || !password || email.length > 254 || password.length > 200) return null;
+    const guard = peekRuntime()?.limits.auth.signIn;
+    const address = stampedClientAddress(req?.headers ?? {});
+    const { db } = await getDatabase();
+    // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
+    const check = await verifyCredentials(db, email, password, (account) => guard?.attempt(account, address) ?? Promise.resolve(0));
+    if (check.ok) {
+      await guard?.succeeded(check.account, address);
+      return { id: check.member.userId, email: check.member.email, name: check.member.name, workspaceId: check.member.workspaceId };
+    }
+    if (check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
+    return null;
+  },
+});
+
+interface GithubEmail {
+  email: string;
+  primary: boolean;
+  verified: boolean;
+}
+
+// Accounts are matched by email, so only a verified GitHub address may be used: the primary
+// one if verified, else any verified one. None: the sign-in is refused (callbacks.signIn).
+const github = () =>
+  GitHubProvider({
+    clientId: env.AUTH_GITHUB_ID!,
+    clientSecret: env.AUTH_GITHUB_SECRET!,
+    userinfo: {
+      url: 'https://api.github.com/user',
+      async request({ client, tokens }) {
+        const profile = await client.userinfo(tokens.access_token!);
+        const res = await fetch('https://api.github.com/user/emails', {
+          headers: { Authorization: `Bearer ${tokens.access_token}`, Accept: 'application/vnd.github+json' },
+        });
+        const emails = res.ok ? ((await res.json()) as GithubEmail[]) : [];
+        const verified = emails.filter((e) => e.verified);
+        return { ...profile, email: (verified.find((e) => e.primary) ?? verified[0])?.email };
+      },
+    },
+  });
+
+export const authOptions: NextAuthOptions = {
+  session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+  pages: { signIn: '/signin', error: '/signin' },
+  providers: githubEnabled ? [credentials, github()] : [credentials],
+  callbacks: {
+    // Where next-auth sends the browser after signing in or out: a path on this site only.
+    redirect({ url, baseUrl }) {
+      const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || '/' : url;
+      return `${baseUrl}${safeCallbackPath(path, '/dashboard/keys')}`;
+    },
+    // GitHub accounts without a verified email cannot be matched to (or create) a user.
+    async signIn({ account, user }) {
+      if (account?.provider !== 'github') return true;
+      if (!user.email) return '/signin?error=GithubEmail';
+      // Never onto an account someone registered with this address (users.ts upsertGithubUser).
+      const { db } = await getDatabase();
+      const [byGithub, byEmail] = await Promise.all([
+        db.select({ id: users.id }).from(users).where(eq(users.githubId, account.providerAccountId)).then((r) => r[0]),
+        findByEmail(db, user.email),
+      ]);
+      if (!byGithub && byEmail) return '/signin?error=OAuthAccountNotLinked';
+      return true;
+    },
+    async jwt({ token, user, account }) {
+      const { db } = await getDatabase();
+      if (!user) {
+        // Every read of the session: its row must still be active (sign-out, sign-out everywhere
+        // and password changes end it in every process at once).
+        if (token.sid && token.userId && (await isSessionActive(db, token.sid, token.userId))) return token;
+        return {};
+      }
+      if (account?.provider === 'github' && user.email) {
+        const { db } = await getDatabase();
+        const member = await upsertGithubUser(db, {
+          githubId: account.providerAccountId,
+          email: user.email,
+          name: user.name ?? null,
+        });
+        token.userId = member.userId;
+        token.workspaceId = member.workspaceId;
+        token.email = member.email;
+        token.name = member.name;
+      } else if (user.workspaceId) {
+        token.userId = user.id;
+        token.workspaceId = user.workspaceId;
+      }
+      if (token.userId) token.sid = await startSession(db, token.userId);
+      return token;
+    },
+    session({ session, token }) {
+      if (token.userId && token.workspaceId && token.sid) {
+        session.userId = token.userId;
+        session.workspaceId = token.workspaceId;
+        session.sessionId = token.sid;
+      }
+      return session;
+    },
+  },
+  events: {
+    async signOut({ token }) {
+      if (token?.sid) await endSession((await getDatabase()).db, token.sid);
+    },
+  },
+};

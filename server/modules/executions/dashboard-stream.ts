@@ -1,0 +1,39 @@
+import type { Db } from '../../../db/client';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { StreamGuard } from '../../platform/streams/guard';
+import type { Live } from './live';
+import { findExecutionState } from './service';
+import { isFinal } from './status';
+import { SSE_HEADERS, streamEvents, webSink } from './stream';
+
+// The dashboard's live view of an execution (the playground, the execution page), for the
+// signed-in user: the same Server-Sent Events as GET /v1/executions/:id/stream, as a web
+// Response for a route handler. A session holds at most as many open streams as an API key, and
+// they end when the session does (sign-out, sign-out everywhere, a password change).
+
+const failure = (err: ApiError) => Response.json(err.toBody(newId('req')), { status: err.status, headers: { ...err.headers, 'Cache-Control': 'no-store' } });
+
+export async function dashboardStream(opts: { db: Db; live: Live; streams: StreamGuard; actor: Actor | null; executionId: string; afterSeq: number }): Promise<Response> {
+  const { db, live, streams, actor, executionId, afterSeq } = opts;
+  if (!actor) return failure(new ApiError('unauthenticated', 'Sign in to continue'));
+  const execution = await findExecutionState(db, actor, executionId);
+  if (!execution) return failure(notFound('execution', executionId));
+  // A finished execution whose events the client has all seen: 204 tells EventSource not to reconnect.
+  if (isFinal(execution.status) && afterSeq >= execution.eventSeq) return new Response(null, { status: 204 });
+  let open;
+  try {
+    const holder = actor.kind === 'user' ? (actor.sessionId ?? actor.userId) : actor.keyId;
+    open = await streams.acquire({ kind: actor.kind === 'user' ? 'session' : 'key', id: holder, workspaceId: actor.workspaceId });
+  } catch (err) {
+    if (err instanceof ApiError) return failure(err);
+    throw err;
+  }
+  const { sink, stream } = webSink();
+  void streamEvents({ db, live, executionId, afterSeq, sink, stop: open.signal, final: isFinal(execution.status) })
+    .catch(() => sink.end())
+    .finally(() => open.close());
+  // no-transform: no compression layer may buffer the events.
+  return new Response(stream, { headers: { ...SSE_HEADERS, 'Cache-Control': 'no-store, no-transform' } });
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../../../db/client';
+import type { Actor } from '../actor';
+import { newId } from '../../platform/ids';
+import type { Services } from '../runtime';
+import type { ExecuteInput } from './schemas';
+import { startExecution } from './service';
+import type { ExecutionRow } from './status';
+
+// The one entry point that starts an execution, for every face: REST's execute (async, wait,
+// stream) and the dashboard's playground. A caller about to follow the run (a wait, a stream,
+// the playground's live view) asks for it `inPlace`: when this process runs workers and has a
+// free slot, and the workspace may start a run now (admission.ts), the run starts in this
+// process in the transaction that creates it, and its events reach this process's streams from
+// memory. Otherwise it is queued and a worker's fair claim starts it (pool.ts); either way the
+// run's row is its only record of liveness (heartbeat + sweeper: docs/executions.md).
+
+export interface Run {
+  /** The execution as created: `running` when it started in place, `queued` otherwise. */
+  row: ExecutionRow;
+  timeoutSeconds: number;
+  /** The run in this process, resolving with the execution as it finished (null: ended by someone else); null when queued. */
+  running: Promise<ExecutionRow | null> | null;
+}
+
+export async function startRun(
+  services: Pick<Services, 'executions'>,
+  db: Db,
+  actor: Actor,
+  agentId: string,
+  input: ExecuteInput,
+  opts: { id?: string; inPlace: boolean },
+): Promise<Run> {
+  const slot = opts.inPlace ? (services.executions?.reserve() ?? null) : null;
+  let start: Awaited<ReturnType<typeof startExecution>>;
+  try {
+    start = await startExecution(db, actor, agentId, input, { id: opts.id ?? newId('exe'), inline: slot !== null });
+  } catch (err) {
+    slot?.release();
+    throw err;
+  }
+  const { row, timeoutSeconds, started } = start;
+  if (!started) slot?.release();
+  return { row, timeoutSeconds, running: started ? slot!.run(started) : null };
+}

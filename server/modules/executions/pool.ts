@@ -1,0 +1,215 @@
+import { asc, inArray } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { agents, messages } from '../../../db/schema';
+import type { Bus } from '../../platform/bus';
+import { log } from '../../platform/log';
+import { allocate, queuedTenants } from './admission';
+import type { Live } from './live';
+import { RunLog } from './recorder';
+import { runAgent, type Started } from './runner';
+import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type ExecutionRow, type RunRef } from './status';
+
+// The executions a worker process runs (docs/concurrency.md): EXECUTION_CONCURRENCY slots. Free
+// slots take queued runs by the fair claim (admission.ts) when a run is queued or a slot frees
+// anywhere (NOTIFY `aas_jobs` 'executions'), when a run here ends while more may be waiting, and
+// every POLL_MS as a floor. A `wait` or `stream` request may take a slot to run its execution in
+// place (`reserve`). One statement renews the heartbeat of every run here; cancels and follow
+// requests arrive over the bus and reach the run by its id; the sweeper fails runs whose worker
+// stopped heart-beating (worker_lost). The execution row is the job: there is no other queue.
+
+const POLL_MS = 5_000;
+
+/** A slot taken for a run this process starts itself (in place), or given back unused. */
+export interface Slot {
+  /** Runs the started execution in the slot; resolves with it as it finished (null: someone else ended it). */
+  run(started: Started): Promise<ExecutionRow | null>;
+  release(): void;
+}
+
+interface Active {
+  ref: RunRef;
+  controller: AbortController;
+  log: RunLog;
+  done: Promise<unknown>;
+}
+
+export class ExecutionPool {
+  private readonly runs = new Map<string, Active>();
+  private reserved = 0;
+  private wanted = true;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> = Promise.resolve();
+  private timers: NodeJS.Timeout[] = [];
+  private offs: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+    private readonly live: Live,
+    readonly concurrency: number,
+  ) {}
+
+  /** Runs held now (for tests and the benchmark). */
+  get size(): number {
+    return this.runs.size;
+  }
+
+  start(): void {
+    const byId = (fn: (run: Active) => void) => (id: string) => {
+      const run = this.runs.get(id);
+      if (run) fn(run);
+    };
+    this.offs.push(
+      this.bus.subscribe('aas_jobs', (payload) => payload === 'executions' && this.signal()),
+      this.bus.subscribe('aas_cancel', byId((run) => run.controller.abort('cancelled'))),
+      this.bus.subscribe('aas_follow', byId((run) => run.log.follow())),
+      this.bus.onReconnect(() => this.signal()),
+    );
+    const beat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    const sweep = () =>
+      failLostExecutions(this.db).then(
+        (lost) => lost.length > 0 && log.warn({ executions: lost }, 'executions failed as worker_lost'),
+        (err: unknown) => log.error({ err }, 'worker_lost sweep failed'),
+      );
+    void sweep();
+    const sweeper = setInterval(sweep, HEARTBEAT_MS);
+    for (const t of [beat, sweeper]) t.unref();
+    this.timers.push(beat, sweeper);
+    this.loop = this.fetchLoop();
+  }
+
+  /** A free slot for a run started in place, or null when every slot is taken (or the pool stops). */
+  reserve(): Slot | null {
+    if (this.stopped || this.runs.size + this.reserved >= this.concurrency) return null;
+    this.reserved++;
+    let open = true;
+    const give = () => {
+      if (!open) return false;
+      open = false;
+      this.reserved--;
+      return true;
+    };
+    return {
+      run: (started) => {
+        give();
+        return this.run(started);
+      },
+      release: () => {
+        if (give()) this.freed();
+      },
+    };
+  }
+
+  private signal(): void {
+    this.wanted = true;
+    this.wake?.();
+  }
+
+  /** A slot freed: look for queued runs if some were announced since the last look. */
+  private freed(): void {
+    if (this.wanted) this.wake?.();
+  }
+
+  private run(started: Started): Promise<ExecutionRow | null> {
+    const { row } = started;
+    const controller = new AbortController();
+    const runLog = new RunLog(this.db, this.live, row, () => !controller.signal.aborted && controller.abort('cancelled'));
+    const done = runAgent(this.db, started, { controller, log: runLog }).finally(() => {
+      this.runs.delete(row.id);
+      this.freed();
+    });
+    this.runs.set(row.id, { ref: { id: row.id, attempt: row.attempt }, controller, log: runLog, done });
+    return done;
+  }
+
+  private async beat(): Promise<void> {
+    const refs = [...this.runs.values()].map((r) => r.ref);
+    if (refs.length === 0) return;
+    try {
+      const ours = await heartbeat(this.db, refs);
+      // Not ours any more (cancelled, or declared lost): stop calling the model for it.
+      for (const ref of refs) if (!ours.has(ref.id)) this.runs.get(ref.id)?.controller.abort('cancelled');
+    } catch (err) {
+      log.warn({ err }, 'heartbeat failed');
+    }
+  }
+
+  /** Takes up to `free` queued runs, fairly between tenants, and starts them; returns how many. */
+  private async claim(free: number): Promise<number> {
+    const candidates = await queuedTenants(this.db);
+    if (candidates.length === 0) return 0;
+    // Ties between tenants with as many running go either way, not always to the same one.
+    for (let i = candidates.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [candidates[i], candidates[j]] = [candidates[j]!, candidates[i]!];
+    }
+    const grants = [...allocate(candidates, free)].map(([tenant, count]) => ({ tenant, count }));
+    const claimed = await claimQueued(this.db, grants, readRunInputs);
+    if (!claimed) return 0;
+    for (const started of claimed.read) void this.run(started);
+    return claimed.rows.length;
+  }
+
+  private async fetchLoop(): Promise<void> {
+    while (!this.stopped) {
+      const free = this.concurrency - this.runs.size - this.reserved;
+      if (this.wanted && free > 0) {
+        this.wanted = false;
+        try {
+          // As many as it could take: more may be waiting.
+          if ((await this.claim(free)) === free) this.wanted = true;
+        } catch (err) {
+          log.error({ err }, 'claiming queued executions failed');
+          await new Promise((r) => setTimeout(r, 1_000));
+          this.wanted = true;
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.wanted = true;
+          done();
+        }, POLL_MS);
+        const done = () => {
+          clearTimeout(timer);
+          this.wake = null;
+          resolve();
+        };
+        this.wake = done;
+      });
+    }
+  }
+
+  /** Stops taking runs and waits up to `timeoutMs` for the running ones. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    for (const off of this.offs) off();
+    await this.loop;
+    // Cleared once the runs are done: a pending timer would keep the process alive for the whole timeout.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.runs.values()].map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+    for (const t of this.timers) clearInterval(t);
+  }
+}
+
+/** The agents and conversation histories of claimed runs (in the claim's transaction). */
+async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
+  if (rows.length === 0) return [];
+  const [agentRows, history] = await Promise.all([
+    tx.select().from(agents).where(inArray(agents.id, [...new Set(rows.map((r) => r.agentId))])).execute(),
+    tx
+      .select({ conversationId: messages.conversationId, modelMessage: messages.modelMessage })
+      .from(messages)
+      .where(inArray(messages.conversationId, [...new Set(rows.map((r) => r.conversationId))]))
+      .orderBy(asc(messages.conversationId), asc(messages.id))
+      .execute(),
+  ]);
+  return rows.map((row) => ({
+    row,
+    agent: agentRows.find((a) => a.id === row.agentId),
+    history: history.filter((m) => m.conversationId === row.conversationId),
+  }));
+}

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { ModelMessage } from 'ai';
+import { eq } from 'drizzle-orm';
+import { modelCache, type agents } from '../../../db/schema';
+import { newId } from '../../platform/ids';
+import { log } from '../../platform/log';
+import { classifyModelError, ModelError, resolveModel } from '../models/registry';
+import type { Db } from '../../../db/client';
+import { buildTools } from '../tools/toolset';
+import { recordedEvent } from './events';
+import { finish, type ExecutionRow, type Outcome } from './status';
+import { runModelLoop } from './model-loop';
+import type { RunLog } from './recorder';
+
+// The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
+// agent's model with its HTTP tools through the AI SDK, record events as they happen and the
+// outcome at the end. The run is aborted at once when it is cancelled (NOTIFY `aas_cancel`,
+// or a heartbeat that finds the row no longer ours) or its timeout passes.
+
+type AbortReason = 'cancelled' | 'timeout';
+
+type AgentRow = typeof agents.$inferSelect;
+
+/** The key of a test-mode answer: everything the model is sent. */
+function cacheKey(model: string, agent: AgentRow, history: ModelMessage[]): string {
+  const request = { model, instructions: agent.instructions, temperature: agent.temperature, tools: agent.tools, history };
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}
+
+const asMessage = (m: ModelMessage, executionId: string, conversationId: string) => {
+  const content =
+    typeof m.content === 'string'
+      ? m.content
+      : m.role === 'tool'
+        ? JSON.stringify(m.content.map((p) => (p.type === 'tool-result' ? p.output : p)))
+        : m.content
+            .map((p) => (p.type === 'text' ? p.text : ''))
+            .join('');
+  return { id: newId('msg'), conversationId, executionId, role: m.role as 'assistant' | 'tool', content, modelMessage: m };
+};
+
+/** What a run starts from: the execution (running, this attempt's), its agent, and the conversation so far. */
+export interface Started {
+  row: ExecutionRow;
+  agent: AgentRow | undefined;
+  history: { modelMessage: unknown }[];
+}
+
+/** What a run needs from the process running it: the abort (cancel, timeout) and the run's event log. */
+export interface RunControl {
+  controller: AbortController;
+  log: RunLog;
+}
+
+/**
+ * Runs a running execution to its end and records the outcome. Never throws. Returns the
+ * execution as it finished, or null when another party ended it (cancelled, or declared lost).
+ */
+export async function runAgent(db: Db, { row, agent, history: messageRows }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
+  const executionId = row.id;
+  let final: ExecutionRow | null = null;
+  const attempt = row.attempt;
+  const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
+  let timer: NodeJS.Timeout | undefined;
+  const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
+    const tail = await recorder.drain();
+    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, tail);
+    return final;
+  };
+
+  try {
+    if (!agent) throw new Error(`agent ${row.agentId} of ${executionId} is missing`);
+    timer = setTimeout(() => abort('timeout'), agent.timeoutSeconds * 1000);
+    const history = messageRows.map((m) => m.modelMessage as ModelMessage);
+
+    let resolved: ReturnType<typeof resolveModel>;
+    try {
+      resolved = resolveModel(agent.model, { environment: row.environment });
+    } catch (err) {
+      if (err instanceof ModelError) return await end({ status: 'failed', error: { code: err.code, message: err.message } });
+      throw err;
+    }
+
+    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(resolved.used, agent, history) : null;
+    if (key) {
+      const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
+      if (hit) {
+        await recorder.push(recordedEvent('text.delta', { delta: hit.output, step: 0 }));
+        const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
+        return await end({
+          status: 'succeeded',
+          output: hit.output,
+          cached: true,
+          model: resolved.used,
+          usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens },
+          messages: [asMessage(message, executionId, row.conversationId)],
+        });
+      }
+    }
+
+    const loop = await runModelLoop(
+      {
+        model: resolved.model,
+        instructions: agent.instructions,
+        history,
+        tools: buildTools(agent, executionId, controller.signal),
+        maxSteps: agent.maxSteps,
+        temperature: agent.temperature,
+        signal: controller.signal,
+      },
+      {
+        text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
+        toolCall: (c) => recorder.push(recordedEvent('tool.call', c)),
+        toolResult: (r) => recorder.push(recordedEvent('tool.result', r)),
+      },
+    );
+    const { steps, failure } = loop;
+    const reason = controller.signal.reason as AbortReason | undefined;
+    if (reason === 'cancelled') return final; // the row is cancelled (or lost) already: nothing of ours to write
+    const usage = steps.reduce((u, s) => ({ inputTokens: u.inputTokens + s.usage.inputTokens, outputTokens: u.outputTokens + s.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
+    const base = { steps, usage, model: resolved.used };
+    if (reason === 'timeout') {
+      return await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } });
+    }
+    if (failure) return await end({ ...base, status: 'failed', error: classifyModelError(failure) });
+    const last = steps.at(-1);
+    if (last && last.finishReason === 'tool-calls') {
+      const toolFailed = last.toolResults.some((r) => r.isError);
+      return await end({
+        ...base,
+        status: 'failed',
+        error: toolFailed
+          ? { code: 'tool_error', message: `A tool call failed on the last of the agent's ${agent.maxSteps} steps` }
+          : { code: 'max_steps_exceeded', message: `The model still wanted to call tools after ${agent.maxSteps} steps (maxSteps)` },
+      });
+    }
+    const output = last?.text ?? '';
+    const responseMessages = loop.responseMessages;
+    const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
+    const messages = responseMessages.map((m) => asMessage(m, executionId, row.conversationId));
+    await end(
+      { ...base, status: 'succeeded', output, messages },
+      key && !toolsCalled
+        ? (tx) => tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
+        : undefined,
+    );
+  } catch (err) {
+    const reason = controller.signal.reason as AbortReason | undefined;
+    if (reason === 'cancelled') return final;
+    if (reason === 'timeout') {
+      await end({ status: 'failed', error: { code: 'timeout', message: "The execution did not finish within the agent's timeout" } }).catch(() => {});
+      return final;
+    }
+    log.error({ err, executionId }, 'execution failed unexpectedly');
+    await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
+  } finally {
+    clearTimeout(timer);
+    recorder.close(final);
+  }
+  return final;
+}
+
+export type { ExecutionRow };

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { ENVIRONMENTS, EXECUTION_STATUSES, MESSAGE_ROLES } from '../../../db/schema/values';
+import { metadataSchema } from '../../platform/metadata';
+import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
+
+// Request and response shapes of executions and conversations (docs/api.md, "Executions" and
+// "Conversations"). The descriptions and examples end up in /v1/openapi.json and the /docs
+// reference.
+
+
+/** Every `error.code` a failed execution can carry (the runner, the sweeper and the model registry produce only these). */
+export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'worker_lost'] as const;
+export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
+
+const EXAMPLE_EXECUTION = 'exe_01JD8X40A1B2C3D4E5F6G7H8J9';
+const EXAMPLE_AGENT = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
+const EXAMPLE_CONVERSATION = 'conv_01JD8X40A0Z9Y8X7W6V5T4S3R2';
+const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T20:31:07.123Z' });
+const metadata = metadataSchema;
+
+export const executeInput = z.strictObject({
+  input: z.string().min(1).max(100_000).meta({ description: 'The user message to run the agent on (1–100,000 characters).', example: 'What is the status of order 1042?' }),
+  conversationId: z.string().optional().meta({
+    description: 'Continue this conversation (its messages are sent as history). Omitted: a new conversation is started.',
+    example: EXAMPLE_CONVERSATION,
+  }),
+  metadata: metadata.optional(),
+  wait: z.boolean().optional().meta({ description: '`true`: answer 200 with the finished execution instead of 202 at once.', example: false }),
+  stream: z.boolean().optional().meta({ description: '`true`: answer with a `text/event-stream` of the execution’s events.', example: false }),
+});
+
+const usage = z.object({
+  inputTokens: z.number().int().meta({ example: 412 }),
+  outputTokens: z.number().int().meta({ example: 57 }),
+  totalTokens: z.number().int().meta({ example: 469 }),
+});
+
+const step = z.object({
+  index: z.number().int(),
+  text: z.string().meta({ description: 'Text the model produced in this step.' }),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() })),
+  toolResults: z.array(z.object({ id: z.string(), name: z.string(), result: z.unknown(), isError: z.boolean() })),
+  finishReason: z.string().meta({ example: 'stop' }),
+  usage,
+  startedAt: timestamp,
+  completedAt: timestamp,
+}).meta({ id: 'ExecutionStep' });
+
+export const executionSchema = z.object({
+  id: z.string().meta({ description: 'Unique identifier (`exe_…`).', example: EXAMPLE_EXECUTION }),
+  agentId: z.string().meta({ example: EXAMPLE_AGENT }),
+  conversationId: z.string().meta({ description: 'The conversation this execution belongs to.', example: EXAMPLE_CONVERSATION }),
+  status: z.enum(EXECUTION_STATUSES).meta({
+    description: '`queued` → `running` → `succeeded` | `failed` | `cancelled` (also `queued` → `cancelled`). The last three never change.',
+    example: 'succeeded',
+  }),
+  input: z.string(),
+  output: z.string().nullable().meta({ description: 'The final answer; `null` until the execution succeeds.' }),
+  steps: z.array(step).meta({ description: 'Each model call, with the tool calls it made and their results.' }),
+  usage: usage.meta({ description: 'Tokens used by every model call of the execution.' }),
+  error: z
+    .object({
+      code: z.string().meta({ example: 'timeout' }),
+      message: z.string(),
+    })
+    .nullable()
+    .meta({
+      description: `Why it failed: ${EXECUTION_ERROR_CODES.map((c) => `\`${c}\``).join(', ')}. \`null\` otherwise.`,
+    }),
+  model: z.string().meta({ description: 'The model that ran (`provider/model`); test mode runs on `sandbox/…`.', example: 'sandbox/echo' }),
+  cached: z.boolean().meta({ description: 'Test mode only: the answer was served from the cache of identical requests.' }),
+  metadata,
+  environment: z.enum(ENVIRONMENTS),
+  createdAt: timestamp,
+  startedAt: timestamp.nullable(),
+  completedAt: timestamp.nullable(),
+}).meta({ id: 'Execution' });
+
+export const executionListSchema = pageEnvelopeSchema(executionSchema).meta({ id: 'ExecutionList' });
+
+export const listExecutionsInput = z.strictObject({
+  ...pageQuerySchema,
+  agentId: z.string().meta({ description: 'Only this agent’s executions.' }).optional(),
+  status: z.enum(EXECUTION_STATUSES).meta({ description: 'Only executions in this status.' }).optional(),
+  conversationId: z.string().meta({ description: 'Only this conversation’s executions.' }).optional(),
+});
+
+export const idInput = z.strictObject({ id: z.string().meta({ description: 'The resource id.' }) });
+
+export const messageSchema = z.object({
+  id: z.string().meta({ example: 'msg_01JD8X41B2C3D4E5F6G7H8J9K0' }),
+  role: z.enum(MESSAGE_ROLES),
+  content: z.string().meta({ description: 'The text; for `tool` messages, the tool’s result as JSON.' }),
+  toolCalls: z
+    .array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }))
+    .optional()
+    .meta({ description: 'Assistant messages: the tools the model called.' }),
+  toolCallId: z.string().optional().meta({ description: 'Tool messages: the call this is the result of.' }),
+  executionId: z.string(),
+  createdAt: timestamp,
+}).meta({ id: 'Message' });
+
+export const conversationSchema = z.object({
+  id: z.string().meta({ example: EXAMPLE_CONVERSATION }),
+  agentId: z.string().meta({ example: EXAMPLE_AGENT }),
+  messages: z.array(messageSchema).meta({ description: 'User, assistant and tool messages in order.' }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}).meta({ id: 'Conversation' });
+
+/** A conversation as GET /v1/conversations lists it: without its messages, with how many and the last one's time. */
+export const conversationSummarySchema = z.object({
+  id: z.string().meta({ example: EXAMPLE_CONVERSATION }),
+  agentId: z.string().meta({ example: EXAMPLE_AGENT }),
+  messageCount: z.number().int().meta({ description: 'How many messages (user, assistant and tool) it holds.', example: 4 }),
+  lastMessageAt: z.string().meta({ format: 'date-time', description: 'When its last message was written.', example: '2026-11-21T20:31:09.456Z' }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}).meta({ id: 'ConversationSummary' });
+
+export const conversationListSchema = pageEnvelopeSchema(conversationSummarySchema).meta({ id: 'ConversationList' });
+
+export const listConversationsInput = z.strictObject({
+  ...pageQuerySchema,
+  agentId: z.string().meta({ description: 'Only this agent’s conversations.' }).optional(),
+});
+
+export const deletedConversationSchema = z.object({
+  id: z.string().meta({ example: EXAMPLE_CONVERSATION }),
+  deleted: z.literal(true),
+}).meta({ id: 'DeletedConversation' });
+
+export type ExecutionView = z.infer<typeof executionSchema>;
+export type ConversationView = z.infer<typeof conversationSchema>;
+export type ConversationSummaryView = z.infer<typeof conversationSummarySchema>;
+export type MessageView = z.infer<typeof messageSchema>;
+export type ExecuteInput = z.infer<typeof executeInput>;

@@ -1,0 +1,277 @@
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { Db } from '../../../db/client';
+import { transaction } from '../../../db/transaction';
+import { agents, conversations, executions, messages } from '../../../db/schema';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { emit } from '../events/emit';
+import { isId, newId } from '../../platform/ids';
+import { keysetList } from '../../platform/keyset';
+import type { Page, PageParams } from '../../platform/pagination';
+import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
+import type { Started } from './runner';
+import { lockTenant, mayStartNow } from './admission';
+import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
+
+// Executions and conversations as a caller sees them (docs/api.md, "Executions" and
+// "Conversations"): start one (the execution, its conversation's lock, the user message and the job
+// are written in one transaction), list, read, cancel; read and delete conversations.
+
+const executionList = keysetList({
+  name: 'executions',
+  prefix: 'exe',
+  table: executions,
+  columns: getTableColumns(executions),
+  filters: { agentId: executions.agentId, status: executions.status, conversationId: executions.conversationId },
+});
+
+type Scope = Pick<Actor, 'workspaceId' | 'environment'>;
+/** The rows of the caller's workspace and environment (anything else is "not found"). */
+const owned = (table: { workspaceId: PgColumn; environment: PgColumn }, scope: Scope) => [
+  eq(table.workspaceId, scope.workspaceId),
+  eq(table.environment, scope.environment),
+];
+
+export async function findExecution(db: Db, scope: Scope, id: string): Promise<ExecutionRow | null> {
+  if (!isId('exe', id)) return null;
+  const [row] = await db
+    .select()
+    .from(executions)
+    .where(and(eq(executions.id, id), ...owned(executions, scope)));
+  return row ?? null;
+}
+
+/** Whether the caller may see the execution, and where it stands (no input, output or steps: a stream needs only this). */
+export async function findExecutionState(db: Db, scope: Scope, id: string): Promise<Pick<ExecutionRow, 'id' | 'status' | 'eventSeq'> | null> {
+  if (!isId('exe', id)) return null;
+  const [row] = await db
+    .select({ id: executions.id, status: executions.status, eventSeq: executions.eventSeq })
+    .from(executions)
+    .where(and(eq(executions.id, id), ...owned(executions, scope)));
+  return row ?? null;
+}
+
+export async function getExecution(db: Db, scope: Scope, id: string): Promise<ExecutionView> {
+  const row = await findExecution(db, scope, id);
+  if (!row) throw notFound('execution', id);
+  return executionView(row);
+}
+
+export type ListExecutionsInput = PageParams & { agentId?: string; status?: ExecutionRow['status']; conversationId?: string };
+
+export async function listExecutions(db: Db, scope: Scope, input: ListExecutionsInput): Promise<Page<ExecutionView>> {
+  const page = await executionList.page(db, scope, input);
+  return { ...page, data: page.data.map((row) => executionView(row as ExecutionRow)) };
+}
+
+/** Queued or running → cancelled at once (a running worker is signalled and aborts); final → 409. */
+export async function cancelExecution(db: Db, scope: Scope, id: string): Promise<ExecutionView> {
+  const row = await findExecution(db, scope, id);
+  if (!row) throw notFound('execution', id);
+  const cancelled = isFinal(row.status) ? null : await cancel(db, id);
+  if (cancelled) return executionView(cancelled);
+  const now = (await findExecution(db, scope, id))!;
+  throw new ApiError('execution_not_cancellable', `This execution has already finished (status '${now.status}') and cannot be cancelled`);
+}
+
+/**
+ * Starts an execution of an agent: a new conversation, or the given one if it belongs to this
+ * agent and is idle (one execution at a time: 409 conversation_busy). Queued, it wakes the
+ * workers (a NOTIFY delivered at the commit). `inline`: the caller holds a worker slot of this
+ * process and runs it at once if its workspace may start one now (admission.ts: under its
+ * concurrency limit, nothing of its own queued ahead): it is then created `running` with its
+ * `execution.started` event, and `started` is what the run needs (a process that dies with it
+ * leaves a running execution the sweeper fails as worker_lost, as for any worker). Otherwise it
+ * is queued like any other.
+ */
+export async function startExecution(
+  db: Db,
+  actor: Actor,
+  agentId: string,
+  input: ExecuteInput,
+  opts: { id?: string; inline?: boolean } = {},
+): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started }> {
+  const id = opts.id ?? newId('exe');
+  if (!isId('agt', agentId)) throw notFound('agent', agentId);
+  const continued = input.conversationId;
+  if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
+  return transaction(db, async (tx) => {
+    // Round trip 1, pipelined: the agent with the transaction's time, the conversation to
+    // continue (taken if it is this agent's and idle), and the admission decision for a run in place.
+    const agentQ = tx
+      // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
+      .select({ agent: agents, now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8` })
+      .from(agents)
+      .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
+      .execute();
+    const conversationQ =
+      continued === undefined
+        ? null
+        : Promise.all([
+            tx.select({ agentId: conversations.agentId }).from(conversations).where(and(eq(conversations.id, continued), ...owned(conversations, actor))).execute(),
+            tx
+              .update(conversations)
+              // The user message is written below (round trip 2): counted here, with the lock.
+              .set({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` })
+              .where(and(eq(conversations.id, continued), eq(conversations.agentId, agentId), isNull(conversations.activeExecutionId)))
+              .returning({ id: conversations.id })
+              .execute(),
+          ]);
+    // The lock first, the count after it (same connection, in order: the count's snapshot is taken once the lock is held).
+    const admittedQ = opts.inline ? Promise.all([lockTenant(tx, actor), mayStartNow(tx, actor)]).then(([, ok]) => ok) : Promise.resolve(false);
+    const [[found], conversation, running] = await Promise.all([agentQ, conversationQ, admittedQ]);
+    // (A throw rolls the transaction back, the conversation's lock with it.)
+    if (!found) throw notFound('agent', agentId);
+    const { agent } = found;
+    const now = new Date(Number(found.now));
+    if (conversation) {
+      const [[owner], taken] = conversation;
+      if (!owner) throw noSuchConversation(continued!);
+      if (owner.agentId !== agent.id) throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
+      if (taken.length === 0) {
+        throw new ApiError('conversation_busy', 'This conversation already has a queued or running execution; wait for it to finish', { param: 'conversationId' });
+      }
+    }
+    const conversationId = continued ?? newId('conv');
+    const userMessage = { role: 'user', content: input.input };
+    const row: ExecutionRow = {
+      id,
+      workspaceId: actor.workspaceId,
+      environment: actor.environment,
+      agentId: agent.id,
+      conversationId,
+      status: running ? 'running' : 'queued',
+      input: input.input,
+      output: null,
+      steps: [],
+      inputTokens: 0,
+      outputTokens: 0,
+      errorCode: null,
+      errorMessage: null,
+      model: agent.model,
+      cached: false,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      startedAt: running ? now : null,
+      completedAt: null,
+      attempt: running ? 1 : 0,
+      heartbeatAt: running ? now : null,
+      eventSeq: running ? 1 + RESERVE : 0,
+    };
+    // Round trip 2: the rows (the conversation before those that reference it), and either the
+    // started event with the history the run needs, or the wake-up of the workers.
+    const writes: Promise<unknown>[] = [];
+    if (continued === undefined) {
+      writes.push(
+        tx
+          .insert(conversations)
+          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1, lastMessageAt: sql`now()` })
+          .execute(),
+      );
+    }
+    writes.push(
+      tx.insert(executions).values(row).execute(),
+      tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).execute(),
+    );
+    if (!running) {
+      await Promise.all([...writes, tx.execute(sql`select pg_notify('aas_jobs', 'executions')`)]);
+      return { row, timeoutSeconds: agent.timeoutSeconds };
+    }
+    // A new conversation's history is the message just written: nothing to read back.
+    const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
+    const [history] = await Promise.all([historyQ, ...writes, recordStarted(tx, row)]);
+    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
+  });
+}
+
+const noSuchConversation = (id: string) => new ApiError('resource_not_found', `No such conversation: '${id.slice(0, 64)}'`, { param: 'conversationId' });
+
+// ---- conversations ----
+
+type MessageRow = typeof messages.$inferSelect;
+
+function messageView(row: MessageRow): MessageView {
+  const view: MessageView = { id: row.id, role: row.role, content: row.content, executionId: row.executionId, createdAt: row.createdAt.toISOString() };
+  const model = row.modelMessage as { content?: unknown };
+  if (row.role === 'assistant' && Array.isArray(model.content)) {
+    const calls = (model.content as { type: string; toolCallId: string; toolName: string; input: unknown }[]).filter((p) => p.type === 'tool-call');
+    if (calls.length > 0) view.toolCalls = calls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
+  }
+  if (row.role === 'tool' && Array.isArray(model.content)) {
+    const result = (model.content as { type: string; toolCallId?: string }[]).find((p) => p.type === 'tool-result');
+    if (result?.toolCallId) view.toolCallId = result.toolCallId;
+  }
+  return view;
+}
+
+/** The conversation's messages in order (what the model is sent back as history). */
+export function conversationMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
+  return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id));
+}
+
+const conversationList = keysetList({
+  name: 'conversations',
+  prefix: 'conv',
+  table: conversations,
+  columns: {
+    id: conversations.id,
+    agentId: conversations.agentId,
+    messageCount: conversations.messageCount,
+    lastMessageAt: conversations.lastMessageAt,
+    createdAt: conversations.createdAt,
+    updatedAt: conversations.updatedAt,
+  },
+  filters: { agentId: conversations.agentId },
+});
+
+export async function listConversations(db: Db, scope: Scope, input: PageParams & { agentId?: string }): Promise<Page<ConversationSummaryView>> {
+  const page = await conversationList.page(db, scope, input);
+  return {
+    ...page,
+    data: page.data.map((row) => ({
+      id: row.id,
+      agentId: row.agentId,
+      messageCount: row.messageCount,
+      lastMessageAt: row.lastMessageAt.toISOString(),
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+  };
+}
+
+async function findConversation(db: Db, scope: Scope, id: string) {
+  if (!isId('conv', id)) return null;
+  const [row] = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), ...owned(conversations, scope)));
+  return row ?? null;
+}
+
+export async function getConversation(db: Db, scope: Scope, id: string): Promise<ConversationView> {
+  const row = await findConversation(db, scope, id);
+  if (!row) throw notFound('conversation', id);
+  const rows = await conversationMessages(db, id);
+  return { id: row.id, agentId: row.agentId, messages: rows.map(messageView), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+/** Deletes a conversation and its messages (with its `conversation.deleted` event); 409 while one of its executions is queued or running. */
+export async function deleteConversation(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await findConversation(db, scope, id);
+  if (!row) throw notFound('conversation', id);
+  return transaction(db, async (tx) => {
+    const deleted = await tx
+      .delete(conversations)
+      .where(and(eq(conversations.id, id), isNull(conversations.activeExecutionId)))
+      .returning();
+    const gone = deleted[0];
+    if (!gone) {
+      throw new ApiError('conversation_busy', 'This conversation has a queued or running execution; cancel it or wait for it to finish');
+    }
+    // The conversation's view without its messages: deleting them must not keep a copy for 30 days.
+    const view: ConversationView = { id, agentId: gone.agentId, messages: [], createdAt: gone.createdAt.toISOString(), updatedAt: gone.updatedAt.toISOString() };
+    await emit(tx, gone, 'conversation.deleted', view);
+    return { id, deleted: true as const };
+  });
+}

@@ -1,0 +1,326 @@
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { transaction } from '../../../db/transaction';
+import { intArray, queryRows, textArray } from '../../../db/rows';
+import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
+import { emit } from '../events/emit';
+import { limitOf, lockTenant, type Tenant } from './admission';
+import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
+import type { ExecutionErrorCode, ExecutionView } from './schemas';
+import { env } from '../../platform/env.js';
+
+// The one module that moves an execution through its states (docs/api.md, "Executions"):
+//   queued → running → succeeded | failed | cancelled, and queued → cancelled.
+// Every transition is a conditional UPDATE on the status (and, for a worker's writes, on its
+// `attempt`): a late worker changes 0 rows and its write is dropped, so `cancelled` and every
+// final state stay as they are. A final transition also appends the terminal event, frees the
+// conversation, writes the webhook event (the outbox) and signals the change, in one transaction.
+
+export type ExecutionRow = typeof executions.$inferSelect;
+export const FINAL: readonly ExecutionStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running'];
+export const isFinal = (status: ExecutionStatus) => FINAL.includes(status);
+
+/**
+ * A worker stops renewing its heartbeat only when it died: this long without one is `worker_lost`
+ * (EXECUTION_HEARTBEAT_SECONDS, 5 s; EXECUTION_LOST_AFTER_SECONDS, 25 s).
+ */
+export const HEARTBEAT_MS = Math.round(env.EXECUTION_HEARTBEAT_SECONDS * 1000);
+export const LOST_AFTER_MS = Math.round(env.EXECUTION_LOST_AFTER_SECONDS * 1000);
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The execution as the API shows it. */
+export function executionView(row: ExecutionRow): ExecutionView {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    conversationId: row.conversationId,
+    status: row.status,
+    input: row.input,
+    output: row.output,
+    steps: row.steps,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, totalTokens: row.inputTokens + row.outputTokens },
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
+    model: row.model,
+    cached: row.cached,
+    metadata: row.metadata,
+    environment: row.environment,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    completedAt: iso(row.completedAt),
+  };
+}
+
+// Payload `<id>:<seq>`, and `<id>:<seq>:final` for the terminal event (what `wait: true` waits for).
+const eventsSignal = (id: string, seq: number, final = false) => `${id}:${seq}${final ? ':final' : ''}`;
+
+/**
+ * Sequence numbers a running worker may hand out ahead of the events it has written
+ * (docs/executions.md). Its events reach streams in its own process before they are written, so
+ * `event_seq` is kept this far ahead of them: a terminal event written by anyone else (a cancel,
+ * the worker_lost sweeper) takes `event_seq + 1` and so sorts after every event already sent.
+ */
+export const RESERVE = 10_000;
+
+/** The columns that start a run: running, a new attempt, the first heartbeat, the sequence reserved. */
+export const startFields = {
+  status: 'running',
+  attempt: sql`${executions.attempt} + 1`,
+  startedAt: sql`now()`,
+  heartbeatAt: sql`now()`,
+  eventSeq: sql`${executions.eventSeq} + ${1 + RESERVE}::int`,
+} as const;
+
+/** The sequence number of a just-started execution's `execution.started` event. */
+export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
+
+/**
+ * Inserts events of one execution with their sequence numbers and signals them (NOTIFY
+ * `aas_execution`, delivered at the commit): one statement, one parameter for the events (as
+ * JSON), however many there are (the query builder spent milliseconds of CPU binding a run's
+ * forty deltas one value at a time).
+ */
+const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[], signal: string) =>
+  tx.execute(sql`with ins as (
+      insert into execution_events (execution_id, seq, type, data)
+      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)
+    ) select pg_notify('aas_execution', ${signal})`);
+
+/** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
+export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
+  const view = executionView(row);
+  const seq = startedSeq(row);
+  return Promise.all([
+    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }], eventsSignal(row.id, seq)),
+    emit(tx, row, 'execution.started', view),
+  ]);
+}
+
+/**
+ * Starts queued runs: up to `count` of each tenant, its oldest first, never past its
+ * concurrency limit (counted under its admission lock, so exact across processes), all in one
+ * transaction with their `execution.started` events. `read` runs in the same transaction,
+ * pipelined with the events (what the runs need: agents, histories). Returns the started rows.
+ */
+export async function claimQueued<T>(
+  db: Db,
+  grants: { tenant: Tenant; count: number }[],
+  read: (tx: Db, rows: ExecutionRow[]) => Promise<T>,
+): Promise<{ rows: ExecutionRow[]; read: T } | null> {
+  if (grants.length === 0) return null;
+  // One lock order for every claimer: no deadlock between two of them.
+  const sorted = [...grants].sort((a, b) => tenantKey(a.tenant).localeCompare(tenantKey(b.tenant)));
+  return transaction(db, async (tx) => {
+    const claims = sorted.map(({ tenant: t, count }) => {
+      // The lock goes out first (lockTenant sends it at once), the claim after it on the same connection.
+      const lock = lockTenant(tx, t);
+      const rows = tx
+        .update(executions)
+        .set(startFields)
+        // `= any(array(…))`: the chosen ids are computed once (an InitPlan). As `in (subquery)`
+        // the planner may run the subquery again for each row it compares, each run skipping
+        // the rows the last one locked and so choosing more than the limit allows.
+        .where(
+          sql`${executions.id} = any(array(
+            select id from executions
+            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued'
+            order by id
+            limit greatest(0, least(${count}::int,
+              (select ${limitOf('w')} from workspaces w where w.id = ${t.workspaceId})
+              - (select count(*) from executions r where r.workspace_id = ${t.workspaceId} and r.environment = ${t.environment} and r.status = 'running')))
+            for update skip locked))`,
+        )
+        .returning()
+        .execute();
+      return lock.then(() => rows);
+    });
+    const rows = (await Promise.all(claims)).flat();
+    if (rows.length === 0) return { rows, read: await read(tx, rows) };
+    const [got] = await Promise.all([read(tx, rows), ...rows.map((row) => recordStarted(tx, row))]);
+    return { rows, read: got };
+  });
+}
+
+const tenantKey = (t: Tenant) => `${t.workspaceId}:${t.environment}`;
+
+export interface RunRef {
+  id: string;
+  attempt: number;
+}
+
+/**
+ * Renews the heartbeat of every run a process holds, in one statement. Returns the ids that are
+ * still its own; the others were cancelled or declared lost (their worker aborts them).
+ */
+export async function heartbeat(db: Db, runs: RunRef[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set();
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update executions e set heartbeat_at = now()
+        from unnest(${textArray(runs.map((r) => r.id))}, ${intArray(runs.map((r) => r.attempt))}) as mine(id, attempt)
+        where e.id = mine.id and e.attempt = mine.attempt and e.status = 'running'
+        returning e.id`,
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** An event a running worker records between `execution.started` and the terminal event (events.ts). */
+export type RunEvent = RecordedEvent<ProgressEventType>;
+
+/** An event of a run with the sequence number its worker gave it. */
+export type SeqEvent = RunEvent & { seq: number };
+
+/**
+ * Writes events of a running execution in one statement (with their sequence numbers, then one
+ * NOTIFY), moving the reservation up to `reserveTo`. False when the worker's attempt no longer
+ * owns the run: nothing is written.
+ */
+export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number): Promise<boolean> {
+  if (events.length === 0) return true;
+  const rows = await queryRows<{ last: number }>(
+    db,
+    sql`with s as (
+      update executions set event_seq = greatest(event_seq, ${reserveTo}::int)
+      where id = ${id} and status = 'running' and attempt = ${attempt}::int
+      returning id
+    ), ins as (
+      insert into execution_events (execution_id, seq, type, data)
+      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data'
+      from s, json_array_elements(${JSON.stringify(events)}::json) as e(value)
+      returning seq
+    )
+    select max(seq) as last, pg_notify('aas_execution', ${id} || ':' || max(seq)) from ins having max(seq) is not null`,
+  );
+  return rows.length > 0;
+}
+
+export interface Outcome {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  output?: string | null;
+  steps?: StoredStep[];
+  usage?: { inputTokens: number; outputTokens: number };
+  error?: { code: ExecutionErrorCode; message: string } | null;
+  cached?: boolean;
+  model?: string;
+  /** Messages the run adds to its conversation (its answer, tool calls and results). */
+  messages?: (typeof messages.$inferInsert)[];
+}
+
+export interface FinishGuard {
+  /** The states the execution may be in now. */
+  from: readonly ExecutionStatus[];
+  /** A worker's write: only while the run is its attempt. */
+  attempt?: number;
+}
+
+/** A worker's own end: the events it has not written yet (with their numbers) and the terminal event's number. */
+export interface RunTail {
+  pending: SeqEvent[];
+  terminalSeq: number;
+}
+
+/**
+ * Moves an execution to a final state, appends the terminal event (carrying the execution),
+ * frees its conversation and signals it, all in one transaction (`db` may be one already).
+ * `run`: a worker's own end (its unwritten events, appended before the terminal one, and the
+ * terminal event's number); anyone else's terminal event takes `event_seq + 1`. `extra` runs
+ * inside the transaction, pipelined with the rest (messages of a succeeded run). When the
+ * execution held a slot, its workspace's next queued run is announced. Null when the guard did
+ * not hold.
+ */
+export async function finish(
+  db: Db,
+  id: string,
+  outcome: Outcome,
+  guard: FinishGuard,
+  extra?: (tx: Db, row: ExecutionRow) => Promise<unknown>,
+  run?: RunTail,
+): Promise<ExecutionRow | null> {
+  const pending = run?.pending ?? [];
+  return transaction(db, async (tx) => {
+    const conditions = [eq(executions.id, id), inArray(executions.status, [...guard.from])];
+    if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
+    const [row] = await tx
+      .update(executions)
+      .set({
+        status: outcome.status,
+        completedAt: sql`now()`,
+        eventSeq: run ? sql`${run.terminalSeq}::int` : sql`${executions.eventSeq} + 1`,
+        ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+        ...(outcome.steps ? { steps: outcome.steps } : {}),
+        ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
+        ...(outcome.error !== undefined ? { errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null } : {}),
+        ...(outcome.cached !== undefined ? { cached: outcome.cached } : {}),
+        ...(outcome.model ? { model: outcome.model } : {}),
+      })
+      .where(and(...conditions))
+      .returning();
+    if (!row) return null;
+    const view = executionView(row);
+    // Issued together: pipelined on the transaction's connection, run in this order.
+    await Promise.all([
+      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }], eventsSignal(id, row.eventSeq, true)),
+      emit(tx, row, terminalEventType(outcome.status), view),
+      // The conversation is freed, and counts the run's messages in the same statement: a
+      // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
+      // written with its messages, so a list page reads them from the conversation rows.
+      // (startExecution counts the user message in the statement that creates or takes it.)
+      outcome.messages?.length ? tx.insert(messages).values(outcome.messages).execute() : null,
+      tx
+        .update(conversations)
+        .set({
+          activeExecutionId: null,
+          updatedAt: sql`now()`,
+          ...(outcome.messages?.length ? { messageCount: sql`${conversations.messageCount} + ${outcome.messages.length}`, lastMessageAt: sql`now()` } : {}),
+        })
+        .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
+        .execute(),
+      extra?.(tx, row),
+      outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
+      row.startedAt ? tx.execute(announceQueued(row)) : null,
+    ]);
+    return row;
+  });
+}
+
+/** Wakes the workers when the tenant has queued runs (one of its slots just freed). */
+export const announceQueued = (t: { workspaceId: string; environment: string }) =>
+  sql`select pg_notify('aas_jobs', 'executions') where exists (
+        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued')`;
+
+/** Cancels a queued or running execution at once (its worker is signalled and aborts). */
+export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE });
+
+/** Cancels every queued and running execution of an agent (the agent is being deleted); `db` may be a transaction. */
+export async function cancelAgentExecutions(db: Db, agentId: string): Promise<number> {
+  const active = await db
+    .select({ id: executions.id })
+    .from(executions)
+    .where(and(eq(executions.agentId, agentId), inArray(executions.status, [...ACTIVE])));
+  let n = 0;
+  for (const { id } of active) if (await cancel(db, id)) n++;
+  return n;
+}
+
+/**
+ * Running executions whose worker stopped renewing its heartbeat become `failed` with
+ * `worker_lost`: never `running` forever, and never sent to the model a second time.
+ */
+export async function failLostExecutions(db: Db): Promise<string[]> {
+  const stale = await db
+    .select({ id: executions.id, attempt: executions.attempt })
+    .from(executions)
+    .where(and(eq(executions.status, 'running'), lt(executions.heartbeatAt, sql`now() - ${`${LOST_AFTER_MS} milliseconds`}::interval`)));
+  const lost: string[] = [];
+  for (const { id, attempt } of stale) {
+    const row = await finish(
+      db,
+      id,
+      { status: 'failed', error: { code: 'worker_lost', message: 'The worker running this execution stopped; it was not retried, to avoid calling the model twice.' } },
+      { from: ['running'], attempt },
+    );
+    if (row) lost.push(id);
+  }
+  return lost;
+}

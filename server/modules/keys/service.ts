@@ -1,0 +1,234 @@
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../../../db/client';
+import { apiKeys, workspaces, type Plan } from '../../../db/schema';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { emit } from '../events/emit';
+import { newId } from '../../platform/ids';
+import { keysetList, type ListRow } from '../../platform/keyset';
+import type { Page, PageParams } from '../../platform/pagination';
+import { generateKey } from './format';
+import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
+import { DEFAULT_SCOPES, missingScopes, normalizeScopes, type Scope } from './scopes';
+
+// What the API answers is what schemas.ts documents: the view types are inferred from it.
+export type KeyView = z.infer<typeof keySchema>;
+export type CreatedKeyView = z.infer<typeof createdKeySchema>;
+export type CreateKeyInput = z.infer<typeof createKeyInput>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const keyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  environment: apiKeys.environment,
+  scopes: apiKeys.scopes,
+  lastUsedAt: apiKeys.lastUsedAt,
+  expiresAt: apiKeys.expiresAt,
+  createdAt: apiKeys.createdAt,
+};
+
+// The active keys of a workspace and environment, newest first (index api_keys_list_idx).
+const keyList = keysetList({
+  name: 'keys',
+  prefix: 'key',
+  table: apiKeys,
+  columns: keyColumns,
+  where: isNull(apiKeys.revokedAt),
+});
+
+function view(row: ListRow<typeof keyColumns>): KeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    environment: row.environment,
+    scopes: row.scopes as Scope[],
+    lastUsed: iso(row.lastUsedAt),
+    expiresAt: iso(row.expiresAt),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+// ---- verification (the hot path of every /v1 request) ----
+
+export type VerifiedKey = Extract<Actor, { kind: 'key' }>;
+/** The key a request named even when it may no longer be used: its usage still counts (analytics). */
+export interface KeyOwner {
+  keyId: string;
+  workspaceId: string;
+  environment: VerifiedKey['environment'];
+}
+export type VerifyResult =
+  | { valid: true; key: VerifiedKey }
+  | { valid: false; code: 'invalid_api_key' }
+  | { valid: false; code: 'api_key_revoked' | 'api_key_expired'; owner: KeyOwner };
+
+// `lastUsed` may lag by up to this long; it costs one write per key per window, not per request.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const statements = new WeakMap<Db, ReturnType<typeof prepare>>();
+
+function prepare(db: Db) {
+  return {
+    byHash: db
+      .select({
+        id: apiKeys.id,
+        workspaceId: apiKeys.workspaceId,
+        environment: apiKeys.environment,
+        scopes: apiKeys.scopes,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        plan: workspaces.plan,
+        customRpm: workspaces.customRpm,
+      })
+      .from(apiKeys)
+      .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+      .where(eq(apiKeys.hash, sql.placeholder('hash')))
+      .prepare('keys_by_hash'),
+  };
+}
+
+function stmts(db: Db) {
+  let s = statements.get(db);
+  if (!s) {
+    s = prepare(db);
+    statements.set(db, s);
+  }
+  return s;
+}
+
+/**
+ * Checks a key by its hash (`hashKey` of a key whose shape and checksum `parseKey` accepted: the
+ * caller checks those without I/O first, server/api/rest/steps.ts). Order: lookup, revoked, expired.
+ */
+export async function verifyKey(db: Db, hash: string, now = new Date()): Promise<VerifyResult> {
+  const [row] = await stmts(db).byHash.execute({ hash });
+  if (!row) return { valid: false, code: 'invalid_api_key' };
+  const owner = { keyId: row.id, workspaceId: row.workspaceId, environment: row.environment };
+  if (row.revokedAt) return { valid: false, code: 'api_key_revoked', owner };
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired', owner };
+
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(
+        and(
+          eq(apiKeys.id, row.id),
+          // Through the column (not a raw sql param): postgres.js cannot bind a bare Date.
+          or(isNull(apiKeys.lastUsedAt), lte(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+        ),
+      );
+  }
+  return {
+    valid: true,
+    key: {
+      kind: 'key',
+      keyId: row.id,
+      workspaceId: row.workspaceId,
+      environment: row.environment,
+      scopes: row.scopes as Scope[],
+      plan: row.plan as Plan,
+      customRpm: row.customRpm,
+    },
+  };
+}
+
+// ---- management ----
+
+/** A key may live at most this long (a later `expiresAt` is a mistake, or a year-275760 probe). */
+export const MAX_KEY_LIFETIME_YEARS = 10;
+
+/** `expiresAt` as a date in the future, at most 10 years ahead; anything else is invalid_parameter. */
+function parseExpiry(value: string, now: Date): Date {
+  const invalid = (why: string) => new ApiError('invalid_parameter', `'expiresAt' ${why}`, { param: 'expiresAt' });
+  const at = new Date(value);
+  // The format check lets through impossible dates and offsets (2030-02-30, +99:99): Date cannot read them.
+  if (Number.isNaN(at.getTime()) || !sameDayExists(value)) throw invalid('is not a valid date and time');
+  if (at.getTime() <= now.getTime()) throw invalid('must be in the future');
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
+  if (at.getTime() > latest.getTime()) throw invalid(`must be within ${MAX_KEY_LIFETIME_YEARS} years`);
+  return at;
+}
+
+/** Whether the calendar date written in an ISO string exists (JavaScript rolls 02-30 over to 03-02). */
+function sameDayExists(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** Creates a key. A key may only mint keys in its own environment with scopes it holds. */
+export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now = new Date()): Promise<CreatedKeyView> {
+  const environment = input.environment ?? actor.environment;
+  const scopes = normalizeScopes(input.scopes ?? DEFAULT_SCOPES);
+  if (actor.kind === 'key') {
+    if (environment !== actor.environment) {
+      throw new ApiError('environment_mismatch', `A ${actor.environment} key can only create ${actor.environment} keys`, {
+        param: 'environment',
+      });
+    }
+    const missing = missingScopes(actor.scopes, scopes);
+    if (missing.length > 0) {
+      throw new ApiError('insufficient_scope', `This key cannot grant scopes it does not hold: ${missing.join(', ')}`, {
+        param: 'scopes',
+      });
+    }
+  }
+  const expiresAt = input.expiresAt === undefined ? null : parseExpiry(input.expiresAt, now);
+  const generated = generateKey(environment);
+  // The key and its `key.created` event commit together (the event carries the key's view, never its secret).
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId('key'),
+        workspaceId: actor.workspaceId,
+        environment,
+        name: input.name,
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes,
+        expiresAt,
+        createdAt: now,
+        createdByUserId: actor.kind === 'user' ? actor.userId : null,
+        createdByKeyId: actor.kind === 'key' ? actor.keyId : null,
+      })
+      .returning();
+    const shown = view(row!);
+    await emit(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown);
+    const { lastUsed: _omit, ...rest } = shown;
+    return { ...rest, key: generated.key };
+  });
+}
+
+export async function listKeys(db: Db, actor: Actor, params: PageParams): Promise<Page<KeyView>> {
+  const page = await keyList.page(db, actor, params);
+  return { ...page, data: page.data.map(view) };
+}
+
+/** Revokes a key and writes its `key.revoked` event, in one transaction. */
+export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          eq(apiKeys.workspaceId, actor.workspaceId),
+          eq(apiKeys.environment, actor.environment),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
+      .returning();
+    if (!row) throw notFound('key', id);
+    await emit(tx, actor, 'key.revoked', view(row));
+    return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
+  });
+}

@@ -1,0 +1,26 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { env } from '../../platform/env.js';
+
+// The estimated cost of an execution (docs/analytics.md): its tokens at the operator's prices
+// (MODEL_PRICES, USD per 1M tokens), in exact decimal arithmetic in the database. Test mode and
+// the sandbox cost 0; a live execution of a model without a price has an unknown cost (null),
+// which the rows it falls in report as `costUsd: null`, never as 0.
+
+export type PriceTable = Record<string, { input: number; output: number }>;
+
+/** The price table as a relation `p(model, input, output)` to join on. */
+const priceRelation = (prices: PriceTable): SQL =>
+  sql`jsonb_to_recordset(${JSON.stringify(Object.entries(prices).map(([model, p]) => ({ model, input: p.input, output: p.output })))}::jsonb)`;
+
+/**
+ * The cost of the rows of `source` (aliased `r`, with environment, model, input_tokens and
+ * output_tokens): `from <source> r left join <prices> p on …` and the cost expression.
+ */
+export function pricedFrom(source: SQL, prices: PriceTable = env.MODEL_PRICES as PriceTable): { from: SQL; cost: SQL } {
+  return {
+    from: sql`${source} r left join ${priceRelation(prices)} as p(model text, input numeric, output numeric) on p.model = r.model`,
+    cost: sql`(case when r.environment = 'test' or r.model like 'sandbox/%' then 0::numeric
+      when p.model is null then null
+      else (r.input_tokens * p.input + r.output_tokens * p.output) / 1000000 end)`,
+  };
+}

@@ -1,0 +1,169 @@
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReason } from '../../../db/schema';
+import { env } from '../../platform/env.js';
+import { allowPrivateUrls } from '../../platform/net/private-urls';
+import type { Jobs } from '../../platform/jobs';
+import { log } from '../../platform/log';
+import { wakeWebhook } from './queue';
+import { sendWebhook, type AttemptResult } from './send';
+
+// Delivering what is due for one webhook (a job of the webhooks queue; one at a time per webhook,
+// across processes). Due deliveries go out in the order of their events; a failed one gets its
+// next attempt on the retry schedule and the later ones go on (order "as far as retries allow").
+// Each attempt is recorded in one transaction with its consequences: the delivery's state, the
+// job for its retry, the endpoint's failure streak, and disabling it (410, or failing for days).
+// The HTTP call itself runs outside any transaction.
+
+/** Delays before each retry, in seconds (WEBHOOK_RETRY_SCHEDULE): 1 + its length attempts in all. */
+export const RETRY_SCHEDULE: readonly number[] = env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number);
+const BATCH = 20;
+/** A job hands over to a fresh one after this many deliveries or this long (well within its expiry). */
+const MAX_PER_JOB = 100;
+const MAX_JOB_MS = 120_000;
+
+/**
+ * Seconds until the retry after failed attempt `n` (1-based): the schedule's entry, or the
+ * receiver's `Retry-After` kept within [entry, 2 × entry] (Svix's rule). Null: no retry left.
+ */
+export function retryDelay(n: number, retryAfterSeconds?: number): number | null {
+  const base = RETRY_SCHEDULE[n - 1];
+  if (base === undefined) return null;
+  if (retryAfterSeconds === undefined) return base;
+  return Math.min(Math.max(retryAfterSeconds, base), 2 * base);
+}
+
+/** The Standard Webhooks body of an event: exactly what `GET /v1/events/:id` answers. */
+export function payload(e: { id: string; type: string; createdAt: Date; environment: string; object: unknown }): string {
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), environment: e.environment, data: { object: e.object } });
+}
+
+export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promise<void> {
+  let sent = 0;
+  const handOverAt = Date.now() + MAX_JOB_MS;
+  for (;;) {
+    const [hook] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
+    if (!hook) return; // deleted: its deliveries went with it
+    if (!hook.enabled) {
+      await failPending(db, hook.id, 'The webhook is disabled');
+      return;
+    }
+    const due = await db
+      .select({
+        id: webhookDeliveries.id,
+        attempts: webhookDeliveries.attempts,
+        eventId: events.id,
+        type: events.type,
+        createdAt: events.createdAt,
+        environment: events.environment,
+        object: events.object,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now()`)))
+      .orderBy(asc(webhookDeliveries.eventId))
+      .limit(BATCH);
+    if (due.length === 0) return;
+    const now = new Date();
+    const secrets = [hook.secret];
+    if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > now) secrets.push(hook.previousSecret);
+    for (const d of due) {
+      const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {
+        secrets,
+        allowPrivate: allowPrivateUrls(),
+        requireHttps: hook.environment === 'live',
+        timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      });
+      const disabled = await record(db, jobs, hook.id, d.id, d.attempts + 1, result);
+      if (disabled) {
+        log.warn({ webhook: hook.id, reason: disabled }, 'webhook disabled');
+        break;
+      }
+      if (++sent >= MAX_PER_JOB || Date.now() >= handOverAt) {
+        await wakeWebhook(jobs, hook.id);
+        return;
+      }
+    }
+  }
+}
+
+/**
+ * Records attempt `n` of a delivery and what follows from it, in one transaction. Returns the
+ * reason the webhook was disabled by it, if it was. A delivery no longer pending at attempt
+ * n − 1 (another drain got there first) is left as it is.
+ */
+async function record(db: Db, jobs: Jobs, webhookId: string, deliveryId: string, n: number, r: AttemptResult): Promise<DisabledReason | null> {
+  return db.transaction(async (tx) => {
+    const delay = r.ok ? null : retryDelay(n, r.retryAfterSeconds);
+    const retryAt = delay === null ? null : new Date(Date.now() + delay * 1000);
+    const final = r.ok || retryAt === null;
+    const [updated] = await tx
+      .update(webhookDeliveries)
+      .set({
+        status: r.ok ? 'succeeded' : final ? 'failed' : 'pending',
+        attempts: n,
+        nextAttemptAt: retryAt,
+        lastStatusCode: r.statusCode,
+        lastError: r.error,
+        lastAttemptAt: sql`now()`,
+        completedAt: final ? sql`now()` : null,
+      })
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, n - 1)))
+      .returning({ id: webhookDeliveries.id });
+    if (!updated) return null;
+    const writes: Promise<unknown>[] = [
+      tx
+        .insert(webhookAttempts)
+        .values({ deliveryId, attempt: n, at: new Date(Date.now() - r.latencyMs), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error, responseExcerpt: r.excerpt })
+        .execute(),
+    ];
+    if (r.ok) {
+      // A success ends the endpoint's failure streak.
+      writes.push(tx.update(webhooks).set({ firstFailureAt: null }).where(and(eq(webhooks.id, webhookId), sql`${webhooks.firstFailureAt} is not null`)).execute());
+      await Promise.all(writes);
+      return null;
+    }
+    if (retryAt) writes.push(wakeWebhook(jobs, webhookId, { tx, at: retryAt }));
+    const streak = tx
+      .update(webhooks)
+      .set({ firstFailureAt: sql`coalesce(${webhooks.firstFailureAt}, now())` })
+      .where(eq(webhooks.id, webhookId))
+      .returning({ since: webhooks.firstFailureAt })
+      .execute();
+    writes.push(streak);
+    await Promise.all(writes);
+    const [{ since } = { since: null }] = await streak;
+    const failingFor = since ? (Date.now() - since.getTime()) / 1000 : 0;
+    const reason: DisabledReason | null = r.statusCode === 410 ? 'endpoint_gone' : failingFor >= env.WEBHOOK_DISABLE_AFTER_SECONDS ? 'failing' : null;
+    if (!reason) return null;
+    await tx
+      .update(webhooks)
+      .set({ enabled: false, disabledReason: reason, disabledAt: sql`now()`, updatedAt: sql`now()` })
+      .where(eq(webhooks.id, webhookId));
+    await failPending(tx, webhookId, reason === 'endpoint_gone' ? 'The endpoint answered 410 Gone; the webhook was disabled' : 'The endpoint kept failing; the webhook was disabled');
+    return reason;
+  });
+}
+
+/** A disabled webhook's pending deliveries fail (a resend after enabling it sends one again). */
+async function failPending(db: Db, webhookId: string, why: string): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({ status: 'failed', nextAttemptAt: null, completedAt: sql`now()`, lastError: sql`coalesce(${webhookDeliveries.lastError}, ${why})` })
+    .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')));
+}
+
+/**
+ * The safety net (maintenance): webhooks with deliveries overdue by more than a minute get a
+ * drain job, whatever happened to the job meant for them (e.g. it failed for good while the
+ * database was away).
+ */
+export async function wakeOverdue(db: Db, jobs: Jobs): Promise<number> {
+  const rows = await db
+    .selectDistinct({ webhookId: webhookDeliveries.webhookId })
+    .from(webhookDeliveries)
+    .innerJoin(webhooks, and(eq(webhooks.id, webhookDeliveries.webhookId), eq(webhooks.enabled, true)))
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now() - interval '1 minute'`)));
+  for (const { webhookId } of rows) await wakeWebhook(jobs, webhookId);
+  return rows.length;
+}

@@ -1,0 +1,113 @@
+// @ts-check
+// Environment, validated once at start-up (the custom server, the worker, the CLI and
+// next.config.js all import this file, so a bad value fails fast with a clear message).
+import { createEnv } from '@t3-oss/env-nextjs';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const env = createEnv({
+  server: {
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    DATABASE_URL: z.url().optional(),
+    REDIS_URL: z.url().optional(),
+    AUTH_SECRET: z.string().min(32).optional(),
+    AUTH_GITHUB_ID: z.string().min(1).optional(),
+    AUTH_GITHUB_SECRET: z.string().min(1).optional(),
+    RUN_WORKERS: bool.default(true),
+    // Executions one worker process runs at once. A run mostly waits on the model and its tools
+    // (seconds), so a process holds many; each costs memory (docs/concurrency.md).
+    EXECUTION_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+    // A worker renews the heartbeat of the runs it holds, and sweeps for runs whose worker
+    // stopped, this often; a run without a heartbeat for EXECUTION_LOST_AFTER_SECONDS fails as
+    // worker_lost (docs/executions.md). The tests shorten both; see the checks below.
+    EXECUTION_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(20).default(5),
+    EXECUTION_LOST_AFTER_SECONDS: z.coerce.number().min(0.15).max(55).default(25),
+    // An event stream whose client reads nothing of a full buffer for this long is dropped.
+    STREAM_STALL_SECONDS: z.coerce.number().min(0.1).max(600).default(30),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // How many reverse proxies in front of us append to X-Forwarded-For (true = 1, false = 0).
+    TRUST_PROXY: z
+      .string()
+      .regex(/^(true|false|\d{1,2})$/, 'true, false or a number of trusted proxies')
+      .default('false')
+      .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
+    RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    RATE_LIMIT_SIGNUPS_PER_HOUR: z.coerce.number().int().min(1).default(10),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    ANTHROPIC_API_KEY: z.string().min(1).optional(),
+    OPENAI_COMPATIBLE_BASE_URL: z.url().optional(),
+    OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
+    TEST_MODE_REAL_MODELS: bool.default(false),
+    // Unset: allowed in development (npm run dev) only; see server/platform/net/private-urls.ts.
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
+      .default('5,300,1800,7200,18000,36000,36000'),
+    // Estimated cost in usage analytics: USD per 1M input and output tokens of each priced model,
+    // `{"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}`. A live model without a price
+    // has an unknown (null) cost; the sandbox and test mode cost 0.
+    MODEL_PRICES: z
+      .string()
+      .default('{}')
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string().regex(/^[a-z][a-z0-9-]*\/\S{1,200}$/, 'keys are "<provider>/<model>"'),
+          z.strictObject({ input: z.number().min(0).max(1e6), output: z.number().min(0).max(1e6) }),
+        ),
+      ),
+    // `false`: this process records no API request usage and compacts no execution records
+    // (what the benchmark compares against; usage analytics then miss what it served).
+    USAGE_ANALYTICS: bool.default(true),
+    // Seconds between a worker process's compactions of usage records into rollups (when records wait).
+    USAGE_COMPACT_SECONDS: z.coerce.number().min(0.1).max(3600).default(2),
+    // Rows of settled usage buckets each process keeps in memory to answer again (0: none).
+    USAGE_CACHE_ROWS: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+    // An endpoint whose attempts have all failed for this long is disabled (5 days).
+    WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(432_000),
+    // One delivery attempt gives up after this long (connect, answer and the first 1 KB of body).
+    WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(15),
+  },
+  client: {},
+  // Checks across variables, reported under the variable to change.
+  createFinalSchema: (shape) =>
+    z.object(shape).superRefine((e, ctx) => {
+      const beat = e.EXECUTION_HEARTBEAT_SECONDS;
+      const lost = e.EXECUTION_LOST_AFTER_SECONDS;
+      // A busy process renews late now and then: a few missed beats are not a death.
+      if (lost < 3 * beat) {
+        ctx.addIssue({ code: 'custom', path: ['EXECUTION_LOST_AFTER_SECONDS'], message: 'at least 3 × EXECUTION_HEARTBEAT_SECONDS' });
+      }
+      // A run whose worker died fails within lost-after plus one sweep: within 60 s, as promised.
+      if (lost + beat > 60) {
+        ctx.addIssue({ code: 'custom', path: ['EXECUTION_LOST_AFTER_SECONDS'], message: 'plus EXECUTION_HEARTBEAT_SECONDS at most 60' });
+      }
+    }),
+  experimental__runtimeEnv: {},
+  // Empty strings in .env files mean "not set".
+  emptyStringAsUndefined: true,
+  // `next build` evaluates this too; the build needs no runtime configuration.
+  skipValidation: process.env.SKIP_ENV_VALIDATION === '1',
+  // One plain line per bad variable, then stop: no stack trace for a configuration mistake.
+  onValidationError: (issues) => {
+    for (const issue of issues) {
+      const name = (issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.');
+      console.error(`Invalid environment variable ${name}: ${issue.message}`);
+    }
+    process.exit(1);
+  },
+});

@@ -1,0 +1,48 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { CounterFactory } from '../../modules/auth/guards';
+import { consume, type Decision, type Window } from './limiter';
+
+// Where the counters live (docs/api.md, "Many processes, one service"): in memory when one
+// process owns everything (embedded PGlite), in Redis when REDIS_URL is set, otherwise in
+// PostgreSQL.
+export type StoreKind = 'memory' | 'redis' | 'postgres';
+
+export interface Store {
+  kind: StoreKind;
+  /** Counters for the guards (per address, sign-in, sign-up), with atomic consume/reward/delete. */
+  counter: CounterFactory;
+  /**
+   * Counts one request of an API key against its minute window and, unless `perDay` is null,
+   * its day window, by the rules of `consume` (limiter.ts).
+   */
+  chargeKey(keyId: string, perMinute: number, perDay: number | null): Promise<Decision>;
+  /** Resolves once the store answers, or after `timeoutMs` (counting in memory meanwhile). */
+  ready(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+// The store only counts; limits are compared in limiter.ts, so a counter's own cap is never hit.
+export const UNCAPPED = 2 ** 31 - 1;
+
+export const KEY_MINUTE = 'rl:key:min';
+export const KEY_DAY = 'rl:key:day';
+
+export const memoryCounter = (keyPrefix: string, duration: number): RateLimiterAbstract =>
+  new RateLimiterMemory({ keyPrefix, points: UNCAPPED, duration });
+
+/** Counts in this process only: the embedded set-up, and every shared store's fallback while it is down. */
+export function memoryStore(): Store {
+  const minute = memoryCounter(KEY_MINUTE, 60);
+  const day = memoryCounter(KEY_DAY, 86_400);
+  return {
+    kind: 'memory',
+    counter: memoryCounter,
+    chargeKey(keyId, perMinute, perDay) {
+      const windows: Window[] = [{ name: 'minute', limit: perMinute, counter: minute }];
+      if (perDay !== null) windows.push({ name: 'day', limit: perDay, counter: day });
+      return consume(keyId, windows);
+    },
+    async ready() {},
+    async close() {},
+  };
+}

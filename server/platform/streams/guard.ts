@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { queryRows, textArray } from '../../../db/rows';
+import { ApiError } from '../errors';
+import { log } from '../log';
+
+// Requests that hold a connection for long (docs/concurrency.md):
+//   - event streams: at most MAX_STREAMS open per API key or dashboard session, and
+//     MAX_PER_WORKSPACE per workspace, counted over every process: each holds a lease row
+//     (stream_leases) taken under the workspace's advisory lock; its process renews its leases
+//     every RENEW_MS and deletes each as the stream ends; a process that died leaves leases that
+//     expire after LEASE_SECONDS. A stream ends within seconds of its key's revocation or expiry,
+//     or its session's end: every CHECK_MS the process looks up the holders of its open streams;
+//   - `wait: true` requests: at most MAX_PER_WORKSPACE per workspace in each process, counted in
+//     memory (a wait is one execution of the workspace's own, already limited by its rate and
+//     concurrency; a lease per wait would double the database work of an execution).
+
+export const MAX_STREAMS = 100;
+export const MAX_PER_WORKSPACE = 1_000;
+const LEASE_SECONDS = 30;
+const RENEW_MS = 10_000;
+const CHECK_MS = 2_000;
+
+/** Who holds an event stream: an API key or a dashboard session, of a workspace. */
+export type Holder = { kind: 'key' | 'session'; id: string; workspaceId: string };
+
+const holderKey = (h: Holder) => `${h.kind}:${h.id}`;
+
+export interface OpenStream {
+  /** Aborted when the holder is no longer valid (revoked, expired, signed out). */
+  signal: AbortSignal;
+  /** Gives the lease back (idempotent). */
+  close(): void;
+}
+
+export class StreamGuard {
+  private readonly process = randomUUID();
+  private readonly open = new Map<string, { holder: Holder; streams: Set<{ lease: string; controller: AbortController }> }>();
+  private readonly waits = new Map<string, number>();
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  /** Counts a `wait: true` request of the workspace (429 past MAX_PER_WORKSPACE in this process); returns its release. */
+  acquireWait(workspaceId: string): () => void {
+    const n = this.waits.get(workspaceId) ?? 0;
+    if (n >= MAX_PER_WORKSPACE) {
+      throw new ApiError('rate_limit_exceeded', `Too many waiting requests for this workspace (at most ${MAX_PER_WORKSPACE}); retry later`, {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    this.waits.set(workspaceId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.waits.get(workspaceId) ?? 1) - 1;
+      if (left <= 0) this.waits.delete(workspaceId);
+      else this.waits.set(workspaceId, left);
+    };
+  }
+
+  start(): void {
+    const renew = setInterval(() => void this.renew(), RENEW_MS);
+    const check = setInterval(() => void this.check(), CHECK_MS);
+    for (const t of [renew, check]) t.unref();
+    this.timers.push(renew, check);
+  }
+
+  /** Opens an event stream for `holder`: 429 when its key or session has MAX_STREAMS open already, or its workspace MAX_PER_WORKSPACE. */
+  async acquire(holder: Holder): Promise<OpenStream> {
+    const key = holderKey(holder);
+    const lease = randomUUID();
+    const [row] = await this.db.transaction(async (tx) => {
+      const [, , rows] = await Promise.all([
+        tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0))`),
+        tx.execute(sql`delete from stream_leases where workspace_id = ${holder.workspaceId} and expires_at < now()`),
+        queryRows<{ taken: boolean; holder: boolean }>(
+          tx,
+          sql`with counts as (
+                select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
+                from stream_leases where workspace_id = ${holder.workspaceId}
+              ), ins as (
+                insert into stream_leases (id, holder, workspace_id, process, expires_at)
+                select ${lease}, ${key}, ${holder.workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
+                from counts where counts.holder and counts.workspace
+                returning id
+              )
+              select exists (select 1 from ins) as taken, counts.holder from counts`,
+        ),
+      ]);
+      return rows;
+    });
+    if (!row?.taken) {
+      const who = holder.kind === 'key' ? 'this API key' : 'this dashboard session';
+      const message = !row?.holder
+        ? `Too many open event streams for ${who} (at most ${MAX_STREAMS}); close one first`
+        : `Too many open event streams for this workspace (at most ${MAX_PER_WORKSPACE}); close one first`;
+      throw new ApiError('rate_limit_exceeded', message, { headers: { 'Retry-After': '1' } });
+    }
+    let entry = this.open.get(key);
+    if (!entry) this.open.set(key, (entry = { holder, streams: new Set() }));
+    const stream = { lease, controller: new AbortController() };
+    entry.streams.add(stream);
+    let closed = false;
+    return {
+      signal: stream.controller.signal,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        entry.streams.delete(stream);
+        if (entry.streams.size === 0) this.open.delete(key);
+        this.db.execute(sql`delete from stream_leases where id = ${lease}`).catch((err: unknown) => log.warn({ err }, 'could not give a stream lease back'));
+      },
+    };
+  }
+
+  /** Open streams and waiting requests of this process (tests, the benchmark). */
+  get size(): number {
+    let n = 0;
+    for (const e of this.open.values()) n += e.streams.size;
+    for (const w of this.waits.values()) n += w;
+    return n;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.open.size === 0) return;
+    await this.db
+      .execute(sql`update stream_leases set expires_at = now() + ${`${LEASE_SECONDS} seconds`}::interval where process = ${this.process}`)
+      .catch((err: unknown) => log.warn({ err }, 'could not renew stream leases'));
+  }
+
+  /** Ends the streams whose key or session is no longer valid. */
+  private async check(): Promise<void> {
+    if (this.open.size === 0) return;
+    const ids = (kind: Holder['kind']) => [...this.open.values()].filter((e) => e.holder.kind === kind).map((e) => e.holder.id);
+    const keyIds = ids('key');
+    const sessionIds = ids('session');
+    try {
+      const [keys, sessions] = await Promise.all([
+        keyIds.length
+          ? queryRows<{ id: string }>(this.db, sql`select id from api_keys where id = any(${textArray(keyIds)}) and revoked_at is null and (expires_at is null or expires_at > now())`)
+          : [],
+        sessionIds.length
+          ? queryRows<{ id: string }>(this.db, sql`select id from user_sessions where id = any(${textArray(sessionIds)}) and revoked_at is null and expires_at > now()`)
+          : [],
+      ]);
+      const valid = new Set([...keys.map((k) => `key:${k.id}`), ...sessions.map((s) => `session:${s.id}`)]);
+      for (const [key, entry] of this.open) {
+        if (valid.has(key)) continue;
+        for (const s of entry.streams) s.controller.abort();
+      }
+    } catch (err) {
+      log.warn({ err }, 'could not check the holders of open streams');
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    await this.db.execute(sql`delete from stream_leases where process = ${this.process}`).catch(() => {});
+  }
+}

@@ -1,0 +1,105 @@
+import { openDatabase, type Database } from '../../db/client';
+import { DataDirLockedError } from '../../db/lock';
+import { migrateDatabase } from '../../db/migrate';
+import { openBus } from '../platform/bus';
+import { Live } from '../modules/executions/live';
+import { StreamGuard } from '../platform/streams/guard';
+import { env } from '../platform/env.js';
+import { openJobs } from '../platform/jobs';
+import { declareQueues, startWorkers } from './workers';
+import { createRateLimits } from '../modules/ratelimit';
+import { peekRuntime, setRuntime, type ProcessRuntime } from '../modules/runtime';
+import { resolveAuthSecret } from '../platform/secrets';
+import { SILENT_PHASES, type StartupPhases } from './startup';
+import { RequestUsage } from '../modules/usage/requests';
+
+// Start-up shared by the server, the worker, the tests and the admin CLI: secrets, database,
+// migrations, rate limits, the job queue and (where this process runs them) the workers.
+
+/** The next-auth secret for this process (next-auth, inside Next's bundle, reads process.env). */
+export function provideAuthSecret(): void {
+  const secret = resolveAuthSecret({
+    authSecret: env.AUTH_SECRET,
+    dataDir: env.DATA_DIR,
+    embedded: !env.DATABASE_URL,
+    production: env.NODE_ENV === 'production',
+  });
+  process.env.NEXTAUTH_SECRET = secret;
+  process.env.AUTH_SECRET = secret;
+}
+
+/** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
+export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES): Promise<Database> {
+  const database = await phases.run('database', env.DATABASE_URL ? 'PostgreSQL connected' : 'embedded PGlite opened', () =>
+    openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }),
+  );
+  try {
+    await phases.run('migrations', 'migrations applied', () => migrateDatabase(database));
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}
+
+/**
+ * Opens everything this process holds, once. `workers` (default RUN_WORKERS) also starts the
+ * job handlers here; a web process with RUN_WORKERS=false only sends jobs. `phases` logs how
+ * long each step took (the server and the worker pass one).
+ */
+export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases } = {}): Promise<ProcessRuntime> {
+  const existing = peekRuntime();
+  if (existing) return existing;
+  const workers = opts.workers ?? env.RUN_WORKERS;
+  const phases = opts.phases ?? SILENT_PHASES;
+  const database = await openMigratedDatabase(phases);
+  try {
+    const limits = createRateLimits({
+      database,
+      redisUrl: env.REDIS_URL,
+      anonPerMinute: env.RATE_LIMIT_ANON_PER_MINUTE,
+      signUpsPerHour: env.RATE_LIMIT_SIGNUPS_PER_HOUR,
+    });
+    await phases.run('rateLimits', `rate-limit store ready (${limits.store})`, () => limits.ready());
+    const { bus, jobs } = await phases.run('jobs', 'job queue started', async () => {
+      const bus = await openBus(database);
+      const jobs = await openJobs(database, bus, { workers });
+      await declareQueues(jobs);
+      return { bus, jobs };
+    });
+    const live = new Live(database.db, bus);
+    const streams = new StreamGuard(database.db);
+    streams.start();
+    const usage = new RequestUsage(database.db, env.USAGE_ANALYTICS);
+    usage.start();
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, workers };
+    setRuntime(runtime);
+    if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));
+    return runtime;
+  } catch (err) {
+    setRuntime(undefined);
+    await database.close();
+    throw err;
+  }
+}
+
+/** Stops the workers (letting running jobs finish), then closes the stores and the database. */
+export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
+  await runtime.stopWorkers?.();
+  // What this process counted of API requests, before the database closes.
+  await runtime.usage.stop();
+  await runtime.jobs.stop();
+  await runtime.streams.stop();
+  runtime.live.close();
+  await runtime.bus.close();
+  await runtime.limits.close();
+  await runtime.database.close();
+  if (peekRuntime() === runtime) setRuntime(undefined);
+}
+
+/** A plain sentence for the error people will meet most: the data dir is in use. */
+export function describeStartupError(err: unknown): string {
+  if (err instanceof DataDirLockedError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+

@@ -1,0 +1,48 @@
+import { ExecutionPool } from '../modules/executions/pool';
+import { env } from '../platform/env.js';
+import { log } from '../platform/log';
+import type { ProcessRuntime } from '../modules/runtime';
+import { drainWebhook } from '../modules/webhooks/deliver';
+import { webhookQueue } from '../modules/webhooks/queue';
+import { startCompactor } from '../modules/usage/compactor';
+import { startRelay } from '../modules/webhooks/relay';
+import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
+
+// Every queue of the service, declared by every process at start-up (a send inside a transaction on
+// PGlite hangs when pg-boss has not looked its queue up yet: docs/platform-notes.md, "pg-boss: a
+// send inside a transaction needs its queue known first"), and the handlers a worker runs.
+export const QUEUES = [maintenanceQueue, webhookQueue];
+
+/** Webhook endpoints one worker process delivers to at once (one job per endpoint at a time, across processes). */
+const WEBHOOK_CONCURRENCY = 20;
+
+export async function declareQueues(jobs: ProcessRuntime['jobs']): Promise<void> {
+  await jobs.declare(...QUEUES);
+}
+
+/**
+ * Starts this process's workers (RUN_WORKERS=true, or `npm run worker`): the executions it runs
+ * (its pool of EXECUTION_CONCURRENCY slots, with the sweeper that fails executions whose worker
+ * stopped heart-beating), the handlers of every job queue, and the event relay (outbox →
+ * webhook deliveries) and the compactor of usage records. Returns the function that stops them, letting running executions finish.
+ */
+export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promise<void>> {
+  const { jobs } = runtime;
+  const db = runtime.database.db;
+  await jobs.work(maintenanceQueue, async (job) => {
+    const result = await runMaintenance(db, jobs);
+    log.info({ job: job.id, ...result }, 'maintenance done');
+  });
+  await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
+  const pool = new ExecutionPool(db, runtime.bus, runtime.live, env.EXECUTION_CONCURRENCY);
+  pool.start();
+  runtime.executions = pool;
+  jobs.consume(webhookQueue, (job) => drainWebhook(db, jobs, job.data.webhookId), { concurrency: WEBHOOK_CONCURRENCY, groupConcurrency: 1 });
+  const stopRelay = startRelay(db, runtime.bus, jobs);
+  const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db, env.USAGE_COMPACT_SECONDS * 1000) : async () => {};
+  return async () => {
+    await pool.stop(10_000);
+    await stopRelay();
+    await stopCompactor();
+  };
+}
