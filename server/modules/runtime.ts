@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Database } from '../../db/client';
 import type { Bus } from '../platform/bus';
 import type { Live } from './executions/live';
@@ -8,10 +7,12 @@ import type { RateLimits } from './ratelimit';
 import type { StreamGuard } from '../platform/streams/guard';
 import type { RequestUsage } from './usage/requests';
 
-// Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
-// logger — once per process. Next evaluates our modules several times in one process (the custom
-// server, route-handler chunks, page chunks: docs/platform-notes.md), so a module-level `let` would
-// exist once per copy; this lives on globalThis, which exists once.
+// Everything stateful a process holds — the database, the rate-limit stores, the job queue —
+// once per process (the logger keeps a slot of its own: platform/log.ts). Next evaluates our
+// modules several times in one process (the custom server, route-handler chunks, page chunks:
+// docs/platform-notes.md), so a module-level `let` would exist once per copy; this lives on
+// globalThis, which exists once. Built and set by processes/boot.ts; declared here, with the
+// domain, because the domain (auth/options.ts), the api and app/ read it.
 
 export interface ProcessRuntime {
   database: Database;
@@ -39,7 +40,6 @@ export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' 
 
 interface Slots {
   runtime?: ProcessRuntime;
-  logger?: Logger;
 }
 
 const KEY = Symbol.for('agent-service.runtime');
@@ -67,7 +67,3 @@ export function getRuntime(): ProcessRuntime {
 /** The process's database, for code that runs inside Next (pages, route handlers, next-auth). */
 export const getDatabase = async (): Promise<Database> => getRuntime().database;
 
-/** The process-wide logger, created once by `create`. */
-export function processLogger(create: () => Logger): Logger {
-  return (slots().logger ??= create());
-}

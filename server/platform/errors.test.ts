@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { ApiError, ERROR_CATALOGUE, ERROR_TYPES, ERRORS, insufficientScope, internalError, notFound } from './errors';
-import { toTRPCError, TRPC_CODE } from '../api/trpc/init';
 
 // The error catalogue: one entry per code, from which an ApiError's status and type, the tRPC
-// code and the OpenAPI error responses are derived.
+// code and the OpenAPI error responses are derived (the tRPC mapping: api/trpc/init.test.ts).
 
 /** docs/api.md, "Errors": the type of each status. */
 const TYPE_OF_STATUS: Record<number, string> = {
@@ -66,18 +64,5 @@ describe('ApiError', () => {
     assert.equal(insufficientScope('keys:manage').status, 403);
     assert.match(insufficientScope('keys:manage').message, /keys:manage/);
     assert.equal(internalError().status, 500);
-  });
-});
-
-describe('tRPC mapping', () => {
-  it('maps every code to a tRPC code that tRPC answers with the same HTTP status', () => {
-    // Except those the HTTP server answers itself (a request it could not parse): they never
-    // travel through tRPC, which has no 431.
-    for (const e of ERROR_CATALOGUE.filter((e) => e.on !== 'http')) {
-      const trpc = toTRPCError(new ApiError(e.code, 'message'));
-      assert.equal(trpc.code, TRPC_CODE[e.status], e.code);
-      assert.equal(getHTTPStatusCodeFromError(trpc), e.status, e.code);
-      assert.ok(trpc.cause instanceof ApiError && trpc.cause.code === e.code, 'the ApiError travels as the cause');
-    }
   });
 });

@@ -1,6 +1,5 @@
 import pino from 'pino';
 import { env } from './env.js';
-import { processLogger } from '../modules/runtime';
 
 // JSON lines. Authorization headers, cookies and key material are redacted wherever they
 // would appear; request logs carry the request id.
@@ -43,6 +42,15 @@ export function scrubError(value: unknown, depth = 0): unknown {
 }
 
 const errSerializer = (err: unknown) => scrubError(pino.stdSerializers.errWithCause(err as Error));
+
+// One logger per process: Next evaluates our modules several times in one process
+// (docs/platform-notes.md), so it lives on globalThis, which exists once.
+const LOGGER = Symbol.for('agent-service.logger');
+
+function processLogger(create: () => pino.Logger): pino.Logger {
+  const g = globalThis as unknown as Record<symbol, pino.Logger | undefined>;
+  return (g[LOGGER] ??= create());
+}
 
 export const log = processLogger(() =>
   pino({

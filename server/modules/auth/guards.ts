@@ -1,4 +1,4 @@
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { CounterFactory } from '../../platform/ratelimit/store';
 
 // Brute-force guards of the dashboard's sign-in and sign-up, counted in the rate-limit store
 // (memory when embedded, Redis or PostgreSQL when scaled out), so every process shares them.
@@ -6,8 +6,6 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 // An attempt is spent *before* the password is checked: the counter's increment is atomic, so
 // 200 concurrent guesses get exactly the allowed number of checks, never more. A correct
 // password gives the attempt back.
-
-export type CounterFactory = (keyPrefix: string, durationSeconds: number) => RateLimiterAbstract;
 
 /** 10 wrong passwords for one account within 15 minutes lock its password sign-in for the rest of that window. */
 export const SIGN_IN_FAILURES_PER_ACCOUNT = 10;

@@ -1,11 +1,13 @@
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { CounterFactory } from '../../modules/auth/guards';
 import { consume, type Decision, type Window } from './limiter';
 
 // Where the counters live (docs/api.md, "Many processes, one service"): in memory when one
 // process owns everything (embedded PGlite), in Redis when REDIS_URL is set, otherwise in
 // PostgreSQL.
 export type StoreKind = 'memory' | 'redis' | 'postgres';
+
+/** A named counter over a window of `durationSeconds` (the sign-in and sign-up guards count with it). */
+export type CounterFactory = (keyPrefix: string, durationSeconds: number) => RateLimiterAbstract;
 
 export interface Store {
   kind: StoreKind;
