@@ -1,0 +1,99 @@
+// The architecture, checked by `npm run lint` (README, "What is where"): server/ in four layers,
+// each importing only those below it.
+//
+//   processes/  what runs: entry points, boot, the process's workers
+//   api/        the edges: REST, tRPC, OpenAPI, the HTTP server
+//   modules/    the domain
+//   platform/   infrastructure that knows no domain
+//   db/         (top level) the schema and the database: infrastructure too
+//
+// Every import counts: type-only ones, dynamic import() and require() as well, tests included.
+// A type a lower layer needs is declared in that layer (e.g. CounterFactory in
+// platform/ratelimit/store.ts), never imported from above. There are no exceptions.
+const OUTSIDE_LAYERS = '^server/(?!(platform|modules|api|processes)/)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'platform-imports-no-domain',
+      severity: 'error',
+      comment: 'server/platform/ is infrastructure: it imports nothing from modules/, api/ or processes/.',
+      from: { path: '^server/platform/' },
+      to: { path: '^server/(modules|api|processes)/' },
+    },
+    {
+      name: 'modules-import-no-edges',
+      severity: 'error',
+      comment: 'server/modules/ (the domain) imports nothing from api/ or processes/.',
+      from: { path: '^server/modules/' },
+      to: { path: '^server/(api|processes)/' },
+    },
+    {
+      name: 'api-imports-no-processes',
+      severity: 'error',
+      comment: 'server/api/ (the edges) imports nothing from processes/: the processes wire the api, not the other way.',
+      from: { path: '^server/api/' },
+      to: { path: '^server/processes/' },
+    },
+    {
+      name: 'db-imports-no-server',
+      severity: 'error',
+      comment: 'db/ is infrastructure: it imports nothing from server/modules/, api/ or processes/.',
+      from: { path: '^db/' },
+      to: { path: '^server/(modules|api|processes)/' },
+    },
+    {
+      name: 'app-imports-no-processes',
+      severity: 'error',
+      comment: 'app/ (Next) runs inside a process: it may import api/ (tRPC, the route table) and modules/, never processes/.',
+      from: { path: '^app/' },
+      to: { path: '^server/processes/' },
+    },
+    // Every file of server/ belongs to one of the four layers: one outside them is reported when
+    // it imports anything, is imported, or stands alone.
+    {
+      name: 'server-file-outside-layers',
+      severity: 'error',
+      comment: 'Every file of server/ belongs to platform/, modules/, api/ or processes/.',
+      from: { path: OUTSIDE_LAYERS },
+      to: {},
+    },
+    {
+      name: 'server-file-outside-layers',
+      severity: 'error',
+      comment: 'Every file of server/ belongs to platform/, modules/, api/ or processes/.',
+      from: {},
+      to: { path: OUTSIDE_LAYERS },
+    },
+    {
+      name: 'server-file-outside-layers',
+      severity: 'error',
+      comment: 'Every file of server/ belongs to platform/, modules/, api/ or processes/.',
+      from: { orphan: true, path: OUTSIDE_LAYERS },
+      to: {},
+    },
+    {
+      name: 'no-cycle-between-layers',
+      severity: 'error',
+      comment:
+        'No cycle runs through two of the four folders (nor through db/). The layer rules above already make one impossible; this names it when a rule is loosened.',
+      from: { path: '^(server/(platform|modules|api|processes)|db)/' },
+      to: { circular: true, via: { pathNot: '^$1/' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.next|\\.data|db/migrations|test-results|playwright-report)/' },
+    // Type-only imports are dependencies too.
+    tsPreCompilationDeps: true,
+    // The `@/…` paths of app/.
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts', '.json'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};
