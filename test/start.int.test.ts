@@ -19,7 +19,9 @@ const started: number[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
 after(async () => {
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  // npm and what it started: a test that failed midway leaves the server running, and its
+  // output pipes open would keep this file's process from ever exiting.
+  for (const pid of started) for (const p of [...descendants(pid), pid]) if (alive(p)) process.kill(p, 'SIGKILL');
   for (const cleanup of cleanups) await cleanup();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -117,7 +119,7 @@ describe('npm start under a process manager', () => {
     const direct = childrenOf(npmPid);
     assert.equal(direct.length, 1, `one child of npm, no shell in between: ${direct.map(cmdline).join(' | ')}`);
     const server = direct[0]!;
-    assert.match(cmdline(server), /node .*server\/launch\.js/);
+    assert.match(cmdline(server), /node .*server\/processes\/launch\.js/);
     const lockFile = path.join(proc.dataDir, 'owner.lock');
     if (DB_KIND === 'pglite') assert.equal(fs.readFileSync(lockFile, 'utf8'), String(server), 'the server holds the data dir');
 
