@@ -34,13 +34,15 @@ const withoutParsers = (options?: QueryOptions) => {
 
 /** The instance (or a transaction of it) as drizzle should see it: its queries without a `parsers` option. */
 export function forDrizzle<T extends Queryable>(client: T): T {
+  // Made once per client (a query reads `query` each time), not on every property read.
+  const own: Record<PropertyKey, unknown> = {
+    query: (text: string, params?: unknown[], options?: QueryOptions) => client.query(text, params, withoutParsers(options)),
+    exec: (text: string, options?: QueryOptions) => client.exec(text, withoutParsers(options)),
+  };
+  if (client.transaction) own.transaction = <R>(fn: (tx: Queryable) => Promise<R>) => client.transaction!((tx) => fn(forDrizzle(tx as Queryable)));
   return new Proxy(client, {
     get(target, prop, receiver) {
-      if (prop === 'query') return (text: string, params?: unknown[], options?: QueryOptions) => target.query(text, params, withoutParsers(options));
-      if (prop === 'exec') return (text: string, options?: QueryOptions) => target.exec(text, withoutParsers(options));
-      if (prop === 'transaction' && target.transaction) {
-        return <R>(fn: (tx: Queryable) => Promise<R>) => target.transaction!((tx) => fn(forDrizzle(tx as Queryable)));
-      }
+      if (Object.hasOwn(own, prop)) return own[prop];
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -64,14 +64,13 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
       else keyRef.owner = identity.owner;
       const refused = 'key' in identity ? await limitKey(res, limits, identity.key) : await addresses.check(req, res);
       if (refused) throw refused;
-      if (match.kind === 'method_not_allowed') {
-        throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${path.slice(0, 200)}`, {
-          headers: { Allow: match.allow.join(', ') },
-        });
-      }
-      if (match.kind === 'not_found') throw new ApiError('route_not_found', `Unknown route: ${req.method} ${path.slice(0, 200)}`);
     }
-    if (match.kind !== 'found') throw new Error('unreachable');
+    if (match.kind === 'method_not_allowed') {
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${path.slice(0, 200)}`, {
+        headers: { Allow: match.allow.join(', ') },
+      });
+    }
+    if (match.kind === 'not_found') throw new ApiError('route_not_found', `Unknown route: ${req.method} ${path.slice(0, 200)}`);
     const { route, params } = match;
     let key: VerifiedKey | null = null;
     if (route.auth) {
@@ -92,7 +91,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
         return target.handle({ req, requestId, db, services, key, params, query, body: () => (body ??= readJsonBody(req)) });
       }
       const body = await readBody(req, route, query, preread);
-      return callProcedure({ ...route, target }, { requestId, db, actor: key, services }, { query, body, params });
+      return callProcedure(target, route.successStatus, { requestId, db, actor: key, services }, { query, body, params });
     };
     // Idempotency-Key (POST): checked after the scope, before the input (docs/api.md,
     // "Idempotency").

@@ -3,7 +3,7 @@ import { createCallerFactory } from '../trpc/init';
 import { appRouter } from '../trpc/router';
 import { json, type JsonAnswer } from './answer';
 import type { Query } from './body';
-import type { RestRoute } from './routes';
+import type { ProcedureTarget } from './routes';
 
 // Procedure routes: the procedure is called through a tRPC caller with the input the handler
 // read and checked (the query of GET and DELETE, the JSON body of POST and PATCH, and the path
@@ -29,11 +29,12 @@ function present(query: Query): Record<string, string | string[]> {
 }
 
 export async function callProcedure(
-  route: RestRoute & { target: { kind: 'procedure' } },
+  target: ProcedureTarget,
+  successStatus: number,
   context: Context,
   input: { query: Query; body?: Record<string, unknown>; params: Record<string, string> },
 ): Promise<JsonAnswer> {
   const fields = input.body ?? present(input.query);
-  const output = await at(createCaller(context), route.target.segments)({ ...fields, ...input.params });
-  return json(route.successStatus, output ?? null);
+  const output = await at(createCaller(context), target.segments)({ ...fields, ...input.params });
+  return json(successStatus, output ?? null);
 }

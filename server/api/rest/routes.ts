@@ -44,6 +44,13 @@ export interface RawRoute {
   handle(ctx: RawContext): Promise<Answer>;
 }
 
+/** A procedure by its path in the router (`agents.list`), split once into the caller's segments. */
+export interface ProcedureTarget {
+  kind: 'procedure';
+  path: string;
+  segments: string[];
+}
+
 export interface RestRoute {
   method: string;
   template: string;
@@ -53,7 +60,7 @@ export interface RestRoute {
   /** False: no key needed (the OpenAPI document). */
   auth: boolean;
   successStatus: number;
-  target: { kind: 'procedure'; path: string; segments: string[] } | { kind: 'raw'; handle: RawRoute['handle'] };
+  target: ProcedureTarget | { kind: 'raw'; handle: RawRoute['handle'] };
 }
 
 export type RouteMatch =
