@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { userSessions } from '../db/schema';
 import type { Jobs, QueueSpec } from '../server/platform/jobs';
 import { DB_KIND, startServer, type TestServer } from './harness';
-import { ROOT, stop, type Proc } from './processes';
+import { launchArgs, ROOT, stop, type Proc } from './processes';
 
 function childEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -83,7 +83,7 @@ describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (
     const ws = await api.seed.workspace();
     const old = new Date(Date.now() - 3 * 86_400_000);
     await api.db.insert(userSessions).values({ id: `old-${Date.now()}`, userId: ws.userId, createdAt: old, expiresAt: old });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/processes/worker.ts'], {
+    const child = spawn(process.execPath, launchArgs('worker'), {
       cwd: ROOT,
       env: { ...childEnvironment(), LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],

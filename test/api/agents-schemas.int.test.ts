@@ -104,7 +104,7 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
 
   it('a schema past the compile budget is refused (400, tools.N.parameters) and nothing is written; the next compile runs', async () => {
     const n = await agents();
-    setSchemaBudgetForTests(5);
+    setSchemaBudgetForTests(0); // every task is past it, however fast the machine compiles
     let res: ApiResponse<unknown>;
     try {
       res = await create({ tools: [...heavyTools(1), ...heavyTools(1).map((t) => ({ ...t, name: 'second' }))] });

@@ -78,7 +78,7 @@ describe('validateArguments', () => {
 
 describe('limits', () => {
   it('a task past its budget is stopped (its thread terminated) and the next one runs on a fresh thread', async () => {
-    setSchemaBudgetForTests(5);
+    setSchemaBudgetForTests(0); // every task is past it, however fast the machine compiles
     try {
       assert.deepEqual(await compileSchema('ws_b', heavySchema(fresh())), { ok: false, reason: 'too_slow' });
     } finally {
