@@ -21,7 +21,10 @@ const config = {
   ],
   poweredByHeader: false,
   reactStrictMode: true,
-  typescript: { ignoreBuildErrors: false },
+  // Type checking is `npm run typecheck`'s job (tsc over the whole project, app/ included; CI runs
+  // it before the build): `next build` checking the types again cost 13.5 s of every build, the
+  // first `npm start` of a fresh clone's included. A type error still fails CI.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default config;
