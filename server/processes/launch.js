@@ -5,6 +5,7 @@
 // manager's signals reach the server itself. Plain JavaScript with only Node's own modules
 // until the server is imported, so it runs before, and without, any TypeScript loader.
 import './node-version.js';
+import fs from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +32,19 @@ try {
   // esbuild has printed the errors in the sources.
   process.stderr.write(`The server could not be compiled: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
   process.exit(1);
+}
+
+// `.next/package.json` says `{"type": "commonjs"}` before anything loads from `.next/`. `next
+// build` writes it, and the dashboard's compiled pages are CommonJS `.js` files. Node reads a
+// file's package.json once per process and remembers one that is missing. Importing the bundle
+// below (it lives in `.next/cache/server/`) made Node look for `.next/package.json`. On a fresh
+// clone the dashboard is then built by this same process, but Node still took the pages for ES
+// modules, as this project's package.json says. Every dashboard page answered 500 ("require is
+// not defined in ES module scope") until the next start (docs/decisions.md, "Start-up").
+const NEXT_PACKAGE = path.resolve('.next', 'package.json');
+if (!fs.existsSync(NEXT_PACKAGE)) {
+  fs.mkdirSync(path.dirname(NEXT_PACKAGE), { recursive: true });
+  fs.writeFileSync(NEXT_PACKAGE, '{"type": "commonjs"}');
 }
 
 /** What the server logs as its first start-up phases (startup.ts reads it). */
