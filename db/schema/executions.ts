@@ -10,6 +10,9 @@ const status = textEnum('executions', 'status', EXECUTION_STATUSES);
 const executionEnvironment = environmentColumn('executions');
 const conversationEnvironment = environmentColumn('conversations');
 
+/** What started an execution (`trigger`): a call of the API (or the dashboard), or a schedule's occurrence. */
+export type ExecutionTrigger = { type: 'api' } | { type: 'schedule'; scheduleId: string; scheduledFor: string };
+
 /** One step of a run as the API shows it (`steps[]`): a model call, with its tool calls and results. */
 export interface StoredStep {
   index: number;
@@ -56,6 +59,9 @@ export const executions = pgTable(
     // reserves numbers ahead of the events it has written (docs/executions.md), so a terminal
     // event written by anyone else (cancel, worker_lost) always sorts after every event sent.
     eventSeq: integer('event_seq').notNull().default(0),
+    trigger: json('trigger').$type<ExecutionTrigger>().notNull().default({ type: 'api' }),
+    // The schedule of a scheduled run (also in `trigger`): the `scheduleId` filter of the list.
+    scheduleId: text('schedule_id'),
   },
   (t) => [
     executionEnvironment.check(t.environment),
@@ -64,6 +70,7 @@ export const executions = pgTable(
     index('executions_agent_idx').on(t.workspaceId, t.environment, t.agentId, t.id),
     index('executions_status_idx').on(t.workspaceId, t.environment, t.status, t.id),
     index('executions_conversation_idx').on(t.workspaceId, t.environment, t.conversationId, t.id),
+    index('executions_schedule_idx').on(t.workspaceId, t.environment, t.scheduleId, t.id).where(sql`${t.scheduleId} is not null`),
     index('executions_running_idx').on(t.heartbeatAt).where(sql`${t.status} = 'running'`),
     // The queue: the workspaces with queued runs (a skip scan) and each one's oldest (the fair claim).
     index('executions_queued_idx').on(t.workspaceId, t.environment, t.id).where(sql`${t.status} = 'queued'`),

@@ -223,6 +223,25 @@ describe('list', () => {
     expectError(await api.request('GET', '/v1/executions?status=done', { key: owner.key }), 400, 'invalid_parameter', 'status');
     expectError(await api.request('GET', `/v1/executions?after=${a}`, { key: owner.key }), 400, 'invalid_cursor');
   });
+
+  it('every execution says what started it (trigger), and scheduleId lists one schedule’s runs, in the caller’s workspace only', async () => {
+    const a = await createAgent(api, owner.key);
+    const [queued, waited] = [await execute(api, owner.key, a, { input: 'one' }), await execute(api, owner.key, a, { input: 'two', wait: true })];
+    for (const res of [queued, waited]) assert.deepEqual(res.body.trigger, { type: 'api' });
+    const read = await api.request<Execution>('GET', `/v1/executions/${waited.body.id}`, { key: owner.key });
+    assert.deepEqual(read.body.trigger, { type: 'api' });
+    // A schedule's run (what the schedule ticker will write), made here in the database.
+    const scheduled = { type: 'schedule', scheduleId: 'sch_01JD8X41B2C3D4E5F6G7H8J9K0', scheduledFor: '2026-11-25T10:00:00.000Z' };
+    await api.query(sql`update executions set trigger = ${JSON.stringify(scheduled)}::json, schedule_id = ${scheduled.scheduleId} where id = ${waited.body.id}`);
+    const bySchedule = await api.request<{ data: Execution[] }>('GET', `/v1/executions?scheduleId=${scheduled.scheduleId}`, { key: owner.key });
+    expectStatus(bySchedule, 200);
+    assert.deepEqual(bySchedule.body.data.map((e) => [e.id, e.trigger]), [[waited.body.id, scheduled]]);
+    const none = await api.request<{ data: Execution[] }>('GET', '/v1/executions?scheduleId=sch_unknown', { key: owner.key });
+    assert.deepEqual(none.body.data, []);
+    const stranger = await api.seed.key({ ...UNLIMITED });
+    const theirs = await api.request<{ data: Execution[] }>('GET', `/v1/executions?scheduleId=${scheduled.scheduleId}`, { key: stranger.key });
+    assert.deepEqual(theirs.body.data, [], 'another workspace sees none of them');
+  });
 });
 
 describe('in place', () => {

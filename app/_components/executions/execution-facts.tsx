@@ -42,6 +42,16 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
             {e.conversationId}
           </Link>
         </Row>
+        <Row label="Started by" testId="execution-trigger">
+          {e.trigger.type === 'schedule' ? (
+            <>
+              Schedule <code className="font-mono text-xs break-all">{e.trigger.scheduleId}</code>
+              <span className="block text-xs text-slate-500">for {formatTime(e.trigger.scheduledFor)}</span>
+            </>
+          ) : (
+            'API or dashboard'
+          )}
+        </Row>
         <Row label="Model" testId="execution-model">
           <code className="font-mono text-xs break-all">{e.model}</code>
         </Row>

@@ -46,6 +46,21 @@ const step = z.object({
   completedAt: timestamp,
 }).meta({ id: 'ExecutionStep' });
 
+const trigger = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('api') }),
+    z.object({
+      type: z.literal('schedule'),
+      scheduleId: z.string().meta({ example: 'sch_01JD8X41B2C3D4E5F6G7H8J9K0' }),
+      scheduledFor: timestamp.meta({ description: 'The occurrence this run is for (it may start a little later).' }),
+    }),
+  ])
+  .meta({
+    id: 'ExecutionTrigger',
+    description: 'What started it: a call of the API or the dashboard (`api`), or an occurrence of a schedule (`schedule`).',
+    example: { type: 'api' },
+  });
+
 export const executionSchema = z.object({
   id: z.string().meta({ description: 'Unique identifier (`exe_…`).', example: EXAMPLE_EXECUTION }),
   agentId: z.string().meta({ example: EXAMPLE_AGENT }),
@@ -70,6 +85,7 @@ export const executionSchema = z.object({
   model: z.string().meta({ description: 'The model that ran (`provider/model`); test mode runs on `sandbox/…`.', example: 'sandbox/echo' }),
   cached: z.boolean().meta({ description: 'Test mode only: the answer was served from the cache of identical requests.' }),
   metadata,
+  trigger,
   environment: z.enum(ENVIRONMENTS),
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
@@ -83,6 +99,7 @@ export const listExecutionsInput = z.strictObject({
   agentId: z.string().meta({ description: 'Only this agent’s executions.' }).optional(),
   status: z.enum(EXECUTION_STATUSES).meta({ description: 'Only executions in this status.' }).optional(),
   conversationId: z.string().meta({ description: 'Only this conversation’s executions.' }).optional(),
+  scheduleId: z.string().meta({ description: 'Only the runs of this schedule.' }).optional(),
 });
 
 export const idInput = z.strictObject({ id: z.string().meta({ description: 'The resource id.' }) });

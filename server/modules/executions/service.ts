@@ -23,7 +23,7 @@ const executionList = keysetList({
   prefix: 'exe',
   table: executions,
   columns: getTableColumns(executions),
-  filters: { agentId: executions.agentId, status: executions.status, conversationId: executions.conversationId },
+  filters: { agentId: executions.agentId, status: executions.status, conversationId: executions.conversationId, scheduleId: executions.scheduleId },
 });
 
 type Scope = Pick<Actor, 'workspaceId' | 'environment'>;
@@ -58,7 +58,7 @@ export async function getExecution(db: Db, scope: Scope, id: string): Promise<Ex
   return executionView(row);
 }
 
-export type ListExecutionsInput = PageParams & { agentId?: string; status?: ExecutionRow['status']; conversationId?: string };
+export type ListExecutionsInput = PageParams & { agentId?: string; status?: ExecutionRow['status']; conversationId?: string; scheduleId?: string };
 
 export async function listExecutions(db: Db, scope: Scope, input: ListExecutionsInput): Promise<Page<ExecutionView>> {
   const page = await executionList.page(db, scope, input);
@@ -152,6 +152,8 @@ export async function startExecution(
       model: agent.model,
       cached: false,
       metadata: input.metadata ?? {},
+      trigger: { type: 'api' },
+      scheduleId: null,
       createdAt: now,
       startedAt: running ? now : null,
       completedAt: null,

@@ -45,6 +45,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     model: row.model,
     cached: row.cached,
     metadata: row.metadata,
+    trigger: row.trigger,
     environment: row.environment,
     createdAt: row.createdAt.toISOString(),
     startedAt: iso(row.startedAt),
