@@ -260,6 +260,11 @@ export async function startServer(
   } = {},
 ): Promise<TestServer> {
   if (started) throw new Error('startServer: one server per test file (server/platform/env.js reads the environment once)');
+  // A server module imported at the top of a test file read the environment before the lines
+  // below set it: the server would use the developer's settings (their .data, their database).
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('agent-service.env-read')]) {
+    throw new Error('startServer: server/platform/env.js was loaded before it: import server modules inside before(), after startServer (type-only imports are fine)');
+  }
   started = true;
   const kind = opts.db ?? DB_KIND;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-test-'));

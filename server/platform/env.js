@@ -111,3 +111,8 @@ export const env = createEnv({
     process.exit(1);
   },
 });
+
+// Read once per process (Next may evaluate this module again: the values are the same). The
+// tests' harness checks this mark to refuse starting a server after the environment was read
+// with another test file's, or the developer's, settings (test/harness.ts, startServer).
+/** @type {Record<symbol, unknown>} */ (globalThis)[Symbol.for('agent-service.env-read')] = true;
