@@ -18,7 +18,7 @@ export function markPostgres(db: Db, sql: postgres.Sql): void {
 export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   const sql = (db as unknown as Record<symbol, postgres.Sql | undefined>)[RAW];
   if (!sql) return db.transaction(fn);
-  const conn = await sql.reserve();
+  const conn = withSavepoints(await sql.reserve());
   try {
     const begun = conn.unsafe('begin').execute();
     let result: T;
@@ -38,4 +38,26 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
   } finally {
     conn.release();
   }
+}
+
+/**
+ * A transaction inside this one (drizzle's `tx.transaction`, or `transaction(tx, …)`) is a
+ * savepoint: drizzle asks the session's client for `savepoint(cb)`, which postgres.js gives its
+ * own transactions but not a reserved connection, so the connection gets one here.
+ */
+function withSavepoints(conn: postgres.ReservedSql): postgres.ReservedSql {
+  let next = 0;
+  const savepoint = async <T>(cb: (client: postgres.ReservedSql) => Promise<T>): Promise<T> => {
+    const name = `s${++next}`;
+    await conn.unsafe(`savepoint ${name}`);
+    try {
+      const result = await cb(conn);
+      await conn.unsafe(`release savepoint ${name}`);
+      return result;
+    } catch (err) {
+      await conn.unsafe(`rollback to savepoint ${name}`);
+      throw err;
+    }
+  };
+  return Object.assign(conn, { savepoint });
 }

@@ -9,3 +9,4 @@ export * from './idempotency';
 export * from './webhooks';
 export * from './streams';
 export * from './usage';
+export * from './schedules';

@@ -6,6 +6,7 @@ import { drainWebhook } from '../modules/webhooks/deliver';
 import { webhookQueue } from '../modules/webhooks/queue';
 import { startCompactor } from '../modules/usage/compactor';
 import { startRelay } from '../modules/webhooks/relay';
+import { startScheduleTicker } from '../modules/schedules/ticker';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
 // Every queue of the service, declared by every process at start-up (a send inside a transaction on
@@ -24,7 +25,7 @@ export async function declareQueues(jobs: ProcessRuntime['jobs']): Promise<void>
  * Starts this process's workers (RUN_WORKERS=true, or `npm run worker`): the executions it runs
  * (its pool of EXECUTION_CONCURRENCY slots, with the sweeper that fails executions whose worker
  * stopped heart-beating), the handlers of every job queue, and the event relay (outbox →
- * webhook deliveries) and the compactor of usage records. Returns the function that stops them, letting running executions finish.
+ * webhook deliveries), the compactor of usage records and the schedule ticker. Returns the function that stops them, letting running executions finish.
  */
 export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promise<void>> {
   const { jobs } = runtime;
@@ -40,7 +41,9 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
   jobs.consume(webhookQueue, (job) => drainWebhook(db, jobs, job.data.webhookId), { concurrency: WEBHOOK_CONCURRENCY, groupConcurrency: 1 });
   const stopRelay = startRelay(db, runtime.bus, jobs);
   const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db, env.USAGE_COMPACT_SECONDS * 1000) : async () => {};
+  const stopTicker = startScheduleTicker(db);
   return async () => {
+    await stopTicker();
     await pool.stop(10_000);
     await stopRelay();
     await stopCompactor();

@@ -2,7 +2,7 @@ import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
-import { agents, conversations, executions, messages } from '../../../db/schema';
+import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
@@ -87,10 +87,10 @@ export async function cancelExecution(db: Db, scope: Scope, id: string): Promise
  */
 export async function startExecution(
   db: Db,
-  actor: Actor,
+  actor: Scope,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inline?: boolean } = {},
+  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger } = {},
 ): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started }> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
@@ -152,8 +152,8 @@ export async function startExecution(
       model: agent.model,
       cached: false,
       metadata: input.metadata ?? {},
-      trigger: { type: 'api' },
-      scheduleId: null,
+      trigger: opts.trigger ?? { type: 'api' },
+      scheduleId: opts.trigger?.type === 'schedule' ? opts.trigger.scheduleId : null,
       createdAt: now,
       startedAt: running ? now : null,
       completedAt: null,

@@ -1,0 +1,125 @@
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { transaction } from '../../../db/transaction';
+import { executions, schedules } from '../../../db/schema';
+import { ApiError } from '../../platform/errors';
+import { log } from '../../platform/log';
+import { startExecution } from '../executions/service';
+import { catchUp } from './timing';
+
+// Firing schedules (docs/schedules.md, "How schedules fire"). A tick takes the due schedules
+// (`next_run_at <= now`) FOR UPDATE SKIP LOCKED and, in the same transaction, creates each one's
+// execution and moves its `next_run_at` on. An occurrence therefore has exactly one execution
+// whatever the number of processes ticking: a second tick at once skips the rows the first holds,
+// and finds them no longer due once it commits. Every process that runs workers ticks at the
+// start of each minute (`startScheduleTicker`).
+
+/** Schedules one tick fires at most (a larger backlog takes the next ticks, at once). */
+const BATCH = 200;
+
+export interface TickResult {
+  /** Executions created. */
+  fired: number;
+  /** Occurrences that created nothing: the previous run still active (`overlap: skip`), or the start refused (the agent gone, the conversation busy). */
+  skipped: number;
+  /** Whether due schedules may remain (the batch was full). */
+  more: boolean;
+}
+
+/** Fires the schedules due at `now` (the caller's clock: injectable, as the tests run minutes in moments). */
+export async function tick(db: Db, now = new Date()): Promise<TickResult> {
+  return transaction(db, async (tx) => {
+    const due = await tx
+      .select()
+      .from(schedules)
+      .where(and(isNotNull(schedules.nextRunAt), lte(schedules.nextRunAt, now)))
+      .orderBy(asc(schedules.nextRunAt))
+      .limit(BATCH)
+      .for('update', { skipLocked: true });
+    let fired = 0;
+    let skipped = 0;
+    for (const s of due) {
+      const { run, next } = catchUp(s.cron, s.timezone, s.nextRunAt!, now);
+      const ended = next === null || (s.endAt !== null && next.getTime() > s.endAt.getTime());
+      let executionId: string | null = null;
+      if (run && (s.endAt === null || run.getTime() <= s.endAt.getTime())) {
+        executionId = await fire(tx, s, run);
+        if (executionId) fired++;
+        else skipped++;
+      }
+      await tx
+        .update(schedules)
+        .set({
+          nextRunAt: ended ? null : next,
+          enabled: ended ? false : s.enabled,
+          ...(executionId ? { lastRunAt: run, lastExecutionId: executionId } : {}),
+          updatedAt: sql`now()`,
+        })
+        .where(eq(schedules.id, s.id));
+    }
+    return { fired, skipped, more: due.length === BATCH };
+  });
+}
+
+/** Creates the occurrence's execution (in a savepoint: a refused start leaves the tick whole); null when it creates none. */
+async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date): Promise<string | null> {
+  if (s.overlap === 'skip') {
+    const [active] = await tx
+      .select({ id: executions.id })
+      .from(executions)
+      .where(
+        and(
+          eq(executions.workspaceId, s.workspaceId),
+          eq(executions.environment, s.environment),
+          eq(executions.scheduleId, s.id),
+          inArray(executions.status, ['queued', 'running']),
+        ),
+      )
+      .limit(1);
+    if (active) return null;
+  }
+  try {
+    const { row } = await transaction(tx, (sp) =>
+      startExecution(
+        sp,
+        { workspaceId: s.workspaceId, environment: s.environment },
+        s.agentId,
+        { input: s.input, ...(s.conversationId ? { conversationId: s.conversationId } : {}), metadata: s.metadata },
+        { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: occurrence.toISOString() } },
+      ),
+    );
+    return row.id;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    log.warn({ schedule: s.id, code: err.code }, 'a schedule’s occurrence created no execution');
+    return null;
+  }
+}
+
+/** Ticks at the start of every minute (and at once), until stopped; returns the function that stops it. */
+export function startScheduleTicker(db: Db): () => Promise<void> {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const run = async () => {
+    try {
+      while (!stopped && (await tick(db)).more);
+    } catch (err) {
+      log.error({ err }, 'schedule tick failed');
+    }
+  };
+  const arm = () => {
+    if (stopped) return;
+    // A few milliseconds past the minute, so that an occurrence at hh:mm:00 is due.
+    timer = setTimeout(() => {
+      running = run().finally(arm);
+    }, 60_000 - (Date.now() % 60_000) + 25);
+    timer.unref();
+  };
+  running = run().finally(arm);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
