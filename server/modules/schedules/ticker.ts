@@ -4,6 +4,7 @@ import { transaction } from '../../../db/transaction';
 import { executions, schedules } from '../../../db/schema';
 import { ApiError } from '../../platform/errors';
 import { log } from '../../platform/log';
+import { repeat } from '../../platform/repeat';
 import { startExecution } from '../executions/service';
 import { catchUp } from './timing';
 
@@ -96,30 +97,17 @@ async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date):
   }
 }
 
-/** Ticks at the start of every minute (and at once), until stopped; returns the function that stops it. */
+/** Ticks at once, then a few milliseconds past the start of every minute (an occurrence at hh:mm:00 is then due), until stopped. */
 export function startScheduleTicker(db: Db): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = async () => {
-    try {
-      while (!stopped && (await tick(db)).more);
-    } catch (err) {
-      log.error({ err }, 'schedule tick failed');
-    }
-  };
-  const arm = () => {
-    if (stopped) return;
-    // A few milliseconds past the minute, so that an occurrence at hh:mm:00 is due.
-    timer = setTimeout(() => {
-      running = run().finally(arm);
-    }, 60_000 - (Date.now() % 60_000) + 25);
-    timer.unref();
-  };
-  running = run().finally(arm);
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return repeat(
+    async () => {
+      try {
+        while ((await tick(db)).more);
+      } catch (err) {
+        log.error({ err }, 'schedule tick failed');
+      }
+    },
+    () => 60_000 - (Date.now() % 60_000) + 25,
+    { now: true },
+  );
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { transaction } from '../../../db/transaction';
 import { log } from '../../platform/log';
+import { repeat } from '../../platform/repeat';
 import { bucketSql } from './histogram';
 import { pricedFrom, type PriceTable } from './prices';
 import { addToRollup } from './rollups';
@@ -84,11 +85,8 @@ const VACUUM_AFTER = 20_000;
  * 17 ms for no row. Returns the function that stops it after the batch in flight.
  */
 export function startCompactor(db: Db, intervalMs = 2_000): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   let sinceVacuum = 0;
-  const tick = async () => {
+  return repeat(async () => {
     try {
       const [waiting] = await queryRows<{ any: boolean }>(db, sql`select exists (select 1 from usage_execution_records) as any`);
       if (waiting?.any) sinceVacuum += await compactAll(db);
@@ -99,18 +97,5 @@ export function startCompactor(db: Db, intervalMs = 2_000): () => Promise<void> 
     } catch (err) {
       log.error({ err }, 'usage compaction failed; the records stay and are compacted on a later turn');
     }
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick().finally(schedule);
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  }, () => intervalMs);
 }
