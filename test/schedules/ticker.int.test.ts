@@ -124,6 +124,17 @@ describe('schedule ticks', () => {
     assert.equal(s.nextRunAt, null);
   });
 
+  it('a schedule whose cron cannot be read (changed by hand) is disabled alone; the others still fire', async () => {
+    const broken = await schedule({ cron: '* * * * *' });
+    const fine = await schedule({ cron: '* * * * *' });
+    await api.query(sql`update schedules set timezone = 'Mars/Olympus_Mons' where id = ${broken}`);
+    await tick(api.db, at(1));
+    const b = await row(broken);
+    assert.deepEqual({ enabled: b.enabled, nextRunAt: b.nextRunAt }, { enabled: false, nextRunAt: null });
+    assert.deepEqual(await runsOf(broken), []);
+    assert.equal((await runsOf(fine)).length, 1);
+  });
+
   it('a schedule whose agent is gone creates nothing and keeps the tick whole', async () => {
     const doomed = await createAgent(api, owner.key);
     const gone = await schedule({ cron: '* * * * *', agent: doomed });

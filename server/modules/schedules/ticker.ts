@@ -40,7 +40,16 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
     let fired = 0;
     let skipped = 0;
     for (const s of due) {
-      const { run, next } = catchUp(s.cron, s.timezone, s.nextRunAt!, now);
+      let when: ReturnType<typeof catchUp>;
+      try {
+        when = catchUp(s.cron, s.timezone, s.nextRunAt!, now);
+      } catch (err) {
+        // Checked when written, so only a row changed by hand gets here: it stops, alone, and says so.
+        log.error({ err, schedule: s.id }, 'a schedule’s cron or time zone cannot be read; the schedule is disabled');
+        await tx.update(schedules).set({ nextRunAt: null, enabled: false, updatedAt: sql`now()` }).where(eq(schedules.id, s.id));
+        continue;
+      }
+      const { run, next } = when;
       const ended = next === null || (s.endAt !== null && next.getTime() > s.endAt.getTime());
       let executionId: string | null = null;
       if (run && (s.endAt === null || run.getTime() <= s.endAt.getTime())) {
