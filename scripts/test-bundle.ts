@@ -1,28 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
+import { externalPackages } from '../server/processes/server-bundle.js';
 
 // `npm test` runs every test file in a process of its own. Loaded through tsx, a file's ~420
 // modules cost about 1 s of CPU before its first test (tsx lexes and looks up every module it
 // loads, drizzle's ~200 modules load one by one); compiled by esbuild first, 0.3 s. So the test
 // files are compiled together, once per run, the way `npm start` compiles the server
-// (server/processes/server-bundle.js): our code bundled with code splitting (each process loads
-// its file and the chunks it shares with the others, so a module is still one instance per
-// process), packages external except drizzle-orm. `TEST_BUNDLE=0` runs the sources through tsx.
+// (server/processes/server-bundle.js, whose package rule it uses): our code bundled with code
+// splitting (each process loads its file and the chunks it shares with the others, so a module is
+// still one instance per process), packages external except drizzle-orm. `TEST_BUNDLE=0` runs the sources through tsx.
 //
 // A bundled module no longer sits where its source does, so `import.meta.dirname`, `.filename`
 // and `.url` are replaced by the source file's own values, as the tests read files next to them.
 
-/** Packages compiled into the bundle; every other bare import is left to Node. */
-const INLINE = /^drizzle-orm(\/|$)/;
-
+/** `import.meta.dirname`/`filename`/`url` of our sources, as their own files' values. */
 const sourcePlugin: Plugin = {
   name: 'test-sources',
   setup(build) {
-    // `@/…` is the project's own path alias (tsconfig.json), resolved by esbuild.
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@/') || INLINE.test(args.path) ? undefined : { path: args.path, external: true },
-    );
     build.onLoad({ filter: /\.(ts|tsx|js|mjs)$/ }, (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const text = fs.readFileSync(args.path, 'utf8');
@@ -57,7 +52,7 @@ export async function bundleTests(root: string, files: string[], outdir: string)
     platform: 'node',
     target: 'node22',
     jsx: 'automatic',
-    plugins: [sourcePlugin],
+    plugins: [externalPackages, sourcePlugin],
     // Failures point at the TypeScript (the runner is started with --enable-source-maps);
     // class names stay as written (tests and logs read an error's constructor name).
     sourcemap: 'linked',

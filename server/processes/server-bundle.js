@@ -67,11 +67,17 @@ export async function ensureServerBundle({ fingerprint, root = process.cwd() }) 
 /** Packages compiled into the bundle; every other bare import is left to Node. */
 const INLINE = /^drizzle-orm(\/|$)/;
 
-/** @type {import('esbuild').Plugin} */
-const externalPackages = {
+/**
+ * Leaves packages to node_modules, except those of INLINE; `@/…` is the project's own path alias
+ * (tsconfig.json), resolved by esbuild. Also used by the tests' build (scripts/test-bundle.ts).
+ * @type {import('esbuild').Plugin}
+ */
+export const externalPackages = {
   name: 'external-packages',
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) ? undefined : { path: args.path, external: true }));
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@/') || INLINE.test(args.path) ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
