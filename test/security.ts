@@ -21,6 +21,8 @@ export interface RouteSpec {
   successStatus: number;
   /** A valid body, for routes that take one. */
   body?: () => Record<string, unknown>;
+  /** A valid body that needs the owner's own resources (made once, before the suite's tests): e.g. a schedule's agent. */
+  bodyFor?: (api: TestServer, owner: SeededKey) => Promise<Record<string, unknown>>;
   /**
    * Makes a resource in `owner`'s workspace and environment and returns its id, or, for a path
    * with more than `{id}`, the value of each of its parameters (`{ id, deliveryId }`). Needed
@@ -54,8 +56,9 @@ export function securitySuite(server: () => TestServer, route: RouteSpec): void 
       return { path: route.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(values[p]!)) };
     }
 
+    let ownBody: Record<string, unknown> | undefined;
     const call = (path: string, init: { key?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<unknown>> =>
-      api.request(route.method, path, { ...init, body: route.body?.() });
+      api.request(route.method, path, { ...init, body: ownBody ?? route.body?.() });
 
     /** The failed request changed nothing: the owner can still act on the resource. */
     async function stillThere(path: string) {
@@ -71,6 +74,7 @@ export function securitySuite(server: () => TestServer, route: RouteSpec): void 
         scopes: [route.scope],
         expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
       });
+      if (route.bodyFor) ownBody = await route.bodyFor(api, owner);
     });
 
     it('succeeds with a key of the right workspace, environment and scope', async () => {

@@ -16,6 +16,9 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'key.created': 'An API key was created',
   'key.revoked': 'An API key was revoked',
   'conversation.deleted': 'A conversation was deleted',
+  'schedule.created': 'A schedule was created',
+  'schedule.updated': 'A schedule’s settings changed (or it ended)',
+  'schedule.deleted': 'A schedule was deleted (also with its agent)',
 };
 
 /** "All events", or the types a webhook receives. */

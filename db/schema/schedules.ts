@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
+import { SCHEDULE_OVERLAPS } from './values';
 
 // Schedules (docs/schedules.md): an agent run on a cron. `next_run_at` is the schedule's next
 // occurrence, and it is what fires it: a tick claims the due rows (`next_run_at <= now()`, FOR
@@ -9,8 +10,6 @@ import { environmentColumn, textEnum, ts } from './columns';
 // transaction, so an occurrence has exactly one execution whatever the number of processes.
 // Null when the schedule is disabled or past its `end_at`.
 
-export const SCHEDULE_OVERLAPS = ['skip', 'enqueue'] as const;
-export type ScheduleOverlap = (typeof SCHEDULE_OVERLAPS)[number];
 
 const environment = environmentColumn('schedules');
 const overlap = textEnum('schedules', 'overlap', SCHEDULE_OVERLAPS);

@@ -15,3 +15,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const DISABLED_REASONS = ['manual', 'endpoint_gone', 'failing'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/** What a schedule's occurrence does while its previous run is still active (docs/schedules.md). */
+export const SCHEDULE_OVERLAPS = ['skip', 'enqueue'] as const;
+export type ScheduleOverlap = (typeof SCHEDULE_OVERLAPS)[number];

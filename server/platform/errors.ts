@@ -187,6 +187,13 @@ export const ERROR_CATALOGUE = [
     description: 'This environment already has the most webhooks a workspace may have (20); delete one first.',
   },
   {
+    code: 'schedule_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'This environment already has the most schedules a workspace may have (100); delete one first.',
+  },
+  {
     code: 'idempotency_conflict',
     status: 409,
     type: 'invalid_request_error',

@@ -6,6 +6,7 @@ import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
 import { modelsRouter } from './routers/models';
+import { schedulesRouter } from './routers/schedules';
 import { webhooksRouter } from './routers/webhooks';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
@@ -20,6 +21,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   events: eventsRouter,
   analytics: analyticsRouter,
+  schedules: schedulesRouter,
 });
 
 export type AppRouter = typeof appRouter;

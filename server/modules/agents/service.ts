@@ -6,6 +6,7 @@ import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
 import { cancelAgentExecutions } from '../executions/status';
+import { deleteAgentSchedules } from '../schedules/service';
 import { isId, newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';
 import { assertSafeKeys, METADATA_MAX_KEYS } from '../../platform/metadata';
@@ -284,7 +285,7 @@ export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = n
   });
 }
 
-/** Deletes the agent and cancels its queued and running executions, with their events, in one transaction. */
+/** Deletes the agent and its schedules and cancels its queued and running executions, with their events, in one transaction. */
 export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Date()): Promise<DeletedAgentView> {
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
@@ -292,6 +293,8 @@ export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Da
     if (!row) throw notFound('agent', id);
     // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`.
     await cancelAgentExecutions(tx, row.id);
+    // Its schedules go with it (their `schedule.deleted` events before the agent's).
+    await deleteAgentSchedules(tx, actor, row.id);
     await emit(tx, actor, 'agent.deleted', agentView(row));
     return { id: row.id, deleted: true as const };
   });

@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'key.created',
   'key.revoked',
   'conversation.deleted',
+  'schedule.created',
+  'schedule.updated',
+  'schedule.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -6,6 +6,8 @@ import { ApiError } from '../../platform/errors';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
 import { startExecution } from '../executions/service';
+import { emit } from '../events/emit';
+import { scheduleView } from './service';
 import { catchUp } from './timing';
 
 // Firing schedules (docs/schedules.md, "How schedules fire"). A tick takes the due schedules
@@ -57,7 +59,7 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
         if (executionId) fired++;
         else skipped++;
       }
-      await tx
+      const [moved] = await tx
         .update(schedules)
         .set({
           nextRunAt: ended ? null : next,
@@ -65,7 +67,10 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
           ...(executionId ? { lastRunAt: run, lastExecutionId: executionId } : {}),
           updatedAt: sql`now()`,
         })
-        .where(eq(schedules.id, s.id));
+        .where(eq(schedules.id, s.id))
+        .returning();
+      // Its end is a change a subscriber hears of (a run is told by its execution's events).
+      if (ended && moved) await emit(tx, moved, 'schedule.updated', scheduleView(moved));
     }
     return { fired, skipped, more: due.length === BATCH };
   });

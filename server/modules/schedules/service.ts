@@ -1,0 +1,249 @@
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../../../db/client';
+import { transaction } from '../../../db/transaction';
+import { agents, conversations, schedules } from '../../../db/schema';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { emit } from '../events/emit';
+import { isId, newId } from '../../platform/ids';
+import { keysetList } from '../../platform/keyset';
+import { assertSafeKeys } from '../../platform/metadata';
+import type { Page, PageParams } from '../../platform/pagination';
+import { startExecution } from '../executions/service';
+import { executionView } from '../executions/status';
+import type { ExecutionView } from '../executions/schemas';
+import { MAX_SCHEDULES, type createScheduleInput, type scheduleSchema, type updateScheduleInput } from './schemas';
+import { checkCron, checkTimeZone, nextOccurrence } from './timing';
+
+// Schedules (docs/api.md, "Schedules"): create, list, read, change, delete and run now, in the
+// caller's workspace and environment. What a schedule stores decides when it fires: `next_run_at`
+// is computed here whenever the cron, the zone, `enabled` or `endAt` change, and moved on by the
+// ticker (ticker.ts) as occurrences pass — so `nextRunAt` is always current.
+
+export type ScheduleView = z.infer<typeof scheduleSchema>;
+type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+type ScheduleRow = typeof schedules.$inferSelect;
+type CreateInput = z.infer<typeof createScheduleInput>;
+type UpdateInput = Omit<z.infer<typeof updateScheduleInput>, 'id'>;
+
+const invalid = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function scheduleView(row: ScheduleRow): ScheduleView {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    cron: row.cron,
+    timezone: row.timezone,
+    input: row.input,
+    conversationId: row.conversationId,
+    overlap: row.overlap,
+    endAt: iso(row.endAt),
+    enabled: row.enabled,
+    metadata: row.metadata,
+    nextRunAt: iso(row.nextRunAt),
+    lastRunAt: iso(row.lastRunAt),
+    lastExecutionId: row.lastExecutionId,
+    environment: row.environment,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+const scheduleList = keysetList({ name: 'schedules', prefix: 'sch', table: schedules, columns: getTableColumns(schedules), filters: { agentId: schedules.agentId } });
+
+/** What zod cannot see in the raw input: a metadata key named like an inherited property. */
+export function assertSafeScheduleInput(raw: unknown): void {
+  assertSafeKeys(raw, 'metadata');
+}
+
+// ---- checks ----
+
+function checkedCron(cron: string): string {
+  const checked = checkCron(cron);
+  if (!checked.ok) throw invalid('cron', `'cron' ${checked.message}`);
+  return checked.value;
+}
+
+function checkedZone(zone: string): string {
+  const checked = checkTimeZone(zone);
+  if (!checked.ok) throw invalid('timezone', `'timezone': ${checked.message}`);
+  return checked.value;
+}
+
+/**
+ * When the schedule runs next, from `now`: null when it is disabled, or when its next occurrence
+ * comes after `endAt` (an `endAt` already past cannot be set: nothing would ever run).
+ */
+function nextRun(s: { cron: string; timezone: string; enabled: boolean; endAt: Date | null }, now: Date): Date | null {
+  if (!s.enabled) return null;
+  if (s.endAt && s.endAt.getTime() <= now.getTime()) throw invalid('endAt', "'endAt' must be in the future");
+  const next = nextOccurrence(s.cron, s.timezone, now);
+  return next && (!s.endAt || next.getTime() <= s.endAt.getTime()) ? next : null;
+}
+
+/** The agent must be the owner's and not deleted; its row is share-locked, so a concurrent delete waits for this transaction (and then deletes the schedule too). */
+async function lockAgent(tx: Db, owner: Owner, agentId: string): Promise<void> {
+  const missing = new ApiError('resource_not_found', `No such agent: '${agentId.slice(0, 64)}'`, { param: 'agentId' });
+  if (!isId('agt', agentId)) throw missing;
+  const [row] = await tx
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.workspaceId, owner.workspaceId), eq(agents.environment, owner.environment), isNull(agents.deletedAt)))
+    .for('share');
+  if (!row) throw missing;
+}
+
+/** A conversation every run continues: the owner's, and the agent's. */
+async function checkConversation(tx: Db, owner: Owner, agentId: string, id: string): Promise<void> {
+  const missing = new ApiError('resource_not_found', `No such conversation: '${id.slice(0, 64)}'`, { param: 'conversationId' });
+  if (!isId('conv', id)) throw missing;
+  const [row] = await tx
+    .select({ agentId: conversations.agentId })
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.workspaceId, owner.workspaceId), eq(conversations.environment, owner.environment)));
+  if (!row) throw missing;
+  if (row.agentId !== agentId) throw invalid('conversationId', 'This conversation belongs to another agent');
+}
+
+// ---- operations ----
+
+const owned = (owner: Owner, id: string) => and(eq(schedules.id, id), eq(schedules.workspaceId, owner.workspaceId), eq(schedules.environment, owner.environment));
+
+async function findSchedule(db: Db, owner: Owner, id: string): Promise<ScheduleRow | null> {
+  if (!isId('sch', id)) return null;
+  const [row] = await db.select().from(schedules).where(owned(owner, id));
+  return row ?? null;
+}
+
+export async function createSchedule(db: Db, actor: Owner, input: CreateInput, now = new Date()): Promise<ScheduleView> {
+  const cron = checkedCron(input.cron);
+  const timezone = checkedZone(input.timezone);
+  const endAt = input.endAt === null ? null : new Date(input.endAt);
+  const nextRunAt = nextRun({ cron, timezone, enabled: input.enabled, endAt }, now);
+  return transaction(db, async (tx) => {
+    // The count and the insert are one step: concurrent creates queue on this lock, so none slips past the limit.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`schedules:${actor.workspaceId}:${actor.environment}`}))`);
+    await lockAgent(tx, actor, input.agentId);
+    if (input.conversationId !== null) await checkConversation(tx, actor, input.agentId, input.conversationId);
+    const [{ n }] = (await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(schedules)
+      .where(and(eq(schedules.workspaceId, actor.workspaceId), eq(schedules.environment, actor.environment)))) as [{ n: number }];
+    if (n >= MAX_SCHEDULES) {
+      throw new ApiError('schedule_limit_reached', `This environment already has ${MAX_SCHEDULES} schedules, the most a workspace may have; delete one first`);
+    }
+    const [row] = await tx
+      .insert(schedules)
+      .values({
+        id: newId('sch'),
+        workspaceId: actor.workspaceId,
+        environment: actor.environment,
+        agentId: input.agentId,
+        cron,
+        timezone,
+        input: input.input,
+        conversationId: input.conversationId,
+        overlap: input.overlap,
+        endAt,
+        enabled: input.enabled,
+        metadata: input.metadata,
+        nextRunAt,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const view = scheduleView(row!);
+    await emit(tx, actor, 'schedule.created', view);
+    return view;
+  });
+}
+
+export async function listSchedules(db: Db, actor: Owner, params: PageParams & { agentId?: string }): Promise<Page<ScheduleView>> {
+  const page = await scheduleList.page(db, actor, params);
+  return { ...page, data: page.data.map((row) => scheduleView(row as ScheduleRow)) };
+}
+
+export async function getSchedule(db: Db, actor: Owner, id: string): Promise<ScheduleView> {
+  const row = await findSchedule(db, actor, id);
+  if (!row) throw notFound('schedule', id);
+  return scheduleView(row);
+}
+
+/** Changes the given fields; `nextRunAt` is computed again from now when the timing changed. `{}` changes nothing. */
+export async function updateSchedule(db: Db, actor: Owner, id: string, input: UpdateInput, now = new Date()): Promise<ScheduleView> {
+  const cron = input.cron === undefined ? undefined : checkedCron(input.cron);
+  const timezone = input.timezone === undefined ? undefined : checkedZone(input.timezone);
+  if (Object.values(input).every((v) => v === undefined)) return getSchedule(db, actor, id);
+  if (!isId('sch', id)) throw notFound('schedule', id);
+  return transaction(db, async (tx) => {
+    const [current] = await tx.select().from(schedules).where(owned(actor, id)).for('update');
+    if (!current) throw notFound('schedule', id);
+    const changes: Partial<typeof schedules.$inferInsert> = {};
+    for (const field of ['input', 'overlap', 'enabled', 'metadata', 'conversationId'] as const) {
+      if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
+    }
+    if (cron !== undefined) changes.cron = cron;
+    if (timezone !== undefined) changes.timezone = timezone;
+    if (input.endAt !== undefined) changes.endAt = input.endAt === null ? null : new Date(input.endAt);
+    if (input.conversationId) await checkConversation(tx, actor, current.agentId, input.conversationId);
+    const next = { ...current, ...changes } as ScheduleRow;
+    const timing = cron !== undefined || timezone !== undefined || input.endAt !== undefined || (input.enabled !== undefined && input.enabled !== current.enabled);
+    if (timing) {
+      // Enabling a schedule whose end has passed needs a new `endAt` (or none).
+      if (next.enabled && next.endAt && next.endAt.getTime() <= now.getTime() && input.endAt === undefined) {
+        throw invalid('endAt', "This schedule's 'endAt' has passed; set a later 'endAt' (or null) to enable it");
+      }
+      changes.nextRunAt = nextRun(next, now);
+    }
+    const [row] = await tx
+      .update(schedules)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(schedules.id, id))
+      .returning();
+    const view = scheduleView(row!);
+    await emit(tx, actor, 'schedule.updated', view);
+    return view;
+  });
+}
+
+export async function deleteSchedule(db: Db, actor: Owner, id: string): Promise<{ id: string; deleted: true }> {
+  if (!isId('sch', id)) throw notFound('schedule', id);
+  return transaction(db, async (tx) => {
+    const [row] = await tx.delete(schedules).where(owned(actor, id)).returning();
+    if (!row) throw notFound('schedule', id);
+    await emit(tx, actor, 'schedule.deleted', scheduleView(row));
+    return { id, deleted: true as const };
+  });
+}
+
+/** Deletes an agent's schedules with their `schedule.deleted` events (in the agent's delete transaction). */
+export async function deleteAgentSchedules(tx: Db, owner: Owner, agentId: string): Promise<void> {
+  const rows = await tx
+    .delete(schedules)
+    .where(and(eq(schedules.workspaceId, owner.workspaceId), eq(schedules.environment, owner.environment), eq(schedules.agentId, agentId)))
+    .returning();
+  for (const row of rows) await emit(tx, owner, 'schedule.deleted', scheduleView(row));
+}
+
+/**
+ * One run now, outside the cron (`nextRunAt` is unchanged): an execution with `trigger.type`
+ * `schedule` and `scheduledFor` now, like an occurrence's. A disabled schedule runs too: running
+ * it is asked for explicitly. Its conversation busy: 409 `conversation_busy`, as for `execute`.
+ */
+export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<ExecutionView> {
+  const s = await findSchedule(db, actor, id);
+  if (!s) throw notFound('schedule', id);
+  return transaction(db, async (tx) => {
+    const { row } = await startExecution(
+      tx,
+      actor,
+      s.agentId,
+      { input: s.input, ...(s.conversationId ? { conversationId: s.conversationId } : {}), metadata: s.metadata },
+      { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: new Date().toISOString() } },
+    );
+    await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));
+    return executionView(row);
+  });
+}
