@@ -62,6 +62,12 @@ export const executions = pgTable(
     trigger: json('trigger').$type<ExecutionTrigger>().notNull().default({ type: 'api' }),
     // The schedule of a scheduled run (also in `trigger`): the `scheduleId` filter of the list.
     scheduleId: text('schedule_id'),
+    // A queued turn (docs/executions.md, "Queued turns"): its place in the line it waits in, the
+    // conversation's (`waiting_on` 'conversation') or a schedule's ('schedule'); null once it may
+    // run. A waiting execution is `queued` to the API but no worker claims it: the end of the run
+    // ahead of it hands it the line (status.ts, `finish`).
+    waitingTurn: integer('waiting_turn'),
+    waitingOn: text('waiting_on').$type<'conversation' | 'schedule'>(),
   },
   (t) => [
     executionEnvironment.check(t.environment),
@@ -73,7 +79,10 @@ export const executions = pgTable(
     index('executions_schedule_idx').on(t.workspaceId, t.environment, t.scheduleId, t.id).where(sql`${t.scheduleId} is not null`),
     index('executions_running_idx').on(t.heartbeatAt).where(sql`${t.status} = 'running'`),
     // The queue: the workspaces with queued runs (a skip scan) and each one's oldest (the fair claim).
-    index('executions_queued_idx').on(t.workspaceId, t.environment, t.id).where(sql`${t.status} = 'queued'`),
+    index('executions_queued_idx').on(t.workspaceId, t.environment, t.id).where(sql`${t.status} = 'queued' and ${t.waitingTurn} is null`),
+    // The lines of queued turns: a conversation's, a schedule's.
+    index('executions_waiting_conversation_idx').on(t.conversationId, t.waitingTurn).where(sql`${t.waitingTurn} is not null`),
+    index('executions_waiting_schedule_idx').on(t.scheduleId, t.waitingTurn).where(sql`${t.waitingTurn} is not null`),
     index('executions_agent_active_idx').on(t.agentId).where(sql`${t.status} in ('queued', 'running')`),
   ],
 );

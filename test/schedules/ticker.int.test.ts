@@ -4,7 +4,8 @@ import { eq, sql } from 'drizzle-orm';
 import { schedules } from '../../db/schema';
 import type { tick as Tick } from '../../server/modules/schedules/ticker';
 import { nextOccurrence } from '../../server/modules/schedules/timing';
-import { createAgent } from '../executions/helpers';
+import { expectStatus } from '../expect';
+import { createAgent, waitFor } from '../executions/helpers';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
 // Firing schedules (docs/schedules.md): the tick's clock is injected, so minutes pass in moments.
@@ -113,6 +114,30 @@ describe('schedule ticks', () => {
     assert.deepEqual({ fired, skipped }, { fired: 0, skipped: 1 });
     assert.equal((await runsOf(id)).length, 1);
     assert.equal((await row(id)).nextRunAt?.toISOString(), at(3).toISOString(), 'moves on all the same');
+  });
+
+  it('overlap enqueue: an occurrence whose previous run is active waits its turn, then runs after it (in its own conversation)', async () => {
+    const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
+    const id = await schedule({ cron: '* * * * *', overlap: 'enqueue', agent: slow });
+    await tick(api.db, at(1));
+    const [first] = await runsOf(id);
+    await api.query(sql`update executions set status = 'running', started_at = now(), heartbeat_at = now(), attempt = attempt + 1 where id = ${first!.id} and status = 'queued'`);
+    assert.equal((await tick(api.db, at(2))).fired, 1);
+    assert.equal((await tick(api.db, at(3))).fired, 1);
+    const waiting = await api.query<{ id: string; waiting_turn: number | null }>(
+      sql`select id, waiting_turn from executions where schedule_id = ${id} and id <> ${first!.id} order by waiting_turn`,
+    );
+    assert.deepEqual([...waiting].map((w) => w.waiting_turn), [1, 2], 'two turns wait, in order');
+    // The first run ends: the second occurrence's run may start, the third still waits.
+    expectStatus(await api.request('POST', `/v1/executions/${first!.id}/cancel`, { key: owner.key }), 200);
+    const [second, third] = [...waiting].map((w) => w.id) as [string, string];
+    const ran = await waitFor(api, owner.key, second, (e) => e.status !== 'queued');
+    assert.notEqual(ran.status, 'cancelled');
+    const done = await waitFor(api, owner.key, third, undefined, 20_000);
+    assert.equal(done.status, 'succeeded');
+    const secondDone = await waitFor(api, owner.key, second);
+    assert.ok(done.startedAt! >= secondDone.completedAt!, 'the third ran after the second');
+    assert.notEqual(done.conversationId, secondDone.conversationId);
   });
 
   it('past endAt a schedule fires no more and is disabled', async () => {

@@ -96,7 +96,7 @@ export const executeRoute: RawRoute = {
       waiting?.();
       throw err;
     }
-    const { row, timeoutSeconds, running: run } = started;
+    const { row, timeoutSeconds, running: run, ahead = 0 } = started;
     // Under an Idempotency-Key a long answer is kept as its marker: a retry replays the same
     // kind of answer for this execution.
     if (input.stream) {
@@ -120,7 +120,7 @@ export const executeRoute: RawRoute = {
           try {
             // Run here: its outcome as recorded (unless another party ended it: then read it).
             const final = run ? await run : null;
-            const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds + WAIT_GRACE_SECONDS) * 1000, res, watch));
+            const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds * (1 + ahead) + WAIT_GRACE_SECONDS) * 1000, res, watch));
             if (final) watch?.close();
             await respond(res, json(200, executionView(done)));
           } finally {

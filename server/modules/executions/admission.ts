@@ -45,7 +45,7 @@ export async function mayStartNow(tx: Db, t: Tenant): Promise<boolean> {
     sql`select (select count(*) from executions r
                  where r.workspace_id = ${t.workspaceId} and r.environment = ${t.environment} and r.status = 'running') < ${limitOf('w')}
            and not exists (select 1 from executions q
-                 where q.workspace_id = ${t.workspaceId} and q.environment = ${t.environment} and q.status = 'queued') as ok
+                 where q.workspace_id = ${t.workspaceId} and q.environment = ${t.environment} and q.status = 'queued' and q.waiting_turn is null) as ok
         from workspaces w where w.id = ${t.workspaceId}`,
   );
   return row?.ok === true;
@@ -64,11 +64,11 @@ export async function queuedTenants(db: Db): Promise<Candidate[]> {
   const rows = await queryRows<{ ws: string; env: Environment; lim: number; running: number }>(
     db,
     sql`with recursive tenants(ws, env) as (
-          (select workspace_id, environment from executions where status = 'queued' order by workspace_id, environment limit 1)
+          (select workspace_id, environment from executions where status = 'queued' and waiting_turn is null order by workspace_id, environment limit 1)
           union all
           (select q.workspace_id, q.environment from tenants t cross join lateral (
              select workspace_id, environment from executions
-             where status = 'queued' and (workspace_id, environment) > (t.ws, t.env)
+             where status = 'queued' and waiting_turn is null and (workspace_id, environment) > (t.ws, t.env)
              order by workspace_id, environment limit 1) q)
         )
         select t.ws, t.env, ${limitOf('w')}::int as lim,

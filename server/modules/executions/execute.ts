@@ -20,6 +20,8 @@ export interface Run {
   timeoutSeconds: number;
   /** The run in this process, resolving with the execution as it finished (null: ended by someone else); null when queued. */
   running: Promise<ExecutionRow | null> | null;
+  /** A queued turn (`ifBusy: "enqueue"`): the runs ahead of it in its conversation's line. */
+  ahead?: number;
 }
 
 export async function startRun(
@@ -38,7 +40,7 @@ export async function startRun(
     slot?.release();
     throw err;
   }
-  const { row, timeoutSeconds, started } = start;
+  const { row, timeoutSeconds, started, ahead } = start;
   if (!started) slot?.release();
-  return { row, timeoutSeconds, running: started ? slot!.run(started) : null };
+  return { row, timeoutSeconds, running: started ? slot!.run(started) : null, ...(ahead ? { ahead } : {}) };
 }

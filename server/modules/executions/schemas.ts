@@ -25,6 +25,13 @@ export const executeInput = z.strictObject({
     example: EXAMPLE_CONVERSATION,
   }),
   metadata: metadata.optional(),
+  ifBusy: z.enum(['reject', 'enqueue']).optional().meta({
+    description:
+      'When `conversationId` has a queued or running execution: `reject` (default) answers 409 `conversation_busy`; `enqueue` creates ' +
+      'this execution `queued` behind it and any turns already waiting, to run in order (at most 10 wait; beyond, 409). ' +
+      '`wait` and `stream` then wait for its turn too.',
+    example: 'enqueue',
+  }),
   wait: z.boolean().optional().meta({ description: '`true`: answer 200 with the finished execution instead of 202 at once.', example: false }),
   stream: z.boolean().optional().meta({ description: '`true`: answer with a `text/event-stream` of the execution’s events.', example: false }),
 });

@@ -12,6 +12,7 @@ import type { Page, PageParams } from '../../platform/pagination';
 import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
+import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
@@ -90,8 +91,8 @@ export async function startExecution(
   actor: Scope,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger } = {},
-): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started }> {
+  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number } } = {},
+): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started; ahead?: number }> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
   const continued = input.conversationId;
@@ -120,19 +121,21 @@ export async function startExecution(
           ]);
     // The lock first, the count after it (same connection, in order: the count's snapshot is taken once the lock is held).
     const admittedQ = opts.inline ? Promise.all([lockTenant(tx, actor), mayStartNow(tx, actor)]).then(([, ok]) => ok) : Promise.resolve(false);
-    const [[found], conversation, running] = await Promise.all([agentQ, conversationQ, admittedQ]);
+    const [[found], conversation, admitted] = await Promise.all([agentQ, conversationQ, admittedQ]);
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
     const { agent } = found;
     const now = new Date(Number(found.now));
+    // A queued turn (lines.ts): it waits for the run ahead of it, and its user message is written when its turn comes.
+    let waiting: { on: 'conversation' | 'schedule'; turn: number; ahead: number } | null = opts.waiting ? { ...opts.waiting, ahead: 1 } : null;
     if (conversation) {
       const [[owner], taken] = conversation;
       if (!owner) throw noSuchConversation(continued!);
       if (owner.agentId !== agent.id) throw new ApiError('invalid_parameter', 'This conversation belongs to another agent', { param: 'conversationId' });
-      if (taken.length === 0) {
-        throw new ApiError('conversation_busy', 'This conversation already has a queued or running execution; wait for it to finish', { param: 'conversationId' });
-      }
+      if (taken.length === 0) waiting = await joinLine(tx, continued!, id, input.ifBusy ?? 'reject');
     }
+    // A turn that waits never starts in place (its slot goes back to the caller's pool).
+    const running = admitted && !waiting;
     const conversationId = continued ?? newId('conv');
     const userMessage = { role: 'user', content: input.input };
     const row: ExecutionRow = {
@@ -154,6 +157,8 @@ export async function startExecution(
       metadata: input.metadata ?? {},
       trigger: opts.trigger ?? { type: 'api' },
       scheduleId: opts.trigger?.type === 'schedule' ? opts.trigger.scheduleId : null,
+      waitingTurn: waiting?.turn ?? null,
+      waitingOn: waiting?.on ?? null,
       createdAt: now,
       startedAt: running ? now : null,
       completedAt: null,
@@ -172,10 +177,16 @@ export async function startExecution(
           .execute(),
       );
     }
-    writes.push(
-      tx.insert(executions).values(row).execute(),
-      tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).execute(),
-    );
+    writes.push(tx.insert(executions).values(row).execute());
+    if (waiting?.on === 'conversation') {
+      await Promise.all(writes);
+      return { row, timeoutSeconds: agent.timeoutSeconds, ahead: waiting.ahead };
+    }
+    writes.push(tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).execute());
+    if (waiting) {
+      await Promise.all(writes);
+      return { row, timeoutSeconds: agent.timeoutSeconds, ahead: waiting.ahead };
+    }
     if (!running) {
       await Promise.all([...writes, tx.execute(sql`select pg_notify('aas_jobs', 'executions')`)]);
       return { row, timeoutSeconds: agent.timeoutSeconds };
@@ -185,6 +196,31 @@ export async function startExecution(
     const [history] = await Promise.all([historyQ, ...writes, recordStarted(tx, row)]);
     return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
   });
+}
+
+/**
+ * The conversation is busy: `reject` is 409 `conversation_busy`; `enqueue` takes a place in its
+ * line (under its row's lock), unless MAX_WAITING_TURNS already wait — or the run ahead has just
+ * ended, and the conversation is taken now (null: not waiting).
+ */
+async function joinLine(tx: Db, conversationId: string, id: string, ifBusy: 'reject' | 'enqueue'): Promise<{ on: 'conversation'; turn: number; ahead: number } | null> {
+  const busy = (message: string) => new ApiError('conversation_busy', message, { param: 'conversationId' });
+  if (ifBusy === 'reject') {
+    throw busy('This conversation already has a queued or running execution; wait for it to finish, or send `ifBusy: "enqueue"` to run after it');
+  }
+  const [locked] = await tx.select({ active: conversations.activeExecutionId }).from(conversations).where(eq(conversations.id, conversationId)).for('update');
+  if (locked && locked.active === null) {
+    await tx
+      .update(conversations)
+      .set({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` })
+      .where(eq(conversations.id, conversationId));
+    return null;
+  }
+  const line = await lineState(tx, { on: 'conversation', id: conversationId });
+  if (line.waiting >= MAX_WAITING_TURNS) {
+    throw busy(`This conversation already has ${MAX_WAITING_TURNS} turns waiting after its running execution, the most it may have; wait for one to finish`);
+  }
+  return { on: 'conversation', turn: line.nextTurn, ahead: line.waiting + 1 };
 }
 
 const noSuchConversation = (id: string) => new ApiError('resource_not_found', `No such conversation: '${id.slice(0, 64)}'`, { param: 'conversationId' });

@@ -5,6 +5,7 @@ import { intArray, queryRows, textArray } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
 import { emit } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
+import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { env } from '../../platform/env.js';
@@ -125,7 +126,7 @@ export async function claimQueued<T>(
         .where(
           sql`${executions.id} = any(array(
             select id from executions
-            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued'
+            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null
             order by id
             limit greatest(0, least(${count}::int,
               (select ${limitOf('w')} from workspaces w where w.id = ${t.workspaceId})
@@ -281,6 +282,8 @@ export async function finish(
       outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
       row.startedAt ? tx.execute(announceQueued(row)) : null,
     ]);
+    // After the conversation was freed (above, in order): the next queued turn of its lines may run.
+    await handOn(tx, row);
     return row;
   });
 }
@@ -288,7 +291,7 @@ export async function finish(
 /** Wakes the workers when the tenant has queued runs (one of its slots just freed). */
 export const announceQueued = (t: { workspaceId: string; environment: string }) =>
   sql`select pg_notify('aas_jobs', 'executions') where exists (
-        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued')`;
+        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
 export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE });

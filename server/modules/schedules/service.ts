@@ -230,7 +230,8 @@ export async function deleteAgentSchedules(tx: Db, owner: Owner, agentId: string
 /**
  * One run now, outside the cron (`nextRunAt` is unchanged): an execution with `trigger.type`
  * `schedule` and `scheduledFor` now, like an occurrence's. A disabled schedule runs too: running
- * it is asked for explicitly. Its conversation busy: 409 `conversation_busy`, as for `execute`.
+ * it is asked for explicitly. Its conversation busy: 409 `conversation_busy` as for `execute`, or a
+ * queued turn when the schedule's `overlap` is `enqueue`.
  */
 export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<ExecutionView> {
   const s = await findSchedule(db, actor, id);
@@ -240,7 +241,11 @@ export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<
       tx,
       actor,
       s.agentId,
-      { input: s.input, ...(s.conversationId ? { conversationId: s.conversationId } : {}), metadata: s.metadata },
+      {
+        input: s.input,
+        ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
+        metadata: s.metadata,
+      },
       { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: new Date().toISOString() } },
     );
     await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));

@@ -5,6 +5,7 @@ import { executions, schedules } from '../../../db/schema';
 import { ApiError } from '../../platform/errors';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
+import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from '../executions/lines';
 import { startExecution } from '../executions/service';
 import { emit } from '../events/emit';
 import { scheduleView } from './service';
@@ -76,9 +77,16 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
   });
 }
 
-/** Creates the occurrence's execution (in a savepoint: a refused start leaves the tick whole); null when it creates none. */
+/**
+ * Creates the occurrence's execution (in a savepoint: a refused start leaves the tick whole); null
+ * when it creates none. While the previous run is active, `skip` creates nothing and `enqueue`
+ * creates a queued turn (executions/lines.ts): in the conversation's line when the schedule
+ * continues one, else in the schedule's own line (under its lock).
+ */
 async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date): Promise<string | null> {
-  if (s.overlap === 'skip') {
+  let waiting: { on: 'schedule'; turn: number } | undefined;
+  if (s.overlap === 'skip' || s.conversationId === null) {
+    if (s.overlap === 'enqueue') await lockScheduleLine(tx, s.id);
     const [active] = await tx
       .select({ id: executions.id })
       .from(executions)
@@ -91,7 +99,15 @@ async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date):
         ),
       )
       .limit(1);
-    if (active) return null;
+    if (active && s.overlap === 'skip') return null;
+    if (active) {
+      const line = await lineState(tx, { on: 'schedule', id: s.id });
+      if (line.waiting >= MAX_WAITING_TURNS) {
+        log.warn({ schedule: s.id }, `a schedule’s occurrence was skipped: ${MAX_WAITING_TURNS} of its runs already wait`);
+        return null;
+      }
+      waiting = { on: 'schedule', turn: line.nextTurn };
+    }
   }
   try {
     const { row } = await transaction(tx, (sp) =>
@@ -99,8 +115,12 @@ async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date):
         sp,
         { workspaceId: s.workspaceId, environment: s.environment },
         s.agentId,
-        { input: s.input, ...(s.conversationId ? { conversationId: s.conversationId } : {}), metadata: s.metadata },
-        { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: occurrence.toISOString() } },
+        {
+          input: s.input,
+          ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
+          metadata: s.metadata,
+        },
+        { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: occurrence.toISOString() }, ...(waiting ? { waiting } : {}) },
       ),
     );
     return row.id;

@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { queryRows } from '../../../db/rows';
+import { newId } from '../../platform/ids';
+
+// Queued turns (docs/executions.md, "Queued turns"): executions waiting in a line for the run
+// ahead of them, in order. Two lines exist:
+// - a conversation's: `execute` with `ifBusy: "enqueue"` on a busy conversation (and a schedule's
+//   `overlap: "enqueue"` run that continues a conversation). Its lock is the conversation row,
+//   whose `active_execution_id` is the run at the head.
+// - a schedule's, for `overlap: "enqueue"` runs that each start their own conversation. Its lock
+//   is an advisory lock per schedule (`lockScheduleLine`).
+// A waiting execution is `queued` with a `waiting_turn`: no worker claims it. The end of the run
+// ahead of it (`finish`, in the same transaction, under the line's lock) hands the line on to
+// the next one: its turn is cleared, a conversation turn takes the conversation and writes its
+// user message then (so the history reads in order), and the workers are woken.
+
+/** Turns that may wait in one line (DESIGN: 10 per conversation); beyond, 409 `conversation_busy` (a schedule's occurrence is skipped). */
+export const MAX_WAITING_TURNS = 10;
+
+export type Line = { on: 'conversation'; id: string } | { on: 'schedule'; id: string };
+
+const column = (line: Line) => (line.on === 'conversation' ? sql.raw('conversation_id') : sql.raw('schedule_id'));
+
+/** Turns waiting in the line and the next free place in it. Call under the line's lock. */
+export async function lineState(tx: Db, line: Line): Promise<{ waiting: number; nextTurn: number }> {
+  const [row] = await queryRows<{ waiting: number; last: number | null }>(
+    tx,
+    sql`select count(*)::int as waiting, max(waiting_turn)::int as last from executions
+        where ${column(line)} = ${line.id} and waiting_turn is not null and waiting_on = ${line.on} and status = 'queued'`,
+  );
+  return { waiting: row?.waiting ?? 0, nextTurn: (row?.last ?? 0) + 1 };
+}
+
+/** The lock of a schedule's line (a transaction-level advisory lock): the tick's enqueue and the hand-on take it. */
+export function lockScheduleLine(tx: Db, scheduleId: string): Promise<unknown> {
+  return tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`schedule-line:${scheduleId}`}))`);
+}
+
+interface Finished {
+  id: string;
+  conversationId: string;
+  scheduleId: string | null;
+  waitingTurn: number | null;
+}
+
+/**
+ * After an execution became final (in `finish`'s transaction, after its conversation was freed):
+ * if it was at the head of a line, the next turn of each of its lines may run. A turn cancelled
+ * while it waited hands nothing on: the run ahead of it still holds the line.
+ */
+export async function handOn(tx: Db, done: Finished): Promise<void> {
+  if (done.waitingTurn !== null) return;
+  await queryRows(
+    tx,
+    sql`with next as (
+          select id, input from executions
+          where conversation_id = ${done.conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued'
+          order by waiting_turn limit 1 for update
+        ), promoted as (
+          update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id, e.input
+        ), taken as (
+          update conversations c set active_execution_id = p.id, message_count = c.message_count + 1, last_message_at = now(), updated_at = now()
+          from promoted p where c.id = ${done.conversationId} and c.active_execution_id is null returning c.id
+        ), written as (
+          insert into messages (id, conversation_id, execution_id, role, content, model_message)
+          select ${newId('msg')}, ${done.conversationId}, p.id, 'user', p.input, json_build_object('role', 'user', 'content', p.input) from promoted p
+          returning id
+        )
+        select pg_notify('aas_jobs', 'executions') from promoted`,
+  );
+  if (done.scheduleId === null) return;
+  // A schedule's line has its own lock (lockScheduleLine), which the tick takes while it decides
+  // to enqueue: the tick's new turn is either committed (and handed on now) or decided after this
+  // commit (and then finds no active run). Not the schedule's row: a tick skips locked rows, and
+  // would skip the schedule's occurrence. Only schedules whose runs wait in their own line take it.
+  const [line] = await queryRows<{ id: string }>(
+    tx,
+    sql`select id from schedules where id = ${done.scheduleId} and overlap = 'enqueue' and conversation_id is null`,
+  );
+  if (!line) return;
+  await lockScheduleLine(tx, done.scheduleId);
+  await queryRows(
+    tx,
+    sql`with next as (
+          select id from executions
+          where schedule_id = ${done.scheduleId} and waiting_turn is not null and waiting_on = 'schedule' and status = 'queued'
+          order by waiting_turn limit 1 for update
+        ), promoted as (
+          update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id
+        )
+        select pg_notify('aas_jobs', 'executions') from promoted`,
+  );
+}
