@@ -20,6 +20,7 @@ const MULTIPROCESS = new Set([
   path.join('test', 'executions', 'fairness-processes.int.test.ts'),
   path.join('test', 'webhooks', 'processes.int.test.ts'),
   path.join('test', 'usage', 'processes.int.test.ts'),
+  path.join('test', 'schedules', 'processes.int.test.ts'),
 ]);
 
 // Test files run at once (TEST_CONCURRENCY overrides both). Three on PGlite with 2 cores: a file
@@ -31,6 +32,8 @@ const CONCURRENCY = { pglite: Number(process.env.TEST_CONCURRENCY ?? 3), postgre
 // The slowest files (the list `npm test` ends with) start first: started last, one of them ran
 // on alone at the end of a pass while the other slot had nothing left to do.
 const SLOW_FIRST = [
+  // Waits for a real minute boundary (up to 60 s, mostly idle): started first, it overlaps the rest.
+  'test/schedules/processes.int.test.ts',
   'test/lifecycle.int.test.ts',
   'test/webhooks/private-urls.int.test.ts',
   'test/executions/streams.int.test.ts',
