@@ -16,6 +16,18 @@ export interface StoredHttpTool {
   parameters: Record<string, unknown>;
 }
 
+/** A remote MCP server's tools (docs/api.md, "Agents"): `headers` values are secrets, never in a
+ * response; `allowedTools` null offers every tool the server lists. */
+export interface StoredMcpTool {
+  type: 'mcp';
+  name: string;
+  url: string;
+  allowedTools: string[] | null;
+  headers: Record<string, string>;
+}
+
+export type StoredTool = StoredHttpTool | StoredMcpTool;
+
 export const agents = pgTable(
   'agents',
   {
@@ -28,7 +40,7 @@ export const agents = pgTable(
     description: text('description'),
     model: text('model').notNull(),
     instructions: text('instructions'),
-    tools: jsonb('tools').$type<StoredHttpTool[]>().notNull().default([]),
+    tools: jsonb('tools').$type<StoredTool[]>().notNull().default([]),
     temperature: real('temperature'),
     maxSteps: integer('max_steps').notNull(),
     timeoutSeconds: integer('timeout_seconds').notNull(),

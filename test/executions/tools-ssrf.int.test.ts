@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
+import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { setResolverForTests, type Resolver } from '../../server/platform/net/url-guard';
 import { execute } from './helpers';
 
-// SSRF refusals of HTTP tool URLs (docs/security.md) say that the host does not resolve to an
+// SSRF refusals of HTTP and MCP tool URLs (docs/security.md) say that the host does not resolve to an
 // allowed address, and nothing more of it: not the address, not whether the name resolved at
 // all (then, the same words for every refused name, the setting that allows private addresses).
 // The attack: a tenant probes names of our network (`db.corp.example`, a metadata alias) and
@@ -34,9 +35,11 @@ const REFUSAL = new RegExp(
 let api: TestServer;
 let owner: SeededKey;
 let tools: ToolServer;
+let mcp: FakeMcpServer;
 before(async () => {
   setResolverForTests(resolver);
   tools = await startToolServer();
+  mcp = await startMcpServer();
   api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' } });
   owner = await api.seed.key({ ...UNLIMITED });
 });
@@ -44,6 +47,7 @@ after(async () => {
   setResolverForTests(null);
   await api?.close();
   await tools?.close();
+  await mcp?.close();
 });
 
 const tool = (url: string) => ({
@@ -96,5 +100,38 @@ describe('tool URLs that resolve to non-public addresses', () => {
     assert.deepEqual(result.result, { error: 'The tool URL has a host that does not resolve to an allowed address' });
     assert.doesNotMatch(JSON.stringify(run.body), /127\.0\.0\.1|loopback/);
     assert.equal(tools.requests.length, before, 'the tool server was not reached');
+  });
+});
+
+describe('MCP tool URLs (the same guard)', () => {
+  const docs = (url: string) => ({ type: 'mcp', name: 'docs', url, headers: { Authorization: 'Bearer s3cret-mcp' } });
+
+  it('create and update refuse a private address, and names that resolve to one, with the same message', async () => {
+    const n = await agents();
+    expectError(await api.request('POST', '/v1/agents', { key: owner.key, body: { name: 'p', tools: [docs(mcp.url)] } }), 400, 'invalid_parameter', 'tools.0.url');
+    for (const url of ['http://localhost/mcp', 'http://169.254.169.254/mcp', 'http://[::1]/mcp']) {
+      expectError(await api.request('POST', '/v1/agents', { key: owner.key, body: { name: 'p', tools: [docs(url)] } }), 400, 'invalid_parameter', 'tools.0.url');
+    }
+    const probed = expectError(await api.request('POST', '/v1/agents', { key: owner.key, body: { name: 'p', tools: [docs('http://db.corp.example.com/mcp')] } }), 400, 'invalid_parameter', 'tools.0.url');
+    assert.match(probed.message, REFUSAL);
+    assert.equal(await agents(), n, 'nothing written');
+    assert.equal(mcp.requests.length, 0, 'the MCP server was not reached');
+  });
+
+  it('a name that resolves to 127.0.0.1 by the time of the run: the run fails tool_error, and the server is not reached', async () => {
+    const port = new URL(mcp.url).port;
+    answers['mcp-later.example.com'] = '93.184.215.14';
+    const res = await api.request<{ id: string }>('POST', '/v1/agents', { key: owner.key, body: { name: 'rebound', tools: [docs(`http://mcp-later.example.com:${port}/mcp`)] } });
+    expectStatus(res, 201);
+    answers['mcp-later.example.com'] = '127.0.0.1';
+    const run = await execute(api, owner.key, res.body.id, { input: 'docs_search x', wait: true });
+    expectStatus(run, 200);
+    assert.equal(run.body.status, 'failed');
+    assert.deepEqual(run.body.error, {
+      code: 'tool_error',
+      message: "The MCP tool 'docs' could not be used: the server URL has a host that does not resolve to an allowed address",
+    });
+    assert.doesNotMatch(JSON.stringify(run.body), /127\.0\.0\.1|loopback|s3cret/);
+    assert.equal(mcp.requests.length, 0, 'the MCP server was not reached');
   });
 });

@@ -47,18 +47,27 @@ export function AgentDetails({ agent }: { agent: Agent }) {
                   <li key={t.name} className="min-w-0" data-testid="agent-tool">
                     <p className="flex flex-wrap items-center gap-1.5">
                       <code className="font-mono text-xs font-semibold">{t.name}</code>
-                      <Badge className="font-mono">{t.method}</Badge>
+                      <Badge className="font-mono">{t.type === 'mcp' ? 'MCP' : t.method}</Badge>
                     </p>
                     <p className="truncate font-mono text-xs text-slate-500" title={t.url}>
                       {t.url}
                     </p>
+                    {t.type === 'mcp' && (
+                      <p className="text-xs text-slate-500" data-testid="agent-mcp-tool">
+                        {t.allowedTools ? `Tools: ${t.allowedTools.join(', ')}` : 'Every tool the server lists'}
+                        {/* Header values are write-only: their names only, and that they are set. */}
+                        {Object.keys(t.headers).length > 0 && ` · Headers (set): ${Object.keys(t.headers).join(', ')}`}
+                      </p>
+                    )}
                   </li>
                 ))}
               </ul>
-              <p className="text-xs text-slate-500" data-testid="tool-signing-note">
-                Calls are signed with this agent’s tool secret, so your endpoints can check they come from this service.{' '}
-                <span className="font-medium text-slate-700">Rotate tool secret</span> shows a new one (say, for tools added after creation).
-              </p>
+              {agent.tools.some((t) => t.type === 'http') && (
+                <p className="text-xs text-slate-500" data-testid="tool-signing-note">
+                  HTTP tool calls are signed with this agent’s tool secret, so your endpoints can check they come from this service.{' '}
+                  <span className="font-medium text-slate-700">Rotate tool secret</span> shows a new one (say, for tools added after creation).
+                </p>
+              )}
             </div>
           )}
         </Row>

@@ -1,23 +1,40 @@
 import { z } from 'zod';
 import type { Agent } from '@/app/_lib/types';
-import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAULT_TIMEOUT_SECONDS, TOOL_METHODS } from '@/server/modules/agents/schemas';
+import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAULT_TIMEOUT_SECONDS, MASKED_HEADER, TOOL_METHODS } from '@/server/modules/agents/schemas';
 
 // The agent form's values as the user types them (strings), and the schema that checks them:
 // the text becomes the request body (numbers, nulls, parsed JSON), which the server's own
 // createAgentInput then validates, bounds included (AGENT_LIMITS). The messages below replace
 // zod's where the schema has none of its own. What needs more than a shape (the provider, the
 // tool URLs, duplicate tool names, the JSON Schemas themselves) the server checks on submit.
+// A tool's draft has the fields of both kinds (HTTP tool, MCP server), so one field array holds
+// them; its `type` decides which become the body. An MCP tool's header values are never shown
+// (the server answers "********"): a header saved before is `stored`, and left empty it is sent
+// as "********", which keeps its value.
 
 export { AGENT_LIMITS, DEFAULT_MODEL };
 export const METHODS = TOOL_METHODS;
 export type Method = (typeof METHODS)[number];
 
-export interface ToolDraft {
+export interface HeaderDraft {
   name: string;
-  description: string;
+  /** What the user typed; for a stored header, empty keeps the saved value. */
+  value: string;
+  /** Saved before: its value is set on the server, and never shown. */
+  stored: boolean;
+}
+
+export interface ToolDraft {
+  type: 'http' | 'mcp';
+  name: string;
   url: string;
+  /** HTTP tools. */
+  description: string;
   method: Method;
   parameters: string;
+  /** MCP tools: tool names, one per line (empty: every tool); the headers sent to the server. */
+  allowedTools: string;
+  headers: HeaderDraft[];
 }
 
 export interface AgentDraft {
@@ -38,7 +55,19 @@ const EXAMPLE_PARAMETERS = {
 };
 
 export function newTool(): ToolDraft {
-  return { name: '', description: '', url: 'https://', method: 'POST', parameters: JSON.stringify(EXAMPLE_PARAMETERS, null, 2) };
+  return { type: 'http', name: '', description: '', url: 'https://', method: 'POST', parameters: JSON.stringify(EXAMPLE_PARAMETERS, null, 2), allowedTools: '', headers: [] };
+}
+
+export function newMcpTool(): ToolDraft {
+  return { ...newTool(), type: 'mcp', parameters: '' };
+}
+
+function toolDraftOf(t: Agent['tools'][number]): ToolDraft {
+  if (t.type === 'mcp') {
+    const headers = Object.keys(t.headers).map((name) => ({ name, value: '', stored: true }));
+    return { ...newMcpTool(), name: t.name, url: t.url, allowedTools: (t.allowedTools ?? []).join('\n'), headers };
+  }
+  return { ...newTool(), name: t.name, description: t.description ?? '', url: t.url, method: t.method, parameters: JSON.stringify(t.parameters, null, 2) };
 }
 
 export function emptyDraft(): AgentDraft {
@@ -54,7 +83,7 @@ export function draftOf(agent: Agent): AgentDraft {
     temperature: agent.temperature === null ? '' : String(agent.temperature),
     maxSteps: String(agent.maxSteps),
     timeoutSeconds: String(agent.timeoutSeconds),
-    tools: agent.tools.map((t) => ({ name: t.name, description: t.description ?? '', url: t.url, method: t.method, parameters: JSON.stringify(t.parameters, null, 2) })),
+    tools: agent.tools.map(toolDraftOf),
   };
 }
 
@@ -66,29 +95,57 @@ const orNull = z.string().transform((s) => s.trim() || null);
 /** A number typed as text (empty or not a number: NaN, which the server's schema refuses). */
 const numeric = z.string().transform((s) => (s.trim() === '' ? Number.NaN : Number(s.trim())));
 
+/** What an HTTP tool's body needs: the text as JSON. Its JSON Schema is checked by the server. */
+function parametersOf(source: string, ctx: z.RefinementCtx): Record<string, unknown> | null {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(source);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'This is not valid JSON.', path: ['parameters'] });
+    return null;
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== 'object') {
+    ctx.addIssue({ code: 'custom', message: 'The parameters must be a JSON Schema object with "type": "object".', path: ['parameters'] });
+    return null;
+  }
+  return schema as Record<string, unknown>;
+}
+
+/** An MCP tool's allowed tools as typed (one per line, or separated by commas or spaces): null for all. */
+function allowedToolsOf(source: string, ctx: z.RefinementCtx): string[] | null {
+  const names = source.split(/[\s,]+/).filter(Boolean);
+  if (names.length > L.allowedTools.max || names.some((n) => n.length > L.mcpToolName.max)) {
+    ctx.addIssue({ code: 'custom', message: `List at most ${L.allowedTools.max} tool names of at most ${L.mcpToolName.max} characters, or none for every tool.`, path: ['allowedTools'] });
+  }
+  return names.length > 0 ? names : null;
+}
+
+/** An MCP tool's headers as the body sends them: a stored header left empty keeps its value ("********"). */
+function headersOf(headers: HeaderDraft[], ctx: z.RefinementCtx): Record<string, string> {
+  const names = headers.map((h) => h.name.trim());
+  if (names.some((n) => n === '')) ctx.addIssue({ code: 'custom', message: 'Give each header a name, or remove it.', path: ['headers'] });
+  else if (new Set(names.map((n) => n.toLowerCase())).size < names.length) ctx.addIssue({ code: 'custom', message: 'Name each header once.', path: ['headers'] });
+  return Object.fromEntries(headers.map((h, i) => [names[i], h.stored && h.value === '' ? MASKED_HEADER : h.value]));
+}
+
 const toolDraft = z
   .object({
+    type: z.enum(['http', 'mcp']),
     name: trimmed,
     description: trimmed,
     url: trimmed,
     method: z.enum(TOOL_METHODS),
-    // What the body needs: the text as JSON. Its JSON Schema is checked by the server.
-    parameters: z.string().transform((source, ctx): Record<string, unknown> => {
-      let schema: unknown;
-      try {
-        schema = JSON.parse(source);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'This is not valid JSON.' });
-        return z.NEVER;
-      }
-      if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== 'object') {
-        ctx.addIssue({ code: 'custom', message: 'The parameters must be a JSON Schema object with "type": "object".' });
-        return z.NEVER;
-      }
-      return schema as Record<string, unknown>;
-    }),
+    parameters: z.string(),
+    allowedTools: z.string(),
+    headers: z.array(z.object({ name: z.string(), value: z.string(), stored: z.boolean() })),
   })
-  .transform((t) => ({ type: 'http' as const, ...t }));
+  .transform((t, ctx) => {
+    if (t.type === 'mcp') {
+      return { type: 'mcp' as const, name: t.name, url: t.url, allowedTools: allowedToolsOf(t.allowedTools, ctx), headers: headersOf(t.headers, ctx) };
+    }
+    const parameters = parametersOf(t.parameters, ctx);
+    return parameters ? { type: 'http' as const, name: t.name, description: t.description, url: t.url, method: t.method, parameters } : z.NEVER;
+  });
 
 /** The server's schema of the body, less what the form does not edit (metadata: an update would replace it). */
 const serverSchema = createAgentInput.omit({ metadata: true });

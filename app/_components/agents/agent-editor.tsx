@@ -46,9 +46,9 @@ export function NewAgentView() {
           const agent = await create.mutateAsync(input);
           void queryClient.invalidateQueries({ queryKey: trpc.agents.list.pathKey() });
           // The tool secret only matters to HTTP tools, which verify its signatures: an agent
-          // without any goes straight to its page (it has a secret all the same; "Rotate tool
-          // secret" there shows a new one once tools are added).
-          if (agent.tools.length > 0) {
+          // without any (MCP servers do not see it) goes straight to its page (it has a secret
+          // all the same; "Rotate tool secret" there shows a new one once tools are added).
+          if (agent.tools.some((t) => t.type === 'http')) {
             setCreated(agent);
           } else {
             setLeaving(true);

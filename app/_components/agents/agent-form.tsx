@@ -15,7 +15,7 @@ import { ToolsEditor } from './tools-editor';
 // the field its `param` names, or at the top.
 
 const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds'];
-const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters'];
+const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers'];
 const L = AGENT_LIMITS;
 
 /** Where a problem shows: the field its param names (`tools.0.parameters.type` → `tools.0.parameters`), or null for the form. */
@@ -31,7 +31,7 @@ function placeOf(param: string, toolCount: number): string | null {
 /** Every field that can hold an error, top to bottom (the first one with an error is brought into view). */
 const fieldOrder = (toolCount: number) => [
   ...['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'tools'],
-  ...Array.from({ length: toolCount }, (_, i) => [`tools.${i}`, ...['name', 'method', 'url', 'description', 'parameters'].map((f) => `tools.${i}.${f}`)]).flat(),
+  ...Array.from({ length: toolCount }, (_, i) => [`tools.${i}`, ...['name', 'method', 'url', 'description', 'parameters', 'allowedTools', 'headers'].map((f) => `tools.${i}.${f}`)]).flat(),
 ];
 
 function Section({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
@@ -144,7 +144,10 @@ export function AgentForm({
           </div>
         </Section>
 
-        <Section title="Tools" description="HTTP endpoints the model may call. Each request carries the model's arguments as JSON and a signature you can verify.">
+        <Section
+          title="Tools"
+          description="HTTP endpoints the model may call, each request carrying the model's arguments as JSON and a signature you can verify; and remote MCP servers, whose tools the model is offered."
+        >
           <ToolsEditor errorOf={errorOf} />
         </Section>
 

@@ -31,7 +31,9 @@ export function inputError(issues: readonly Issue[], rawInput: unknown): ApiErro
   let end = issue.path.length;
   while (end > 0 && typeof issue.path[end - 1] === 'number') end--;
   const param = dotted(issue.path.slice(0, end));
-  if (issue.code === 'invalid_type' && valueAt(rawInput, issue.path) === undefined && param !== '') {
+  // A missing discriminator (a tool's `type`) is a missing field too, not an invalid union.
+  const missable = issue.code === 'invalid_type' || (issue.code === 'invalid_union' && 'discriminator' in issue);
+  if (missable && valueAt(rawInput, issue.path) === undefined && param !== '') {
     return new ApiError('missing_required_field', `Missing required field: '${param}'`, { param });
   }
   if (param === '') return new ApiError('invalid_parameter', `Invalid request: ${issue.message}`);

@@ -24,6 +24,12 @@ export const AGENT_LIMITS = {
   timeoutSeconds: { min: 1, max: 900 },
   toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, max: 64 },
   toolDescription: { min: 1, max: 1000 },
+  /** An MCP tool's `allowedTools`: how many names, and each name's length. */
+  allowedTools: { max: 100 },
+  mcpToolName: { min: 1, max: 128 },
+  /** An MCP tool's `headers`: how many, and each value's size in bytes (UTF-8). */
+  headers: { max: 20 },
+  headerValue: { maxBytes: 4096 },
 } as const;
 export const MAX_TOOLS = AGENT_LIMITS.tools.max;
 /** Serialized size limit of one tool's `parameters` (bytes of its JSON). */
@@ -39,6 +45,8 @@ const EXAMPLE_PARAMETERS = {
   properties: { orderId: { type: 'string', description: 'The order number, e.g. 1042' } },
   required: ['orderId'],
 };
+/** What a response shows for each value of an MCP tool's `headers`; sent back on update, it keeps the stored value. */
+export const MASKED_HEADER = '********';
 const EXAMPLE_TOOL = {
   type: 'http',
   name: 'lookup_order',
@@ -46,6 +54,14 @@ const EXAMPLE_TOOL = {
   url: 'https://api.example.com/tools/lookup-order',
   method: 'POST',
   parameters: EXAMPLE_PARAMETERS,
+};
+
+const EXAMPLE_MCP_TOOL = {
+  type: 'mcp',
+  name: 'docs',
+  url: 'https://mcp.example.com/mcp',
+  allowedTools: ['search', 'fetch_page'],
+  headers: { Authorization: MASKED_HEADER },
 };
 
 const timestamp = z.string().meta({ format: 'date-time', example: EXAMPLE_CREATED_AT });
@@ -56,13 +72,15 @@ const n = (value: number) => value.toLocaleString('en-US');
 
 // ---- requests ----
 
-const toolInput = z
+const toolName = z
+  .string()
+  .regex(L.toolName.pattern, `must be 1–${L.toolName.max} letters, digits, _ or -`)
+  .meta({ description: `How the model calls the tool: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique within the agent (ignoring case).`, example: 'lookup_order' });
+
+const httpToolInput = z
   .strictObject({
-    type: z.literal('http').meta({ description: 'The kind of tool; `http` is the only one.', example: 'http' }),
-    name: z
-      .string()
-      .regex(L.toolName.pattern, `must be 1–${L.toolName.max} letters, digits, _ or -`)
-      .meta({ description: `How the model calls the tool: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique within the agent (ignoring case).`, example: 'lookup_order' }),
+    type: z.literal('http').meta({ description: 'An HTTP tool: the runner calls `url` with the model’s arguments.', example: 'http' }),
+    name: toolName,
     description: z
       .string()
       .trim()
@@ -83,9 +101,51 @@ const toolInput = z
       example: EXAMPLE_PARAMETERS,
     }),
   })
-  .meta({ id: 'AgentToolInput' });
+  .meta({ id: 'AgentHttpToolInput' });
+
+const mcpToolInput = z
+  .strictObject({
+    type: z.literal('mcp').meta({ description: 'A remote MCP server’s tools, over Streamable HTTP.', example: 'mcp' }),
+    name: toolName.meta({
+      description:
+        `Names the server within the agent: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique among the agent’s tools (ignoring case). ` +
+        'The model is offered each of the server’s tools as `<name>_<tool>`.',
+      example: EXAMPLE_MCP_TOOL.name,
+    }),
+    url: z.string().meta({
+      description:
+        'The server’s Streamable HTTP endpoint. http or https, no credentials; unless the server allows it, never a loopback, private, ' +
+        'link-local or metadata address; redirects are not followed.',
+      example: EXAMPLE_MCP_TOOL.url,
+    }),
+    allowedTools: z
+      .array(z.string().min(L.mcpToolName.min).max(L.mcpToolName.max))
+      .min(1)
+      .max(L.allowedTools.max)
+      .nullable()
+      .default(null)
+      .meta({
+        description: `The server’s tools the model may call (1–${L.allowedTools.max} names of ${L.mcpToolName.min}–${L.mcpToolName.max} characters); \`null\` or absent: every tool the server lists.`,
+        example: EXAMPLE_MCP_TOOL.allowedTools,
+      }),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .meta({
+        description:
+          `HTTP headers sent with every request to the server (at most ${L.headers.max}; values ≤ 4 KB, no line breaks), e.g. its credentials. ` +
+          `Write-only: responses show each value as \`"${MASKED_HEADER}"\`. On update, a value of \`"${MASKED_HEADER}"\` keeps the stored value of ` +
+          'that header of the same-named MCP tool, as long as its URL keeps the same origin.',
+        example: { Authorization: 'Bearer mcp_live_…' },
+      }),
+  })
+  .meta({ id: 'AgentMcpToolInput' });
+
+const toolInput = z.discriminatedUnion('type', [httpToolInput, mcpToolInput]).meta({ id: 'AgentToolInput' });
 
 export type ToolInput = z.infer<typeof toolInput>;
+export type HttpToolInput = z.infer<typeof httpToolInput>;
+export type McpToolInput = z.infer<typeof mcpToolInput>;
 
 /** The writable fields, with their bounds; create adds the defaults, update makes them optional. */
 const fields = {
@@ -112,7 +172,7 @@ const fields = {
   tools: z
     .array(toolInput)
     .max(MAX_TOOLS)
-    .meta({ description: `HTTP tools the model may call, at most ${MAX_TOOLS}.`, example: [EXAMPLE_TOOL] }),
+    .meta({ description: `The tools the model may call, at most ${MAX_TOOLS}: HTTP tools and MCP servers.`, example: [EXAMPLE_TOOL, EXAMPLE_MCP_TOOL] }),
   temperature: z.number().min(L.temperature.min).max(L.temperature.max)
     .nullable()
     .meta({ description: `Sampling temperature, ${L.temperature.min}–${L.temperature.max}; \`null\`: the provider’s default.`, example: 0.2 }),
@@ -165,7 +225,7 @@ export const listAgentsInput = z.strictObject(pageQuerySchema);
 
 // ---- responses ----
 
-const toolSchema = z
+const httpToolSchema = z
   .object({
     type: z.literal('http'),
     name: z.string().meta({ example: EXAMPLE_TOOL.name }),
@@ -174,7 +234,22 @@ const toolSchema = z
     method: z.enum(TOOL_METHODS).meta({ example: 'POST' }),
     parameters: z.object({}).catchall(z.unknown()).meta({ description: 'The JSON Schema of the arguments.', example: EXAMPLE_PARAMETERS }),
   })
-  .meta({ id: 'AgentTool', description: 'An HTTP tool the model may call.' });
+  .meta({ id: 'AgentHttpTool', description: 'An HTTP tool the model may call.' });
+
+const mcpToolSchema = z
+  .object({
+    type: z.literal('mcp'),
+    name: z.string().meta({ example: EXAMPLE_MCP_TOOL.name }),
+    url: z.string().meta({ example: EXAMPLE_MCP_TOOL.url }),
+    allowedTools: z.array(z.string()).nullable().meta({ description: '`null`: every tool the server lists.', example: EXAMPLE_MCP_TOOL.allowedTools }),
+    headers: z
+      .object({})
+      .catchall(z.literal(MASKED_HEADER))
+      .meta({ description: `The names of the headers sent to the server; their values are never shown: \`"${MASKED_HEADER}"\`.`, example: EXAMPLE_MCP_TOOL.headers }),
+  })
+  .meta({ id: 'AgentMcpTool', description: 'A remote MCP server whose tools the model may call, as `<name>_<tool>`.' });
+
+const toolSchema = z.discriminatedUnion('type', [httpToolSchema, mcpToolSchema]).meta({ id: 'AgentTool' });
 
 const agentFields = {
   id: z.string().meta({ description: 'Unique identifier of the agent (`agt_…`).', example: EXAMPLE_ID }),

@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
-import { agents, type StoredHttpTool } from '../../../db/schema';
+import { agents, type StoredTool } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
@@ -16,6 +16,7 @@ import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
 import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import { assertSafeHeaderNames, checkHeaders, storedMcpTools, toolView, usesMasked, type StoredMcpTools } from './mcp-headers';
 import {
   MAX_PARAMETERS_BYTES,
   type agentSchema,
@@ -71,7 +72,8 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
     description: row.description,
     model: row.model,
     instructions: row.instructions,
-    tools: row.tools,
+    // MCP header values are write-only: every response and event shows them masked.
+    tools: row.tools.map(toolView),
     temperature: row.temperature,
     maxSteps: row.maxSteps,
     timeoutSeconds: row.timeoutSeconds,
@@ -107,6 +109,13 @@ export function assertSafeAgentInput(raw: unknown): void {
       if (key.length < 1 || key.length > 40) throw invalid('metadata', "'metadata' keys must be 1–40 characters");
     }
     if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw invalid('metadata', `'metadata' can have at most ${METADATA_MAX_KEYS} keys`);
+  }
+  // An MCP tool's header names: zod drops a `__proto__` key of a record without a word.
+  const tools = (raw as Record<string, unknown>).tools;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool: unknown, i) => {
+      if (tool !== null && typeof tool === 'object') assertSafeHeaderNames((tool as Record<string, unknown>).headers, `tools.${i}.headers`);
+    });
   }
   // Iterative walk: no input is nested deeply enough to overflow the stack. It runs on the event
   // loop over bodies of up to 1 MiB of schemas, so paths are not copied below their third key.
@@ -159,10 +168,11 @@ async function checkParameters(owner: string, parameters: Record<string, unknown
 }
 
 /**
- * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call. The
- * schemas compile together (in the pool's threads); the first refused one by position is reported.
+ * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call, MCP
+ * headers (mcp-headers.ts; `stored`: the agent's MCP tools, on update). The schemas compile
+ * together (in the pool's threads); the first refused one by position is reported.
  */
-async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttpTool[]> {
+async function checkTools(owner: string, tools: ToolInput[], stored: StoredMcpTools | null = null): Promise<StoredTool[]> {
   const seen = new Map<string, number>();
   for (const [i, tool] of tools.entries()) {
     const name = tool.name.toLowerCase();
@@ -172,7 +182,8 @@ async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttp
     }
     seen.set(name, i);
   }
-  const schemas = await Promise.allSettled(tools.map((tool, i) => checkParameters(owner, tool.parameters, `tools.${i}.parameters`)));
+  const headers = tools.map((tool, i) => (tool.type === 'mcp' ? checkHeaders(tool.headers, tool, i, stored) : null));
+  const schemas = await Promise.allSettled(tools.map((tool, i) => (tool.type === 'http' ? checkParameters(owner, tool.parameters, `tools.${i}.parameters`) : null)));
   const refused = schemas.find((check) => check.status === 'rejected');
   if (refused) throw refused.reason;
   // Resolved together; the first refused URL (by position) is the one reported.
@@ -182,7 +193,11 @@ async function checkTools(owner: string, tools: ToolInput[]): Promise<StoredHttp
     if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}${refusalHint(check.reason.reason)}`);
     throw check.reason;
   }
-  return tools.map((t) => ({ type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }));
+  return tools.map((t, i) =>
+    t.type === 'http'
+      ? { type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }
+      : { type: 'mcp', name: t.name, url: t.url, allowedTools: t.allowedTools && [...new Set(t.allowedTools)], headers: headers[i]! },
+  );
 }
 
 // ---- operations ----
@@ -249,7 +264,13 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     checkModel(input.model);
     changes.model = input.model;
   }
-  if (input.tools !== undefined) changes.tools = await checkTools(actor.workspaceId, input.tools);
+  if (input.tools !== undefined) {
+    // "********" as an MCP header value keeps the stored one: read the agent's tools for it.
+    const masked = input.tools.some((t) => t.type === 'mcp' && usesMasked(t.headers));
+    const current = masked ? await findAgent(db, actor, id) : null;
+    if (masked && !current) throw notFound('agent', id);
+    changes.tools = await checkTools(actor.workspaceId, input.tools, current && storedMcpTools(current.tools));
+  }
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {

@@ -6,24 +6,30 @@ import { newId } from '../../platform/ids';
 import { log } from '../../platform/log';
 import { classifyModelError, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../../db/client';
-import { buildTools } from '../tools/toolset';
+import { McpToolError, type McpOffered } from '../tools/mcp-tool';
+import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './status';
 import { runModelLoop } from './model-loop';
 import type { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
-// agent's model with its HTTP tools through the AI SDK, record events as they happen and the
-// outcome at the end. The run is aborted at once when it is cancelled (NOTIFY `aas_cancel`,
-// or a heartbeat that finds the row no longer ours) or its timeout passes.
+// agent's model with its tools (HTTP tools, MCP servers' tools) through the AI SDK, record
+// events as they happen and the outcome at the end. The run is aborted at once when it is
+// cancelled (NOTIFY `aas_cancel`, or a heartbeat that finds the row no longer ours) or its
+// timeout passes.
 
 type AbortReason = 'cancelled' | 'timeout';
 
 type AgentRow = typeof agents.$inferSelect;
 
-/** The key of a test-mode answer: everything the model is sent. */
-function cacheKey(model: string, agent: AgentRow, history: ModelMessage[]): string {
-  const request = { model, instructions: agent.instructions, temperature: agent.temperature, tools: agent.tools, history };
+/**
+ * The key of a test-mode answer: everything the model is sent. For MCP tools, what their servers
+ * listed (and the tool without its header values: secrets have no business in a key).
+ */
+function cacheKey(model: string, agent: AgentRow, history: ModelMessage[], mcp: McpOffered[]): string {
+  const tools = agent.tools.map((t) => (t.type === 'mcp' ? { ...t, headers: Object.keys(t.headers) } : t));
+  const request = { model, instructions: agent.instructions, temperature: agent.temperature, tools, history, ...(mcp.length > 0 ? { mcp } : {}) };
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
 
@@ -62,6 +68,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
   const attempt = row.attempt;
   const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
   let timer: NodeJS.Timeout | undefined;
+  let tools: RunTools | undefined;
   const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
     const tail = await recorder.drain();
     final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, tail);
@@ -81,7 +88,15 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       throw err;
     }
 
-    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(resolved.used, agent, history) : null;
+    // The MCP servers are connected and listed first: one that cannot be is the run's failure.
+    try {
+      tools = await openTools(agent, executionId, controller.signal);
+    } catch (err) {
+      if (err instanceof McpToolError && !controller.signal.aborted) return await end({ status: 'failed', error: { code: err.code, message: err.message } });
+      throw err;
+    }
+
+    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
@@ -103,7 +118,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         model: resolved.model,
         instructions: agent.instructions,
         history,
-        tools: buildTools(agent, executionId, controller.signal),
+        tools: tools.tools,
         maxSteps: agent.maxSteps,
         temperature: agent.temperature,
         signal: controller.signal,
@@ -155,6 +170,8 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
   } finally {
     clearTimeout(timer);
+    // The MCP connections end with the run, however it ended (never awaited: nothing waits on a slow server).
+    void tools?.close();
     recorder.close(final);
   }
   return final;

@@ -17,6 +17,7 @@ import type {
 // prompt alone, so test mode runs the whole pipeline (streaming, tool calls, usage) offline.
 //   - The last user message names an offered tool (whole word, any case) and no result of that
 //     tool follows it → one call of that tool, its arguments made up from the tool's JSON Schema.
+//     HTTP and MCP tools alike, by the name the model sees (`lookup_order`, `docs_search`).
 //   - Tool results follow the last user message → "The <tool> tool returned: <json>" (or
 //     "failed: …" for a tool error), one line per result.
 //   - Otherwise → "Echo: <last user text>".

@@ -1,28 +1,23 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
-import type { agents } from '../../../db/schema';
+import type { agents, StoredHttpTool, StoredMcpTool } from '../../../db/schema';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
+import { CallLimits } from './call-limits';
 import { callHttpTool } from './http-tool';
+import { openMcpTools, type McpOffered, type McpServerTools } from './mcp-tool';
 import { SCHEMA_BUDGET_MS, validateArguments } from './schema-pool';
 
 // The tools a run offers the model: the agent's HTTP tools, each call signed and sent by
-// callHttpTool. Before a call, what a model can make us do is bounded (docs/executions.md,
-// "Tool calls: what a model can make us do"):
-// - its arguments must match the tool's `parameters` (checked in the schema pool's threads);
-// - at most MAX_TOOL_CALLS_PER_STEP calls are made per step, the rest refused;
+// callHttpTool, and the tools of its MCP servers (mcp-tool.ts), listed when the run starts.
+// Before a call, what a model can make us do is bounded (docs/executions.md, "Tool calls: what
+// a model can make us do"):
+// - an HTTP tool's arguments must match its `parameters` (checked in the schema pool's threads;
+//   an MCP server checks its own);
+// - at most MAX_TOOL_CALLS_PER_STEP calls are made per step, the rest refused (call-limits.ts);
 // - at most TOOL_RESULT_BUDGET_BYTES of tool results are handed to the model per execution.
 // Every refusal, like every failed call, goes back to the model as the tool's result
 // `{error}`: it may retry or explain, and the run records it as a tool error.
 
 type AgentRow = typeof agents.$inferSelect;
-
-/**
- * Calls made in one step. Models ask for a handful at once; 10 covers real fan-outs (look up a
- * few orders, a few cities) while a model asking for 200 in one step (20 MB of answers, +500
- * MB of memory) gets 10 calls made and 190 refusals.
- */
-export const MAX_TOOL_CALLS_PER_STEP = 10;
-/** Bytes of tool results (as JSON) handed to the model in one execution: ten full 100 KB answers. */
-export const TOOL_RESULT_BUDGET_BYTES = 1024 * 1024;
 
 /** The secrets that sign a call now: the agent's, and the one it replaced while in its 24 h. */
 export function activeToolSecrets(agent: Pick<AgentRow, 'toolSecret' | 'previousToolSecret' | 'previousToolSecretExpiresAt'>, now = new Date()): string[] {
@@ -31,53 +26,69 @@ export function activeToolSecrets(agent: Pick<AgentRow, 'toolSecret' | 'previous
 }
 
 const refused = (error: string) => ({ error });
-const BUDGET = `this execution's budget of tool results (${TOOL_RESULT_BUDGET_BYTES / 1024 / 1024} MiB handed to the model)`;
 
-/** The agent's tools for one execution: call it once per run (the step count and the byte budget are the run's). */
-export function buildTools(agent: AgentRow, executionId: string, signal: AbortSignal): ToolSet {
-  // The AI SDK runs a step's calls together, each with the messages the step was sent: their
-  // count tells the steps apart (each step adds the previous one's answer to them).
-  const callsInStep = new Map<number, number>();
-  let resultBytes = 0;
+/** The tools of one run: what the model is offered, what its MCP servers listed, and the connections to close. */
+export interface RunTools {
+  tools: ToolSet;
+  /** The MCP tools offered, as the model sees them (for the test-mode answer cache's key). */
+  mcp: McpOffered[];
+  /** Closes the MCP connections; never throws. Call it when the run ends, however it ends. */
+  close(): Promise<void>;
+}
+
+/**
+ * The agent's tools for one execution: call it once per run (the step count and the byte budget
+ * are the run's). Connects to the agent's MCP servers and lists their tools first: one that
+ * cannot be reached or listed throws McpToolError (the run fails with `tool_error`), the run's
+ * own abort rethrows as is.
+ */
+export async function openTools(agent: AgentRow, executionId: string, signal: AbortSignal): Promise<RunTools> {
+  const limits = new CallLimits();
   const tools: ToolSet = {};
-  for (const spec of agent.tools) {
-    tools[spec.name] = tool({
-      description: spec.description,
-      inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
-      execute: async (args: unknown, options) => {
-        // Counted before anything is awaited: the first calls of the step, in the model's order, are the ones made.
-        const step = options.messages.length;
-        const nth = (callsInStep.get(step) ?? 0) + 1;
-        callsInStep.set(step, nth);
-        if (nth > MAX_TOOL_CALLS_PER_STEP) {
-          return refused(`Not called: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls are made in one step, and this step asked for more. Call fewer tools at once.`);
-        }
-        if (resultBytes >= TOOL_RESULT_BUDGET_BYTES) return refused(`Not called: ${BUDGET} is spent`);
-
-        const check = await validateArguments(agent.workspaceId, spec.parameters, args, signal);
-        if (!check.ok) {
-          if (check.reason === 'invalid') return refused(`Not called: the arguments do not match the tool's parameters: ${check.message}`);
-          if (check.reason === 'too_slow') return refused(`Not called: the arguments could not be checked against the tool's parameters within ${SCHEMA_BUDGET_MS / 1000} s`);
-          return refused('Not called: the server is busy checking tool arguments; try again');
-        }
-
-        const result = await callHttpTool(spec, args, {
-          secrets: activeToolSecrets(agent),
-          callId: `${executionId}_${options.toolCallId}`,
-          signal,
-          allowPrivate: allowPrivateUrls(),
-        });
-        // A failed call goes back to the model as its result: it may retry or explain.
-        const output = result.ok ? { status: result.status, body: result.body, ...(result.truncated ? { truncated: true } : {}) } : { error: result.error, status: result.status };
-        const bytes = Buffer.byteLength(JSON.stringify(output));
-        if (resultBytes + bytes > TOOL_RESULT_BUDGET_BYTES) {
-          resultBytes = TOOL_RESULT_BUDGET_BYTES; // spent: later calls are not made
-          return refused(`The tool answered, but its result (${bytes} bytes) would pass ${BUDGET}, so it is not handed over; no more tools are called`);
-        }
-        resultBytes += bytes;
-        return output;
-      },
-    });
+  const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http');
+  const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp');
+  for (const spec of http) tools[spec.name] = httpTool(agent, spec, executionId, signal, limits);
+  // Every name the model sees, lower-cased: an MCP tool's `<name>_<tool>` must not take one.
+  const taken = new Set(http.map((t) => t.name.toLowerCase()));
+  const settled = await Promise.allSettled(mcp.map((spec) => openMcpTools(spec, { signal, allowPrivate: allowPrivateUrls(), limits })));
+  const servers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const close = async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  };
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    await close();
+    throw failed.reason;
   }
-  return tools;
+  const offered = servers.flatMap((server: McpServerTools) => server.offer(taken));
+  for (const { name, tool: t } of offered) tools[name] = t;
+  return { tools, mcp: offered.map((o) => o.offered), close };
+}
+
+function httpTool(agent: AgentRow, spec: StoredHttpTool, executionId: string, signal: AbortSignal, limits: CallLimits) {
+  return tool({
+    description: spec.description,
+    inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
+    execute: async (args: unknown, options) => {
+      const refusal = limits.admit(options);
+      if (refusal) return refusal;
+
+      const check = await validateArguments(agent.workspaceId, spec.parameters, args, signal);
+      if (!check.ok) {
+        if (check.reason === 'invalid') return refused(`Not called: the arguments do not match the tool's parameters: ${check.message}`);
+        if (check.reason === 'too_slow') return refused(`Not called: the arguments could not be checked against the tool's parameters within ${SCHEMA_BUDGET_MS / 1000} s`);
+        return refused('Not called: the server is busy checking tool arguments; try again');
+      }
+
+      const result = await callHttpTool(spec, args, {
+        secrets: activeToolSecrets(agent),
+        callId: `${executionId}_${options.toolCallId}`,
+        signal,
+        allowPrivate: allowPrivateUrls(),
+      });
+      // A failed call goes back to the model as its result: it may retry or explain.
+      const output = result.ok ? { status: result.status, body: result.body, ...(result.truncated ? { truncated: true } : {}) } : { error: result.error, status: result.status };
+      return limits.handOver(output);
+    },
+  });
 }
