@@ -23,6 +23,8 @@ export type Execution = Outputs['executions']['get'];
 export type ExecutionStatus = Execution['status'];
 export type ExecutionStep = Execution['steps'][number];
 export type Conversation = Outputs['conversations']['get'];
+export type Schedule = Outputs['schedules']['get'];
+export type SchedulePreview = Outputs['schedules']['preview'];
 export type ModelProvider = Outputs['models']['providers']['providers'][number];
 
 export type Webhook = Outputs['webhooks']['get'];

@@ -107,7 +107,7 @@ describe('queued turns', () => {
     const types = s.events.map((e) => e.event);
     assert.equal(types[0], 'execution.started');
     assert.ok(FINAL_EVENTS.includes(types.at(-1)!), types.join(','));
-    const final = s.events.at(-1)!.data as { execution: Execution };
+    const final = s.events.at(-1)!.data as unknown as { execution: Execution };
     assert.equal(final.execution.status, 'succeeded');
     assert.ok(final.execution.startedAt! >= w.body.completedAt!);
   });

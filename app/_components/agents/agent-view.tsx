@@ -10,6 +10,7 @@ import { AgentIcon, Breadcrumb, EmptyState, LoadError, PageSkeleton } from '../s
 import { Alert, Badge, Button, ButtonLink, Card } from '../ui';
 import { AgentDetails } from './agent-details';
 import { DeleteAgentDialog } from './delete-agent-dialog';
+import { SchedulesCard } from '../schedules/schedules-card';
 import { Playground } from './playground';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
 import { ToolSecretModal } from './tool-secret-modal';
@@ -93,6 +94,8 @@ export function AgentView({ id }: { id: string }) {
         </div>
         <AgentDetails agent={a} />
       </div>
+
+      <SchedulesCard agentId={a.id} />
 
       {dialog === 'rotate' && (
         <RotateToolSecretDialog

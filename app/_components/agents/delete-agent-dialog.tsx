@@ -21,7 +21,7 @@ export function DeleteAgentDialog({ agent, onClose, onDeleted }: { agent: { id: 
       confirmTestId="delete-agent-confirm"
     >
       <p>
-        Its <strong className="font-semibold">queued and running executions will be cancelled</strong>, and the API answers{' '}
+        Its <strong className="font-semibold">queued and running executions will be cancelled</strong> and its schedules deleted, and the API answers{' '}
         <code className="font-mono text-xs">404</code> for it from now on. Past executions stay in the executions list. This cannot be undone.
       </p>
     </ConfirmDialog>

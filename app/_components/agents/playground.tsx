@@ -9,7 +9,7 @@ import { usePlayground } from './use-playground';
 // Talk to the agent: each message is a real execution in the selected environment, streamed
 // as it runs. Enter sends, Shift+Enter starts a new line.
 export function Playground({ agentId, agentName, hasTools }: { agentId: string; agentName: string; hasTools: boolean }) {
-  const { turns, conversationId, busy, cancelError, send, cancel, reset } = usePlayground(agentId);
+  const { turns, conversationId, busy, canQueue, cancelError, send, cancel, reset } = usePlayground(agentId);
   const [input, setInput] = useState('');
   const [cancelling, setCancelling] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
@@ -21,12 +21,13 @@ export function Playground({ agentId, agentName, hasTools }: { agentId: string; 
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 120) el.scrollTop = el.scrollHeight;
   }, [turns]);
 
+  // While a turn runs, a message is queued after it (the conversation's line, up to 10 waiting).
   function submit(e?: FormEvent) {
     e?.preventDefault();
     const text = input.trim();
-    if (!text || busy) return;
+    if (!text || (busy && !canQueue)) return;
     setInput('');
-    void send(text);
+    void send(text, busy);
   }
   function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
@@ -108,10 +109,15 @@ export function Playground({ agentId, agentName, hasTools }: { agentId: string; 
                 Cancel run
               </Button>
             )}
-            <Button type="submit" disabled={busy || !input.trim()} data-testid="playground-send">
-              {busy && <Spinner />}
-              Send
-            </Button>
+            {busy ? (
+              <Button type="submit" disabled={!canQueue || !input.trim()} data-testid="playground-queue" title="Runs once the current turn has finished">
+                Queue after current turn
+              </Button>
+            ) : (
+              <Button type="submit" disabled={!input.trim()} data-testid="playground-send">
+                Send
+              </Button>
+            )}
           </div>
         </div>
       </form>

@@ -11,7 +11,8 @@ import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 // events arrive over Server-Sent Events from /api/dashboard/executions/:id/stream, parsed with
 // the server's event contract (execution-stream.ts); the reply grows with every text.delta,
 // tool calls and results appear where they happen, and the terminal event settles the turn.
-// The conversation id carries over to the next message.
+// The conversation id carries over to the next message. While a turn runs, another can be queued
+// after it (`ifBusy: "enqueue"`): each turn follows its own execution's stream.
 
 export type Part =
   | { kind: 'text'; step: number; text: string }
@@ -50,18 +51,23 @@ export function usePlayground(agentId: string) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [cancelError, setCancelError] = useState<string | null>(null);
-  const source = useRef<(() => void) | null>(null);
+  // The open stream of each turn still running or waiting, by its key.
+  const sources = useRef(new Map<number, () => void>());
   const nextKey = useRef(0);
 
-  const stop = useCallback(() => {
-    source.current?.();
-    source.current = null;
+  const stopAll = useCallback(() => {
+    for (const close of sources.current.values()) close();
+    sources.current.clear();
   }, []);
-  useEffect(() => stop, [stop]);
+  const stop = (key: number) => {
+    sources.current.get(key)?.();
+    sources.current.delete(key);
+  };
+  useEffect(() => stopAll, [stopAll]);
 
   const patch = (key: number, fn: (t: Turn) => Turn) => setTurns((all) => all.map((t) => (t.key === key ? fn(t) : t)));
   const finish = (key: number, execution: Execution) => {
-    stop();
+    stop(key);
     patch(key, (t) => settle(t, execution));
     void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
   };
@@ -86,28 +92,33 @@ export function usePlayground(agentId: string) {
   }
 
   function follow(key: number, executionId: string) {
-    stop();
+    stop(key);
     const close = followExecution(executionId, environment, {
       event: (event) => apply(key, event),
       // EventSource resumes by itself (after Last-Event-ID); once it gives up, read the execution instead.
       closed: () => {
-        if (source.current !== close) return;
-        stop();
+        if (sources.current.get(key) !== close) return;
+        stop(key);
         client.executions.get
           .query({ id: executionId })
           .then((execution) => (execution.status === 'queued' || execution.status === 'running' ? follow(key, executionId) : finish(key, execution)))
           .catch((err: unknown) => patch(key, (t) => ({ ...t, status: 'failed', error: { code: 'stream_lost', message: errorMessage(err) } })));
       },
     });
-    source.current = close;
+    sources.current.set(key, close);
   }
 
-  async function send(input: string) {
+  /** Sends a message; `queue`: the conversation is busy, and it runs after the turns before it. */
+  async function send(input: string, queue = false) {
     const key = nextKey.current++;
     setCancelError(null);
     setTurns((all) => [...all, { key, input, executionId: null, status: 'sending', parts: [], error: null, cached: false }]);
     try {
-      const execution = await client.executions.start.mutate({ agentId, input, ...(conversationId ? { conversationId } : {}) });
+      const execution = await client.executions.start.mutate({
+        agentId,
+        input,
+        ...(conversationId ? { conversationId, ...(queue ? { ifBusy: 'enqueue' as const } : {}) } : {}),
+      });
       setConversationId(execution.conversationId);
       patch(key, (t) => ({ ...t, executionId: execution.id, status: execution.status }));
       follow(key, execution.id);
@@ -129,11 +140,14 @@ export function usePlayground(agentId: string) {
   }
 
   function reset() {
-    stop();
+    stopAll();
     setTurns([]);
     setConversationId(null);
     setCancelError(null);
   }
 
-  return { turns, conversationId, busy: isBusy(turns.at(-1)), cancelError, send, cancel, reset };
+  const last = turns.at(-1);
+  // A turn can be queued once the conversation exists and its last turn was accepted (it has its execution).
+  const canQueue = isBusy(last) && conversationId !== null && last?.status !== 'sending';
+  return { turns, conversationId, busy: isBusy(last), canQueue, cancelError, send, cancel, reset };
 }

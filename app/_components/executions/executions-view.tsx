@@ -21,6 +21,7 @@ export interface ExecutionFilters {
   status?: ExecutionStatus;
   agentId?: string;
   conversationId?: string;
+  scheduleId?: string;
 }
 
 const SELECT =
@@ -66,7 +67,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
     seen.current = newestId;
     void refetchList();
   }, [newestId, firstId, refetchList]);
-  const filtered = Boolean(filters.status || filters.agentId || filters.conversationId);
+  const filtered = Boolean(filters.status || filters.agentId || filters.conversationId || filters.scheduleId);
 
   function apply(next: ExecutionFilters) {
     const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v)) as ExecutionFilters;
@@ -116,6 +117,16 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
               Conversation <code className="font-mono">{filters.conversationId}</code>
             </span>
             <button type="button" className="shrink-0 font-semibold hover:text-indigo-950" onClick={() => apply({ ...filters, conversationId: undefined })} aria-label="Show all conversations">
+              ✕
+            </button>
+          </p>
+        )}
+        {filters.scheduleId && (
+          <p className="flex min-w-0 items-center gap-2 rounded-md bg-indigo-50 max-sm:col-span-2 px-3 py-2 text-xs text-indigo-800 ring-1 ring-indigo-200 ring-inset" data-testid="filter-schedule">
+            <span className="truncate">
+              Runs of schedule <code className="font-mono">{filters.scheduleId}</code>
+            </span>
+            <button type="button" className="shrink-0 font-semibold hover:text-indigo-950" onClick={() => apply({ ...filters, scheduleId: undefined })} aria-label="Show every schedule's runs">
               ✕
             </button>
           </p>

@@ -12,7 +12,8 @@ function filtersOf(search: Search): ExecutionFilters {
   const status = STATUSES.find((s) => s === search.status);
   const agentId = one(search.agentId);
   const conversationId = one(search.conversationId);
-  return { ...(status ? { status } : {}), ...(agentId ? { agentId } : {}), ...(conversationId ? { conversationId } : {}) };
+  const scheduleId = one(search.scheduleId);
+  return { ...(status ? { status } : {}), ...(agentId ? { agentId } : {}), ...(conversationId ? { conversationId } : {}), ...(scheduleId ? { scheduleId } : {}) };
 }
 
 export default async function ExecutionsPage({ searchParams }: { searchParams: Promise<Search> }) {

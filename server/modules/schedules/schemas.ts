@@ -117,3 +117,10 @@ export const deletedScheduleSchema = z
 
 /** `POST /v1/schedules/{id}/run`: the execution it started. */
 export const scheduleRunSchema = executionSchema;
+
+/** Dashboard only: when a cron would run, before it is saved (the schedule form's helper). */
+export const previewScheduleInput = z.strictObject({ cron: z.string().max(200), timezone: z.string().max(100) });
+export const schedulePreviewSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), cron: z.string(), timezone: z.string(), runs: z.array(timestamp) }),
+  z.object({ ok: z.literal(false), param: z.enum(['cron', 'timezone']), message: z.string() }),
+]);

@@ -14,7 +14,7 @@ import { startExecution } from '../executions/service';
 import { executionView } from '../executions/status';
 import type { ExecutionView } from '../executions/schemas';
 import { MAX_SCHEDULES, type createScheduleInput, type scheduleSchema, type updateScheduleInput } from './schemas';
-import { checkCron, checkTimeZone, nextOccurrence } from './timing';
+import { checkCron, checkTimeZone, nextOccurrence, nextOccurrences } from './timing';
 
 // Schedules (docs/api.md, "Schedules"): create, list, read, change, delete and run now, in the
 // caller's workspace and environment. What a schedule stores decides when it fires: `next_run_at`
@@ -251,4 +251,13 @@ export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<
     await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));
     return executionView(row);
   });
+}
+
+/** The next `count` runs of a cron in a zone, or why it is refused (the same checks as a create). */
+export function previewSchedule(cron: string, zone: string, count = 5, now = new Date()) {
+  const c = checkCron(cron);
+  if (!c.ok) return { ok: false as const, param: 'cron' as const, message: `'cron' ${c.message}` };
+  const z = checkTimeZone(zone);
+  if (!z.ok) return { ok: false as const, param: 'timezone' as const, message: `'timezone': ${z.message}` };
+  return { ok: true as const, cron: c.value, timezone: z.value, runs: nextOccurrences(c.value, z.value, now, count).map((d) => d.toISOString()) };
 }

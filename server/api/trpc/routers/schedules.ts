@@ -1,6 +1,8 @@
 import {
   createScheduleInput,
   deletedScheduleSchema,
+  previewScheduleInput,
+  schedulePreviewSchema,
   listSchedulesInput,
   scheduleIdInput,
   scheduleListSchema,
@@ -8,7 +10,7 @@ import {
   scheduleSchema,
   updateScheduleInput,
 } from '../../../modules/schedules/schemas';
-import { assertSafeScheduleInput, createSchedule, deleteSchedule, getSchedule, listSchedules, runScheduleNow, updateSchedule } from '../../../modules/schedules/service';
+import { assertSafeScheduleInput, createSchedule, deleteSchedule, getSchedule, listSchedules, previewSchedule, runScheduleNow, updateSchedule } from '../../../modules/schedules/service';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
 
@@ -117,4 +119,11 @@ export const schedulesRouter = router({
     .input(scheduleIdInput)
     .output(scheduleRunSchema)
     .mutation(({ ctx, input }) => runScheduleNow(ctx.db, ctx.actor, input.id)),
+
+  /** Dashboard only: the schedule form's "next five runs" as the user types (the server's own checks and zone rules). */
+  preview: apiProcedure
+    .meta({ scope: 'agents:read' })
+    .input(previewScheduleInput)
+    .output(schedulePreviewSchema)
+    .query(({ input }) => previewSchedule(input.cron, input.timezone)),
 });
