@@ -12,7 +12,7 @@
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
 //   BENCH_STORES (redis,postgres,redis-off): which app topologies to run for the lists; redis-off is
 //   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
-//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage): which parts to run; see scripts/bench/*.ts
+//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules): which parts to run; see scripts/bench/*.ts
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,7 @@ import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
 import { benchNoisy } from './bench/noisy';
+import { benchSchedules } from './bench/schedules';
 import { benchUsage } from './bench/usage';
 import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
@@ -31,7 +32,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres,redis-off').split(',').filter((s) => ['redis', 'postgres', 'redis-off'].includes(s));
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -239,6 +240,7 @@ async function main() {
     if (PARTS.includes('hosted')) await benchHosted({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('noisy')) await benchNoisy({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('usage')) await benchUsage({ ...setup, redisUrl: REDIS_URL }, ADMIN_URL);
+    if (PARTS.includes('schedules')) await benchSchedules({ ...setup, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -15,7 +15,7 @@ import { newId } from '../../platform/ids';
 // the next one: its turn is cleared, a conversation turn takes the conversation and writes its
 // user message then (so the history reads in order), and the workers are woken.
 
-/** Turns that may wait in one line (DESIGN: 10 per conversation); beyond, 409 `conversation_busy` (a schedule's occurrence is skipped). */
+/** Turns that may wait in one line (docs/executions.md, "Queued turns": 10); beyond, 409 `conversation_busy` (a schedule's occurrence is skipped). */
 export const MAX_WAITING_TURNS = 10;
 
 export type Line = { on: 'conversation'; id: string } | { on: 'schedule'; id: string };
