@@ -100,6 +100,38 @@ test('queue a turn in the playground while the current one runs: it runs after i
   await expect(page.getByTestId('playground-send')).toBeVisible();
 });
 
+test('the agent form edits an MCP server: its header is shown as set, never its value, and kept on save', async ({ page }) => {
+  test.setTimeout(90_000);
+  await signUp(page, 'mcp-form');
+  await page.goto('/dashboard/agents/new');
+  await page.getByLabel('Name', { exact: true }).fill('Docs helper');
+  await page.getByTestId('agent-model-input').fill('echo');
+  await page.getByTestId('add-mcp-tool').click();
+  const tool = page.getByTestId('tool-editor').first();
+  await tool.getByLabel('Name').fill('docs');
+  await tool.getByLabel('Server URL').fill('http://127.0.0.1:9/mcp');
+  await tool.getByLabel('Allowed tools (optional)').fill('search');
+  await tool.getByTestId('add-mcp-header').click();
+  await tool.getByLabel('Header 1 name').fill('Authorization');
+  await tool.getByLabel('Header 1 value').fill('Bearer very-secret-token');
+  await page.getByTestId('agent-submit').click();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/agt_[0-9A-Za-z]+$/);
+  await expect(page.getByTestId('agent-mcp-tool')).toBeVisible();
+  expect(await page.content()).not.toContain('very-secret-token');
+  await shot(page, 'agent-with-mcp');
+
+  // Edit: the header is "set" with an empty field; saving without touching it keeps it.
+  await page.getByTestId('edit-agent').click();
+  const set = page.getByTestId('mcp-header-set');
+  await expect(set).toHaveValue('');
+  await expect(set).toHaveAttribute('placeholder', /Set/);
+  expect(await page.content()).not.toContain('very-secret-token');
+  await shot(page, 'agent-form-mcp');
+  await page.getByTestId('agent-submit').click();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/agt_[0-9A-Za-z]+$/);
+  await expect(page.getByTestId('agent-mcp-tool')).toBeVisible();
+});
+
 test.describe('on a 390px phone', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
