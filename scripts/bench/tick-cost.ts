@@ -1,3 +1,5 @@
+export {};
+
 // Forked by scripts/bench/schedules.ts with the bench database's environment: runs the schedule
 // tick BENCH_TICKS times at an instant when none of the (idle) schedules is due, as a worker's
 // minute tick would, and reports this process's CPU per tick (the database side is sampled by

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
 import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { freePort } from '../processes';
 import { execute, readStream, waitFor, type Execution } from './helpers';
 
 // MCP tools in a run (docs/executions.md, "MCP tools"): the runner connects to the agent's MCP
@@ -36,15 +37,6 @@ async function run(tools: unknown[], input: string): Promise<Execution> {
   const res = await execute(api, owner.key, agent.body.id, { input, wait: true });
   expectStatus(res, 200);
   return res.body;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('MCP tools in a run', () => {
@@ -118,7 +110,7 @@ describe('MCP tools in a run', () => {
   });
 
   it('a server that is down, answers 500 or redirects fails the run: tool_error naming the tool', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens on it
     const down = await run([docs({ name: 'kb', url: `http://127.0.0.1:${port}/mcp` })], 'kb_search x');
     assert.equal(down.status, 'failed');
     assert.deepEqual(down.error, { code: 'tool_error', message: "The MCP tool 'kb' could not be used: the server refused the connection" });

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
+import { assertUnderLimit } from '../../platform/resource-limit';
 import { assertSafeKeys } from '../../platform/metadata';
 import type { Page, PageParams } from '../../platform/pagination';
 import { startExecution } from '../executions/service';
@@ -123,17 +124,10 @@ export async function createSchedule(db: Db, actor: Owner, input: CreateInput, n
   const endAt = input.endAt === null ? null : new Date(input.endAt);
   const nextRunAt = nextRun({ cron, timezone, enabled: input.enabled, endAt }, now);
   return transaction(db, async (tx) => {
-    // The count and the insert are one step: concurrent creates queue on this lock, so none slips past the limit.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`schedules:${actor.workspaceId}:${actor.environment}`}))`);
+    // The limit first (its lock orders concurrent creates), then the agent (share-locked) and the conversation.
+    await assertUnderLimit(tx, schedules, actor, { name: 'schedules', max: MAX_SCHEDULES, code: 'schedule_limit_reached' });
     await lockAgent(tx, actor, input.agentId);
     if (input.conversationId !== null) await checkConversation(tx, actor, input.agentId, input.conversationId);
-    const [{ n }] = (await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(schedules)
-      .where(and(eq(schedules.workspaceId, actor.workspaceId), eq(schedules.environment, actor.environment)))) as [{ n: number }];
-    if (n >= MAX_SCHEDULES) {
-      throw new ApiError('schedule_limit_reached', `This environment already has ${MAX_SCHEDULES} schedules, the most a workspace may have; delete one first`);
-    }
     const [row] = await tx
       .insert(schedules)
       .values({

@@ -10,6 +10,7 @@ import { getEvent, type EventView } from '../events/service';
 import { isId, newId } from '../../platform/ids';
 import type { Jobs } from '../../platform/jobs';
 import { keysetList, type ListRow } from '../../platform/keyset';
+import { assertUnderLimit } from '../../platform/resource-limit';
 import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
 import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
@@ -98,15 +99,7 @@ export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof 
   const events = checkEvents(input.events);
   const url = await checkWebhookUrl(input.url, actor.environment);
   return db.transaction(async (tx) => {
-    // The count and the insert are one step: concurrent creates queue on this lock, so none slips past the limit.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhooks:${actor.workspaceId}:${actor.environment}`}))`);
-    const [{ n }] = (await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(webhooks)
-      .where(and(eq(webhooks.workspaceId, actor.workspaceId), eq(webhooks.environment, actor.environment)))) as [{ n: number }];
-    if (n >= MAX_WEBHOOKS) {
-      throw new ApiError('webhook_limit_reached', `This environment already has ${MAX_WEBHOOKS} webhooks, the most a workspace may have; delete one first`);
-    }
+    await assertUnderLimit(tx, webhooks, actor, { name: 'webhooks', max: MAX_WEBHOOKS, code: 'webhook_limit_reached' });
     const [row] = await tx
       .insert(webhooks)
       .values({
