@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, expectStatus } from '../expect';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { sql } from 'drizzle-orm';
+import { DB_KIND, startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, FINAL_EVENTS, readStream, waitFor, type Conversation, type Execution } from './helpers';
 
 // Queued turns (docs/executions.md, "Queued turns"): `ifBusy: "enqueue"` on a busy conversation
@@ -85,6 +86,23 @@ describe('queued turns', () => {
     const started = await Promise.race(accepted.map((r) => waitFor(api, owner.key, r.body.id, (e) => e.status !== 'queued', 15_000)));
     assert.ok(['running', 'succeeded'].includes(started.status));
     for (const r of accepted) await api.request('POST', `/v1/executions/${r.body.id}/cancel`, { key: owner.key });
+  });
+
+  it('a waiting turn locked when the line is handed on (being cancelled) does not stall the line', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only: two connections at once' }, async () => {
+    const first = await busyConversation();
+    const a = (await enqueue(first.conversationId, `a ${WORDS}`)).body;
+    const b = (await enqueue(first.conversationId, `b ${WORDS}`)).body;
+    // Another transaction holds the first waiting turn's row (as a cancel of it would) while the head ends.
+    await api.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from executions where id = ${a.id} for update`);
+      expectStatus(await api.request('POST', `/v1/executions/${first.id}/cancel`, { key: owner.key }), 200);
+      const next = await waitFor(api, owner.key, b.id, (e) => e.status !== 'queued');
+      assert.notEqual(next.status, 'cancelled', 'the next free turn was handed the line');
+    });
+    // The skipped turn still waits, and runs after the one handed the line.
+    const [doneB, doneA] = await Promise.all([waitFor(api, owner.key, b.id, undefined, 30_000), waitFor(api, owner.key, a.id, undefined, 30_000)]);
+    assert.equal(doneA.status, 'succeeded');
+    assert.ok(doneA.startedAt! >= doneB.completedAt!);
   });
 
   it('`wait: true` answers once its turn has run; `stream: true` streams it from its start', async () => {

@@ -47,7 +47,9 @@ interface Finished {
 /**
  * After an execution became final (in `finish`'s transaction, after its conversation was freed):
  * if it was at the head of a line, the next turn of each of its lines may run. A turn cancelled
- * while it waited hands nothing on: the run ahead of it still holds the line.
+ * while it waited hands nothing on: the run ahead of it still holds the line. The next turn is
+ * taken SKIP LOCKED: a waiting turn locked at that moment is being cancelled, and waiting for it
+ * could return no row at all (a LIMIT 1 whose row stops matching), which would stall the line.
  */
 export async function handOn(tx: Db, done: Finished): Promise<void> {
   if (done.waitingTurn !== null) return;
@@ -56,7 +58,7 @@ export async function handOn(tx: Db, done: Finished): Promise<void> {
     sql`with next as (
           select id, input from executions
           where conversation_id = ${done.conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued'
-          order by waiting_turn limit 1 for update
+          order by waiting_turn limit 1 for update skip locked
         ), promoted as (
           update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id, e.input
         ), taken as (
@@ -85,7 +87,7 @@ export async function handOn(tx: Db, done: Finished): Promise<void> {
     sql`with next as (
           select id from executions
           where schedule_id = ${done.scheduleId} and waiting_turn is not null and waiting_on = 'schedule' and status = 'queued'
-          order by waiting_turn limit 1 for update
+          order by waiting_turn limit 1 for update skip locked
         ), promoted as (
           update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id
         )
