@@ -8,7 +8,8 @@ import { callProcess, seedTenant, startScaledOut, startWorker, stop, type Proc, 
 // Schedules on the scaled topology (docs/schedules.md): 2 web processes (RUN_WORKERS=false) and two
 // worker processes on one PostgreSQL database. A schedule made on web A fires from the workers'
 // own minute ticks — the two race for it — exactly once for the occurrence, and web B sees it; a
-// run now on web B is run by a worker; deleting the agent on web B deletes the schedule for all.
+// run now on web B is run by a worker; deleting the agent on web B deletes the schedule for all;
+// a turn queued on web B behind a run started on web A runs after it, and its wait answers then.
 // The one test here that waits for a real minute boundary (the others inject the tick's clock).
 
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
@@ -19,7 +20,7 @@ interface Schedule {
   lastExecutionId: string | null;
 }
 
-describe('schedules on 2 web + 2 worker processes', { skip }, () => {
+describe('schedules and queued turns on 2 web + 2 worker processes', { skip }, () => {
   let scaled: ScaledOut;
   let a: Proc;
   let b: Proc;
@@ -71,6 +72,24 @@ describe('schedules on 2 web + 2 worker processes', { skip }, () => {
     const after = await call<Schedule>(b, 'GET', `/v1/schedules/${made.body.id}`);
     assert.equal(after.body.lastExecutionId, run!.id);
     assert.equal(new Date(after.body.nextRunAt).getTime(), new Date(occurrence).getTime() + 60_000, 'nextRunAt moved to the next minute');
+  });
+
+  it('a turn queued on web B behind a run started on web A runs after it in the worker; its wait on web B answers then', async () => {
+    const slow = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'slow', model: 'sandbox/slow' });
+    const first = await call<Execution>(a, 'POST', `/v1/agents/${slow.body.id}/execute`, { input: 'first one two three four five' });
+    assert.equal(first.status, 202);
+    const second = await call<Execution>(b, 'POST', `/v1/agents/${slow.body.id}/execute`, {
+      input: 'second turn',
+      conversationId: first.body.conversationId,
+      ifBusy: 'enqueue',
+      wait: true,
+    });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.equal(second.body.status, 'succeeded');
+    assert.equal(second.body.output, 'Echo: second turn');
+    const done = await call<Execution>(a, 'GET', `/v1/executions/${first.body.id}`);
+    assert.equal(done.body.status, 'succeeded');
+    assert.ok(second.body.startedAt! >= done.body.completedAt!);
   });
 
   it('run now on web B is run by a worker; deleting the agent on web B deletes its schedules for every process', async () => {
