@@ -59,3 +59,14 @@ export function formatTime(iso: string): string {
 export function formatCount(n: number): string {
   return new Intl.NumberFormat().format(n);
 }
+
+/** An instant as the chosen zone's wall clock: `Mon, 30 Mar 2026, 03:30 CEST`. */
+export function formatInZone(iso: string, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(
+      new Date(iso),
+    );
+  } catch {
+    return iso;
+  }
+}

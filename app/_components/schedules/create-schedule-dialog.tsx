@@ -3,6 +3,7 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
+import { formatInZone } from '@/app/_lib/format';
 import type { Schedule } from '@/app/_lib/types';
 import { MAX_SCHEDULE_INPUT } from '@/server/modules/schedules/schemas';
 import { Modal, ModalActions } from '../modal';
@@ -31,17 +32,6 @@ const zones = (() => {
     return ['UTC'];
   }
 })();
-
-/** An instant as the chosen zone's wall clock: `Mon, 30 Mar 2026, 03:30 CEST`. */
-export function formatInZone(iso: string, timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(
-      new Date(iso),
-    );
-  } catch {
-    return iso;
-  }
-}
 
 /** `value`, once it has not changed for `ms`. */
 function useSettled<T>(value: T, ms: number): T {

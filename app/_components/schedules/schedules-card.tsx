@@ -5,13 +5,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { errorMessage } from '@/app/_lib/errors';
+import { formatInZone } from '@/app/_lib/format';
 import type { Schedule } from '@/app/_lib/types';
 import { ConfirmDialog } from '../confirm-dialog';
 import { StatusBadge } from '../executions/status-badge';
 import { useTRPC } from '../providers';
 import { EmptyState, LoadError } from '../states';
 import { Badge, Button, Card, Spinner } from '../ui';
-import { CreateScheduleDialog, formatInZone } from './create-schedule-dialog';
+import { CreateScheduleDialog } from './create-schedule-dialog';
 
 // An agent's schedules on its page: each with its cron and zone, its next run, its last runs
 // (linked to their executions), and Run now, Pause/Resume and Delete (confirmed). Refreshed every

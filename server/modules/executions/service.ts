@@ -114,7 +114,7 @@ export async function startExecution(
             tx
               .update(conversations)
               // The user message is written below (round trip 2): counted here, with the lock.
-              .set({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` })
+              .set(takenBy(id))
               .where(and(eq(conversations.id, continued), eq(conversations.agentId, agentId), isNull(conversations.activeExecutionId)))
               .returning({ id: conversations.id })
               .execute(),
@@ -210,10 +210,7 @@ async function joinLine(tx: Db, conversationId: string, id: string, ifBusy: 'rej
   }
   const [locked] = await tx.select({ active: conversations.activeExecutionId }).from(conversations).where(eq(conversations.id, conversationId)).for('update');
   if (locked && locked.active === null) {
-    await tx
-      .update(conversations)
-      .set({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` })
-      .where(eq(conversations.id, conversationId));
+    await tx.update(conversations).set(takenBy(id)).where(eq(conversations.id, conversationId));
     return null;
   }
   const line = await lineState(tx, { on: 'conversation', id: conversationId });
@@ -222,6 +219,10 @@ async function joinLine(tx: Db, conversationId: string, id: string, ifBusy: 'rej
   }
   return { on: 'conversation', turn: line.nextTurn, ahead: line.waiting + 1 };
 }
+
+/** A conversation taken by execution `id`, counting its user message (written in the same transaction). */
+const takenBy = (id: string) =>
+  ({ activeExecutionId: id, updatedAt: sql`now()`, messageCount: sql`${conversations.messageCount} + 1`, lastMessageAt: sql`now()` }) as const;
 
 const noSuchConversation = (id: string) => new ApiError('resource_not_found', `No such conversation: '${id.slice(0, 64)}'`, { param: 'conversationId' });
 

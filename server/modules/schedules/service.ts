@@ -61,16 +61,38 @@ export function assertSafeScheduleInput(raw: unknown): void {
 
 // ---- checks ----
 
-function checkedCron(cron: string): string {
-  const checked = checkCron(cron);
-  if (!checked.ok) throw invalid('cron', `'cron' ${checked.message}`);
-  return checked.value;
-}
+type Read = { ok: true; value: string } | { ok: false; param: 'cron' | 'timezone'; message: string };
 
-function checkedZone(zone: string): string {
-  const checked = checkTimeZone(zone);
-  if (!checked.ok) throw invalid('timezone', `'timezone': ${checked.message}`);
-  return checked.value;
+/** The cron and the zone as checked (timing.ts), with the refusal's field and message: one wording for a write and a preview. */
+function readCron(cron: string): Read {
+  const c = checkCron(cron);
+  return c.ok ? c : { ok: false, param: 'cron', message: `'cron' ${c.message}` };
+}
+function readZone(zone: string): Read {
+  const z = checkTimeZone(zone);
+  return z.ok ? z : { ok: false, param: 'timezone', message: `'timezone': ${z.message}` };
+}
+function orRefuse(read: Read): string {
+  if (!read.ok) throw invalid(read.param, read.message);
+  return read.value;
+}
+const checkedCron = (cron: string) => orRefuse(readCron(cron));
+const checkedZone = (zone: string) => orRefuse(readZone(zone));
+
+/**
+ * What a run of the schedule sends `startExecution` (an occurrence's, or a run now): its input
+ * and metadata, its conversation if it continues one — queued behind a busy one when `overlap`
+ * is `enqueue` — and what started it.
+ */
+export function scheduledRun(s: ScheduleRow, scheduledFor: Date) {
+  return {
+    input: {
+      input: s.input,
+      ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
+      metadata: s.metadata,
+    },
+    trigger: { type: 'schedule' as const, scheduleId: s.id, scheduledFor: scheduledFor.toISOString() },
+  };
 }
 
 /**
@@ -231,27 +253,18 @@ export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<
   const s = await findSchedule(db, actor, id);
   if (!s) throw notFound('schedule', id);
   return transaction(db, async (tx) => {
-    const { row } = await startExecution(
-      tx,
-      actor,
-      s.agentId,
-      {
-        input: s.input,
-        ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
-        metadata: s.metadata,
-      },
-      { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: new Date().toISOString() } },
-    );
+    const run = scheduledRun(s, new Date());
+    const { row } = await startExecution(tx, actor, s.agentId, run.input, { trigger: run.trigger });
     await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));
     return executionView(row);
   });
 }
 
-/** The next `count` runs of a cron in a zone, or why it is refused (the same checks as a create). */
+/** The next `count` runs of a cron in a zone, or why it is refused (the same checks and words as a create). */
 export function previewSchedule(cron: string, zone: string, count = 5, now = new Date()) {
-  const c = checkCron(cron);
-  if (!c.ok) return { ok: false as const, param: 'cron' as const, message: `'cron' ${c.message}` };
-  const z = checkTimeZone(zone);
-  if (!z.ok) return { ok: false as const, param: 'timezone' as const, message: `'timezone': ${z.message}` };
+  const c = readCron(cron);
+  if (!c.ok) return c;
+  const z = readZone(zone);
+  if (!z.ok) return z;
   return { ok: true as const, cron: c.value, timezone: z.value, runs: nextOccurrences(c.value, z.value, now, count).map((d) => d.toISOString()) };
 }

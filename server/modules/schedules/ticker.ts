@@ -8,7 +8,7 @@ import { repeat } from '../../platform/repeat';
 import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from '../executions/lines';
 import { startExecution } from '../executions/service';
 import { emit } from '../events/emit';
-import { scheduleView } from './service';
+import { scheduledRun, scheduleView } from './service';
 import { catchUp } from './timing';
 
 // Firing schedules (docs/schedules.md, "How schedules fire"). A tick takes the due schedules
@@ -110,18 +110,9 @@ async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date):
     }
   }
   try {
+    const run = scheduledRun(s, occurrence);
     const { row } = await transaction(tx, (sp) =>
-      startExecution(
-        sp,
-        { workspaceId: s.workspaceId, environment: s.environment },
-        s.agentId,
-        {
-          input: s.input,
-          ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
-          metadata: s.metadata,
-        },
-        { trigger: { type: 'schedule', scheduleId: s.id, scheduledFor: occurrence.toISOString() }, ...(waiting ? { waiting } : {}) },
-      ),
+      startExecution(sp, { workspaceId: s.workspaceId, environment: s.environment }, s.agentId, run.input, { trigger: run.trigger, ...(waiting ? { waiting } : {}) }),
     );
     return row.id;
   } catch (err) {
