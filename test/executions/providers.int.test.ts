@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { expectStatus } from '../expect';
 import type { FakeOpenAI } from '../fakes/openai';
 import type { ToolServer } from '../fakes/tool-server';
-import type { SeededKey, TestServer } from '../harness';
+import { UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, readStream, startWithModelAndTools, waitFor } from './helpers';
 
 // Real provider code (the AI SDK's openai-compatible provider) against a fake OpenAI-compatible
@@ -110,5 +110,22 @@ describe('openai-compatible provider', () => {
       assert.equal(second.body.output, first.body.output);
       assert.equal(sent(input), cached ? n : n + 1);
     }
+  });
+
+  it("test mode never serves another workspace's cached answer: the same agent and input in workspace B calls the model", async () => {
+    const other = await api.seed.key({ ...UNLIMITED });
+    const input = `secret prompt of A ${Date.now()}`;
+    const instructions = 'A private system prompt.';
+    const a = await createAgent(api, owner.key, { model: MODEL, instructions });
+    const answered = await execute(api, owner.key, a, { input, wait: true });
+    assert.equal(answered.body.status, 'succeeded', JSON.stringify(answered.body.error));
+    assert.equal(sent(input), 1);
+    const b = await createAgent(api, other.key, { model: MODEL, instructions });
+    const guessed = await execute(api, other.key, b, { input, wait: true });
+    assert.equal(guessed.body.status, 'succeeded', JSON.stringify(guessed.body.error));
+    assert.equal(guessed.body.cached, false, "B must not get A's cached answer");
+    assert.equal(sent(input), 2, 'B’s request went to the model');
+    // And A's own repeat still comes from the cache.
+    assert.equal((await execute(api, owner.key, a, { input, wait: true })).body.cached, true);
   });
 });

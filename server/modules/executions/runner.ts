@@ -24,12 +24,24 @@ type AbortReason = 'cancelled' | 'timeout';
 type AgentRow = typeof agents.$inferSelect;
 
 /**
- * The key of a test-mode answer: everything the model is sent. For MCP tools, what their servers
- * listed (and the tool without its header values: secrets have no business in a key).
+ * The key of a test-mode answer: whose it is (the workspace and environment: an answer is never
+ * served to another tenant, who could otherwise read it, or confirm a guess of another's prompt,
+ * by sending the same request — docs/security.md) and everything the model is sent. For MCP
+ * tools, what their servers listed (and the tool without its header values: secrets have no
+ * business in a key).
  */
-function cacheKey(model: string, agent: AgentRow, history: ModelMessage[], mcp: McpOffered[]): string {
+function cacheKey(owner: Pick<ExecutionRow, 'workspaceId' | 'environment'>, model: string, agent: AgentRow, history: ModelMessage[], mcp: McpOffered[]): string {
   const tools = agent.tools.map((t) => (t.type === 'mcp' ? { ...t, headers: Object.keys(t.headers) } : t));
-  const request = { model, instructions: agent.instructions, temperature: agent.temperature, tools, history, ...(mcp.length > 0 ? { mcp } : {}) };
+  const request = {
+    workspaceId: owner.workspaceId,
+    environment: owner.environment,
+    model,
+    instructions: agent.instructions,
+    temperature: agent.temperature,
+    tools,
+    history,
+    ...(mcp.length > 0 ? { mcp } : {}),
+  };
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
 
@@ -96,7 +108,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       throw err;
     }
 
-    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(resolved.used, agent, history, tools.mcp) : null;
+    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
