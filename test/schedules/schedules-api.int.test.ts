@@ -105,12 +105,13 @@ describe('create, read, list, update, delete', () => {
     const on = await api.request<Schedule>('PATCH', `/v1/schedules/${s.id}`, { key: o.key, body: { enabled: true, overlap: 'enqueue' } });
     assert.equal(on.body.nextRunAt, res.body.nextRunAt);
     assert.equal(on.body.overlap, 'enqueue');
-    // An end before the next occurrence: nothing more will run.
+    // An end before the next occurrence would leave a schedule that never runs: refused, unchanged
+    // (it used to stay enabled with nextRunAt null).
     const soon = new Date(Date.now() + 1000).toISOString();
-    const ending = await api.request<Schedule>('PATCH', `/v1/schedules/${s.id}`, { key: o.key, body: { cron: '0 0 1 1 *', endAt: soon } });
-    expectStatus(ending, 200);
-    assert.equal(ending.body.nextRunAt, null);
-    assert.deepEqual(await eventTypes(o.workspace.id), ['schedule.created', 'schedule.updated', 'schedule.updated', 'schedule.updated', 'schedule.updated']);
+    const ending = await api.request('PATCH', `/v1/schedules/${s.id}`, { key: o.key, body: { cron: '0 0 1 1 *', endAt: soon } });
+    expectError(ending, 400, 'invalid_parameter', 'endAt');
+    assert.equal((await api.request<Schedule>('GET', `/v1/schedules/${s.id}`, { key: o.key })).body.cron, '*/5 * * * *');
+    assert.deepEqual(await eventTypes(o.workspace.id), ['schedule.created', 'schedule.updated', 'schedule.updated', 'schedule.updated']);
   });
 
   it('deletes: 200 {id, deleted}, then 404; deleting the agent deletes its schedules, with their events', async () => {

@@ -149,6 +149,19 @@ describe('schedule ticks', () => {
     assert.equal(s.nextRunAt, null);
   });
 
+  it('a schedule whose next run after a run is more than a year away ends like one past its endAt, with schedule.updated', async () => {
+    // 29 February 2032 runs; the next is 2036, beyond the horizon of a search (docs/schedules.md).
+    const id = await schedule({ cron: '0 9 29 2 *', createdAt: new Date('2032-02-28T00:00:00Z') });
+    assert.equal((await row(id)).nextRunAt?.toISOString(), '2032-02-29T09:00:00.000Z');
+    await tick(api.db, new Date('2032-02-29T09:00:00.010Z'));
+    assert.deepEqual((await runsOf(id)).map((r) => r.scheduledFor), ['2032-02-29T09:00:00.000Z']);
+    const s = await row(id);
+    assert.equal(s.enabled, false);
+    assert.equal(s.nextRunAt, null);
+    const [event] = await api.query<{ type: string }>(sql`select type from events where object->>'id' = ${id} order by id desc limit 1`);
+    assert.equal(event?.type, 'schedule.updated');
+  });
+
   it('a schedule whose cron cannot be read (changed by hand) is disabled alone; the others still fire', async () => {
     const broken = await schedule({ cron: '* * * * *' });
     const fine = await schedule({ cron: '* * * * *' });

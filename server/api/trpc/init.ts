@@ -7,7 +7,7 @@ import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus }
 import type { Scope } from '../../modules/keys/scopes';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Services } from '../../modules/runtime';
-import { chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
+import { chargeCostlyQuery, chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
 import { badTextError, findBadText } from '../../platform/text-input';
 import { inputError } from './input-errors';
 
@@ -37,6 +37,12 @@ export type Meta = OpenApiMeta<{
    * `resource_not_found`, a 409 state conflict… Only these are documented on its operation.
    */
   errors?: readonly DeclaredErrorCode[];
+  /**
+   * A dashboard query that costs real CPU (a schedule's preview computes occurrences): a
+   * signed-in user may call it this many times a minute (429 beyond). Queries are otherwise not
+   * limited by plan; mutations are.
+   */
+  costly?: { name: string; perMinute: number };
 }>;
 
 /** The tRPC code of each HTTP status of the catalogue (tRPC maps it back to the same status). */
@@ -133,6 +139,10 @@ export const apiProcedure = base.use(async ({ ctx, meta, type, next, getRawInput
   if (!actor) throw toTRPCError(new ApiError('unauthenticated', 'Sign in to continue'));
   if (type === 'mutation' && ctx.limits && actor.kind === 'user') {
     const refused = await chargeDashboardMutation(ctx.limits, ctx.db, actor);
+    if (refused) throw toTRPCError(refused);
+  }
+  if (meta?.costly && ctx.limits && actor.kind === 'user') {
+    const refused = await chargeCostlyQuery(ctx.limits, actor, meta.costly);
     if (refused) throw toTRPCError(refused);
   }
   if (meta?.scope && !actor.scopes.includes(meta.scope)) throw toTRPCError(insufficientScope(meta.scope));

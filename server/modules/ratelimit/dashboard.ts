@@ -22,6 +22,15 @@ export async function chargeDashboardMutation(limits: RateLimits, db: Db, actor:
   );
 }
 
+/** Counts one call of a costly dashboard query by its user; the 429 to answer past its limit. */
+export async function chargeCostlyQuery(limits: RateLimits, actor: UserActor, costly: { name: string; perMinute: number }): Promise<ApiError | null> {
+  const decision = await limits.forUserCall(costly.name, actor.userId, costly.perMinute);
+  if (decision.allowed) return null;
+  return new ApiError('rate_limit_exceeded', `Too many ${costly.name} requests (at most ${costly.perMinute} a minute); try again in ${wait(Number(decision.headers['Retry-After'] ?? 1))}`, {
+    headers: decision.headers,
+  });
+}
+
 /** A wait as people read it: 45 seconds, 3 minutes, 20 hours. */
 function wait(seconds: number): string {
   if (seconds < 120) return `${seconds} seconds`;

@@ -24,6 +24,11 @@ export interface RateLimits {
   forDashboard(workspaceId: string, environment: Environment, plan: Plan, customRpm: number | null): Promise<Decision>;
   /** One request that identified no valid key, against the per-address guard. */
   forAddress(address: string): Promise<Decision>;
+  /**
+   * One call of a costly dashboard read (`costly` in a procedure's meta, e.g. a schedule's
+   * preview) by a signed-in user, against that procedure's own per-minute limit for the user.
+   */
+  forUserCall(procedure: string, userId: string, perMinute: number): Promise<Decision>;
   /** The dashboard's sign-in and sign-up brute-force guards. */
   auth: AuthGuards;
   /** Resolves once the shared store is connected (or after `timeoutMs`, counting in memory meanwhile). */
@@ -50,6 +55,7 @@ export function createRateLimits(opts: {
 }): RateLimits {
   const store = openStore(opts);
   const address = store.counter('rl:addr:min', 60);
+  const userCalls = store.counter('rl:user:min', 60);
 
   return {
     store: store.kind,
@@ -63,6 +69,9 @@ export function createRateLimits(opts: {
     },
     forAddress(addr) {
       return consume(addr, [{ name: 'minute', limit: opts.anonPerMinute, counter: address }]);
+    },
+    forUserCall(procedure, userId, perMinute) {
+      return consume(`${procedure}:${userId}`, [{ name: 'minute', limit: perMinute, counter: userCalls }]);
     },
     auth: createAuthGuards(store.counter, { signUpsPerHour: opts.signUpsPerHour }),
     ready: (timeoutMs = 5_000) => store.ready(timeoutMs),

@@ -15,7 +15,7 @@ import { startExecution } from '../executions/service';
 import { executionView } from '../executions/status';
 import type { ExecutionView } from '../executions/schemas';
 import { MAX_SCHEDULES, type createScheduleInput, type scheduleSchema, type updateScheduleInput } from './schemas';
-import { checkCron, checkTimeZone, nextOccurrence, nextOccurrences } from './timing';
+import { checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
 
 // Schedules (docs/api.md, "Schedules"): create, list, read, change, delete and run now, in the
 // caller's workspace and environment. What a schedule stores decides when it fires: `next_run_at`
@@ -95,15 +95,23 @@ export function scheduledRun(s: ScheduleRow, scheduledFor: Date) {
   };
 }
 
+const noRun = (cron: string) =>
+  `'cron' has no run within a year: '${cron}' next runs more than ${Math.floor(HORIZON_MS / 86_400_000)} days from now (a schedule must run at least once a year)`;
+
 /**
  * When the schedule runs next, from `now`: null when it is disabled, or when its next occurrence
- * comes after `endAt` (an `endAt` already past cannot be set: nothing would ever run).
+ * comes after `endAt`. Refused (400), whether or not it is enabled: a cron with no run within a
+ * year (timing.ts, HORIZON_MS), an `endAt` already past, and an `endAt` before the first run —
+ * each would leave a schedule that never runs.
  */
 function nextRun(s: { cron: string; timezone: string; enabled: boolean; endAt: Date | null }, now: Date): Date | null {
-  if (!s.enabled) return null;
   if (s.endAt && s.endAt.getTime() <= now.getTime()) throw invalid('endAt', "'endAt' must be in the future");
   const next = nextOccurrence(s.cron, s.timezone, now);
-  return next && (!s.endAt || next.getTime() <= s.endAt.getTime()) ? next : null;
+  if (!next) throw invalid('cron', noRun(s.cron));
+  if (s.endAt && next.getTime() > s.endAt.getTime()) {
+    throw invalid('endAt', `'endAt' comes before the schedule's first run (${next.toISOString()}): it would never run`);
+  }
+  return s.enabled ? next : null;
 }
 
 /** The agent must be the owner's and not deleted; its row is share-locked, so a concurrent delete waits for this transaction (and then deletes the schedule too). */
@@ -144,10 +152,11 @@ export async function createSchedule(db: Db, actor: Owner, input: CreateInput, n
   const cron = checkedCron(input.cron);
   const timezone = checkedZone(input.timezone);
   const endAt = input.endAt === null ? null : new Date(input.endAt);
-  const nextRunAt = nextRun({ cron, timezone, enabled: input.enabled, endAt }, now);
   return transaction(db, async (tx) => {
-    // The limit first (its lock orders concurrent creates), then the agent (share-locked) and the conversation.
+    // The limit first (its lock orders concurrent creates, and a create refused by it computes
+    // no occurrence), then the first run, then the agent (share-locked) and the conversation.
     await assertUnderLimit(tx, schedules, actor, { name: 'schedules', max: MAX_SCHEDULES, code: 'schedule_limit_reached' });
+    const nextRunAt = nextRun({ cron, timezone, enabled: input.enabled, endAt }, now);
     await lockAgent(tx, actor, input.agentId);
     if (input.conversationId !== null) await checkConversation(tx, actor, input.agentId, input.conversationId);
     const [row] = await tx
@@ -266,5 +275,7 @@ export function previewSchedule(cron: string, zone: string, count = 5, now = new
   if (!c.ok) return c;
   const z = readZone(zone);
   if (!z.ok) return z;
-  return { ok: true as const, cron: c.value, timezone: z.value, runs: nextOccurrences(c.value, z.value, now, count).map((d) => d.toISOString()) };
+  const runs = nextOccurrences(c.value, z.value, now, count);
+  if (runs.length === 0) return { ok: false as const, param: 'cron' as const, message: noRun(c.value) };
+  return { ok: true as const, cron: c.value, timezone: z.value, runs: runs.map((d) => d.toISOString()) };
 }

@@ -19,6 +19,9 @@ import { apiProcedure, router } from '../init';
 
 const tags = ['Schedules'];
 
+/** Previews one signed-in user may ask for in a minute: the dialog asks once its fields settle (250 ms). */
+export const PREVIEWS_PER_MINUTE = 60;
+
 /** Checks on the raw input that zod cannot make, before it parses. */
 const safeInput = apiProcedure.use(async ({ getRawInput, next }) => {
   assertSafeScheduleInput(await getRawInput().catch(() => undefined));
@@ -122,7 +125,8 @@ export const schedulesRouter = router({
 
   /** Dashboard only: the schedule form's "next five runs" as the user types (the server's own checks and zone rules). */
   preview: apiProcedure
-    .meta({ scope: 'agents:read' })
+    // Dashboard only (no REST route). Each preview computes occurrences: a user's are counted.
+    .meta({ scope: 'agents:read', costly: { name: 'schedule preview', perMinute: PREVIEWS_PER_MINUTE } })
     .input(previewScheduleInput)
     .output(schedulePreviewSchema)
     .query(({ input }) => previewSchedule(input.cron, input.timezone)),
