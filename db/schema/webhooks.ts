@@ -69,6 +69,10 @@ export const webhooks = pgTable(
     previousSecretExpiresAt: ts('previous_secret_expires_at'),
     // Start of the current run of failed attempts (null after a success): the "failing for days" rule.
     firstFailureAt: ts('first_failure_at'),
+    // The drain that holds this endpoint (server/modules/webhooks/lanes.ts): a token of the process's,
+    // and until when (renewed while it sends; once past, another process may take the endpoint).
+    drainToken: text('drain_token'),
+    drainUntil: ts('drain_until'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -76,6 +80,10 @@ export const webhooks = pgTable(
     webhookEnvironment.check(t.environment),
     disabledReason.check(t.disabledReason),
     index('webhooks_list_idx').on(t.workspaceId, t.environment, t.id),
+    // The drains under way, by workspace (the claim counts them): a handful of rows.
+    index('webhooks_draining_idx')
+      .on(t.workspaceId)
+      .where(sql`${t.drainUntil} is not null`),
   ],
 );
 

@@ -63,7 +63,7 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     await phases.run('rateLimits', `rate-limit store ready (${limits.store})`, () => limits.ready());
     const { bus, jobs } = await phases.run('jobs', 'job queue started', async () => {
       const bus = await openBus(database);
-      const jobs = await openJobs(database, bus, { workers });
+      const jobs = await openJobs(database, { workers });
       await declareQueues(jobs);
       return { bus, jobs };
     });

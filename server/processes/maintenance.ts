@@ -4,18 +4,17 @@ import type { Db } from '../../db/client';
 import { events, userSessions } from '../../db/schema';
 import { EVENT_RETENTION_DAYS } from '../modules/events/types';
 import { pruneUsage } from '../modules/usage/prune';
-import { wakeOverdue } from '../modules/webhooks/deliver';
-import { queue, type Jobs } from '../platform/jobs/index';
+import { queue } from '../platform/jobs/index';
 
 // Housekeeping run by the workers: dashboard sessions that ended more than a day ago are
 // deleted (their JWTs are dead already; the rows only answered "no"); events older than 30 days
-// go, with their deliveries; usage rollups past their retention go; webhooks with overdue deliveries get a drain job (a safety net).
+// go, with their deliveries; usage rollups past their retention go.
 export const maintenanceQueue = queue<{ requestedBy?: string }>('maintenance', { retryLimit: 1, expireInSeconds: 300 });
 
 /** Every 15 minutes, on whichever worker the schedule lands. */
 export const MAINTENANCE_CRON = '*/15 * * * *';
 
-export async function runMaintenance(db: Db, jobs: Jobs, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; webhooksWoken: number }> {
+export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const deleted = await db
     .delete(userSessions)
@@ -25,6 +24,5 @@ export async function runMaintenance(db: Db, jobs: Jobs, now = new Date()): Prom
   const oldest = `evt_${encodeTime(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000, 10)}`;
   const expired = await db.delete(events).where(lt(events.id, oldest)).returning({ id: events.id });
   const usageRowsDeleted = await pruneUsage(db, now);
-  const webhooksWoken = await wakeOverdue(db, jobs);
-  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, webhooksWoken };
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted };
 }

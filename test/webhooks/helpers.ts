@@ -50,7 +50,7 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
 /**
  * Waits until nothing more can reach these webhooks without a new event: the relay has dispatched
  * every event (a delivery for them would exist by then), none of their deliveries is pending, and
- * no drain job of theirs is queued or running. What their receivers got is final after it: the
+ * no drain of theirs is under way. What their receivers got is final after it: the
  * barrier for "nothing (more) was sent", instead of sleeping long enough and hoping.
  */
 export async function settled(api: TestServer, ...webhookIds: string[]): Promise<void> {
@@ -58,12 +58,12 @@ export async function settled(api: TestServer, ...webhookIds: string[]): Promise
   await eventually(
     async () =>
       (
-        await api.query<{ events: number; pending: number; jobs: number }>(sql`select
+        await api.query<{ events: number; pending: number; drains: number }>(sql`select
           (select count(*)::int from events where dispatched_at is null) as events,
           (select count(*)::int from webhook_deliveries where webhook_id in (${ids}) and status = 'pending') as pending,
-          (select count(*)::int from pgboss.job where name = 'webhooks' and group_id in (${ids}) and state in ('created', 'retry', 'active')) as jobs`)
+          (select count(*)::int from webhooks where id in (${ids}) and drain_token is not null) as drains`)
       )[0]!,
-    (n) => n.events + n.pending + n.jobs === 0,
+    (n) => n.events + n.pending + n.drains === 0,
     15_000,
     'webhooks settled',
   );

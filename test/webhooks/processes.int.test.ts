@@ -12,7 +12,8 @@ import { startReceiver, verify, type Receiver } from './receiver';
 // docs/webhooks.md): a web process (RUN_WORKERS=false) writes the events; the one web process is
 // killed with SIGKILL right after the change, before anything was delivered; a worker process
 // started afterwards delivers it (nothing lost). With two workers, each event reaches each endpoint
-// once, in order.
+// once, in order. A worker killed mid-delivery leaves a lease that runs out; another worker then
+// sends the delivery again (at least once).
 
 const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
 
@@ -86,6 +87,27 @@ describe('webhooks with separate web and worker processes', { skip }, () => {
       assert.deepEqual(receiver.received.slice(start).map((r) => r.json.data.object.id), ids);
     } finally {
       await second.close();
+    }
+  });
+
+  it('a worker killed while it sends to an endpoint: another takes the endpoint once its lease runs out, and delivers', async () => {
+    const third = await startReceiver();
+    try {
+      await Promise.all(workers.splice(0).map((w) => stop(w)));
+      const lone = await startWorker(env);
+      third.script({ status: 200, delayMs: 120_000 });
+      await call(web, 'POST', '/v1/webhooks', { url: third.url, events: ['agent.created'] });
+      const agent = await call<{ id: string }>(web, 'POST', '/v1/agents', { name: 'mid-delivery' });
+      await third.waitFor(1, 15_000);
+      lone.child.kill('SIGKILL');
+      await new Promise((r) => lone.child.once('exit', r));
+      workers.push(await startWorker(env));
+      // The lease (20 s) runs out, the new worker takes the endpoint and sends the delivery again.
+      const got = await third.waitFor(2, 45_000);
+      assert.equal(got[1]!.json.data.object.id, agent.body.id);
+      assert.equal(got[1]!.headers['webhook-id'], got[0]!.headers['webhook-id']);
+    } finally {
+      await third.close();
     }
   });
 });

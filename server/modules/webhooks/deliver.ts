@@ -3,24 +3,27 @@ import type { Db } from '../../../db/client';
 import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReason } from '../../../db/schema';
 import { env } from '../../platform/env.js';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
-import type { Jobs } from '../../platform/jobs';
 import { log } from '../../platform/log';
-import { wakeWebhook } from './queue';
+import type { Lease } from './lanes';
 import { sendWebhook, type AttemptResult } from './send';
 
-// Delivering what is due for one webhook (a job of the webhooks queue; one at a time per webhook,
-// across processes). Due deliveries go out in the order of their events; a failed one gets its
-// next attempt on the retry schedule and the later ones go on (order "as far as retries allow").
-// Each attempt is recorded in one transaction with its consequences: the delivery's state, the
-// job for its retry, the endpoint's failure streak, and disabling it (410, or failing for days).
-// The HTTP call itself runs outside any transaction.
+// Delivering what is due for one webhook, by the drain that holds its lease (lanes.ts: one at a
+// time per webhook, across processes). Due deliveries go out in the order of their events; a
+// failed one gets its next attempt on the retry schedule and the later ones go on (order "as far
+// as retries allow"). Each attempt is recorded in one transaction with its consequences: the
+// delivery's state and next attempt, the endpoint's failure streak, and disabling it (410, or
+// failing for days). The HTTP call itself runs outside any transaction.
 
 /** Delays before each retry, in seconds (WEBHOOK_RETRY_SCHEDULE): 1 + its length attempts in all. */
 export const RETRY_SCHEDULE: readonly number[] = env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number);
 const BATCH = 20;
-/** A job hands over to a fresh one after this many deliveries or this long (well within its expiry). */
-const MAX_PER_JOB = 100;
-const MAX_JOB_MS = 120_000;
+/**
+ * A drain gives its endpoint back after this many deliveries or this long, so the next claim
+ * can serve whoever waits, fewest drains first: a slot's turnover is at most this plus one
+ * attempt (WEBHOOK_TIMEOUT_SECONDS).
+ */
+export const MAX_PER_DRAIN = 100;
+export const MAX_DRAIN_MS = 20_000;
 
 /**
  * Seconds until the retry after failed attempt `n` (1-based): the schedule's entry, or the
@@ -38,15 +41,21 @@ export function payload(e: { id: string; type: string; createdAt: Date; environm
   return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), environment: e.environment, data: { object: e.object } });
 }
 
-export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promise<void> {
+/**
+ * Sends the held webhook's due deliveries. `held` says whether the lease is still ours (a process
+ * that stalled past it may have lost the endpoint to another). Ends `done` when nothing is due
+ * (or the webhook is gone, disabled, or the lease lost), `handover` when it stopped at its
+ * share (MAX_PER_DRAIN, MAX_DRAIN_MS) with deliveries still due.
+ */
+export async function drainWebhook(db: Db, lease: Lease, held: () => boolean = () => true): Promise<'done' | 'handover'> {
   let sent = 0;
-  const handOverAt = Date.now() + MAX_JOB_MS;
+  const handOverAt = Date.now() + MAX_DRAIN_MS;
   for (;;) {
-    const [hook] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
-    if (!hook) return; // deleted: its deliveries went with it
+    const [hook] = await db.select().from(webhooks).where(eq(webhooks.id, lease.webhookId));
+    if (!hook) return 'done'; // deleted: its deliveries went with it
     if (!hook.enabled) {
       await failPending(db, hook.id, 'The webhook is disabled');
-      return;
+      return 'done';
     }
     const due = await db
       .select({
@@ -63,26 +72,24 @@ export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promi
       .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now()`)))
       .orderBy(asc(webhookDeliveries.eventId))
       .limit(BATCH);
-    if (due.length === 0) return;
+    if (due.length === 0) return 'done';
     const now = new Date();
     const secrets = [hook.secret];
     if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > now) secrets.push(hook.previousSecret);
     for (const d of due) {
+      if (!held()) return 'done';
       const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {
         secrets,
         allowPrivate: allowPrivateUrls(),
         requireHttps: hook.environment === 'live',
         timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
       });
-      const disabled = await record(db, jobs, hook.id, d.id, d.attempts + 1, result);
+      const disabled = await record(db, hook.id, d.id, d.attempts + 1, result);
       if (disabled) {
         log.warn({ webhook: hook.id, reason: disabled }, 'webhook disabled');
-        break;
+        return 'done';
       }
-      if (++sent >= MAX_PER_JOB || Date.now() >= handOverAt) {
-        await wakeWebhook(jobs, hook.id);
-        return;
-      }
+      if (++sent >= MAX_PER_DRAIN || Date.now() >= handOverAt) return 'handover';
     }
   }
 }
@@ -92,7 +99,7 @@ export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promi
  * reason the webhook was disabled by it, if it was. A delivery no longer pending at attempt
  * n − 1 (another drain got there first) is left as it is.
  */
-async function record(db: Db, jobs: Jobs, webhookId: string, deliveryId: string, n: number, r: AttemptResult): Promise<DisabledReason | null> {
+async function record(db: Db, webhookId: string, deliveryId: string, n: number, r: AttemptResult): Promise<DisabledReason | null> {
   return db.transaction(async (tx) => {
     const delay = r.ok ? null : retryDelay(n, r.retryAfterSeconds);
     const retryAt = delay === null ? null : new Date(Date.now() + delay * 1000);
@@ -123,7 +130,6 @@ async function record(db: Db, jobs: Jobs, webhookId: string, deliveryId: string,
       await Promise.all(writes);
       return null;
     }
-    if (retryAt) writes.push(wakeWebhook(jobs, webhookId, { tx, at: retryAt }));
     const streak = tx
       .update(webhooks)
       .set({ firstFailureAt: sql`coalesce(${webhooks.firstFailureAt}, now())` })
@@ -146,24 +152,9 @@ async function record(db: Db, jobs: Jobs, webhookId: string, deliveryId: string,
 }
 
 /** A disabled webhook's pending deliveries fail (a resend after enabling it sends one again). */
-async function failPending(db: Db, webhookId: string, why: string): Promise<void> {
+export async function failPending(db: Db, webhookId: string, why: string): Promise<void> {
   await db
     .update(webhookDeliveries)
     .set({ status: 'failed', nextAttemptAt: null, completedAt: sql`now()`, lastError: sql`coalesce(${webhookDeliveries.lastError}, ${why})` })
     .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')));
-}
-
-/**
- * The safety net (maintenance): webhooks with deliveries overdue by more than a minute get a
- * drain job, whatever happened to the job meant for them (e.g. it failed for good while the
- * database was away).
- */
-export async function wakeOverdue(db: Db, jobs: Jobs): Promise<number> {
-  const rows = await db
-    .selectDistinct({ webhookId: webhookDeliveries.webhookId })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, and(eq(webhooks.id, webhookDeliveries.webhookId), eq(webhooks.enabled, true)))
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now() - interval '1 minute'`)));
-  for (const { webhookId } of rows) await wakeWebhook(jobs, webhookId);
-  return rows.length;
 }

@@ -4,14 +4,14 @@ import type { Db } from '../../../db/client';
 import { events, webhookDeliveries, webhooks } from '../../../db/schema';
 import type { Bus } from '../../platform/bus';
 import { newId } from '../../platform/ids';
-import type { Jobs } from '../../platform/jobs';
 import { log } from '../../platform/log';
-import { webhookQueue } from './queue';
+import { wakeDeliveries } from './wake';
 
 // The outbox relay: events not dispatched yet become one delivery per matching enabled webhook
-// of their workspace and environment (a test event: its one webhook), and each webhook that got
-// some gets a drain job, in the same transaction that marks the events dispatched. A crash
-// before the commit leaves the events to the next run; after it, the jobs exist. Workers run
+// of their workspace and environment (a test event: its one webhook), due now, in the same
+// transaction that marks the events dispatched, which also wakes the dispatchers (dispatcher.ts)
+// at its commit. A crash before the commit leaves the events to the next run; after it, the
+// deliveries exist and the dispatchers find them. Workers run
 // it when an event is committed (NOTIFY `aas_events`), and every few seconds as a floor. Runs
 // in several processes take turns (an advisory lock), so events are dispatched in order.
 
@@ -31,7 +31,7 @@ const RELAY_LOCK = 7_240_501;
 const micros = (column: AnyPgColumn) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`.mapWith((v: string) => BigInt(v));
 
 /** Dispatches up to BATCH events; returns how many it took. */
-export async function relayOnce(db: Db, jobs: Jobs): Promise<number> {
+export async function relayOnce(db: Db): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK})`);
     const batch = await tx
@@ -75,15 +75,14 @@ export async function relayOnce(db: Db, jobs: Jobs): Promise<number> {
         .where(inArray(events.id, batch.map((e) => e.id)))
         .execute(),
     );
-    const targets = [...new Set(deliveries.map((d) => d.webhookId))];
-    writes.push(jobs.sendMany(webhookQueue, targets.map((webhookId) => ({ data: { webhookId }, group: webhookId })), { tx }));
+    if (deliveries.length > 0) writes.push(wakeDeliveries(tx));
     await Promise.all(writes);
     return batch.length;
   });
 }
 
 /** Runs the relay in this process (workers); returns the function that stops it. */
-export function startRelay(db: Db, bus: Bus, jobs: Jobs): () => Promise<void> {
+export function startRelay(db: Db, bus: Bus): () => Promise<void> {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -108,7 +107,7 @@ export function startRelay(db: Db, bus: Bus, jobs: Jobs): () => Promise<void> {
         do {
           again = false;
           lastRun = Date.now();
-          while (!stopped && (await relayOnce(db, jobs)) === BATCH);
+          while (!stopped && (await relayOnce(db)) === BATCH);
           if (again && !stopped) await new Promise((r) => setTimeout(r, Math.max(0, lastRun + MIN_INTERVAL_MS - Date.now())));
         } while (again && !stopped);
       } catch (err) {

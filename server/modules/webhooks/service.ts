@@ -8,7 +8,6 @@ import { emit } from '../events/emit';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type AnyEventType } from '../events/types';
 import { getEvent, type EventView } from '../events/service';
 import { isId, newId } from '../../platform/ids';
-import type { Jobs } from '../../platform/jobs';
 import { keysetList, type ListRow } from '../../platform/keyset';
 import { assertUnderLimit } from '../../platform/resource-limit';
 import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
@@ -16,7 +15,8 @@ import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
 import { MAX_WEBHOOKS, type createWebhookInput, type deliverySchema, type updateWebhookInput, type webhookSchema } from './schemas';
-import { wakeWebhook } from './queue';
+import { failPending } from './deliver';
+import { wakeDeliveries } from './wake';
 
 // Webhooks (docs/webhooks.md): create, list, read, update, delete, rotate the secret, read the
 // delivery log, send a test event, resend a delivery; in the caller's workspace and environment
@@ -141,13 +141,17 @@ export async function updateWebhook(db: Db, actor: Owner, id: string, input: Omi
   if (!isId('whk', id)) throw notFound('webhook', id);
   // Disabling an already disabled webhook keeps the reason it was disabled for.
   const set = input.enabled === false ? { ...changes, disabledReason: sql`coalesce(${webhooks.disabledReason}, 'manual')`, disabledAt: sql`coalesce(${webhooks.disabledAt}, ${now.toISOString()}::timestamptz)` } : changes;
-  const [row] = await db
-    .update(webhooks)
-    .set({ ...set, updatedAt: now })
-    .where(owned(actor, id))
-    .returning();
-  if (!row) throw notFound('webhook', id);
-  return webhookView(row);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({ ...set, updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('webhook', id);
+    // Disabled: nothing of it stays pending (docs/webhooks.md, "Retries and disabling").
+    if (!row.enabled) await failPending(tx, row.id, 'The webhook is disabled');
+    return webhookView(row);
+  });
 }
 
 export async function deleteWebhook(db: Db, actor: Owner, id: string): Promise<{ id: string; deleted: true }> {
@@ -259,7 +263,7 @@ export async function sendTestEvent(db: Db, actor: Owner, id: string): Promise<E
 }
 
 /** Sends a delivery again now (same event, same `webhook-id`); a failed one becomes pending again. */
-export async function resendDelivery(db: Db, jobs: Jobs, actor: Owner, id: string, deliveryId: string): Promise<DeliveryView> {
+export async function resendDelivery(db: Db, actor: Owner, id: string, deliveryId: string): Promise<DeliveryView> {
   const hook = await mustFind(db, actor, id);
   mustBeEnabled(hook);
   if (!isId('dlv', deliveryId)) throw notFound('delivery', deliveryId);
@@ -270,7 +274,7 @@ export async function resendDelivery(db: Db, jobs: Jobs, actor: Owner, id: strin
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, hook.id)))
       .returning();
     if (!updated) throw new ApiError('resource_not_found', `No such delivery: '${deliveryId}'`, { param: 'deliveryId' });
-    await wakeWebhook(jobs, hook.id, { tx });
+    await wakeDeliveries(tx);
     return updated;
   });
   return (await deliveryViews(db, [row]))[0]!;

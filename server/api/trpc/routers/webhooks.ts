@@ -172,5 +172,5 @@ export const webhooksRouter = router({
     })
     .input(resendInput)
     .output(deliverySchema)
-    .mutation(({ ctx, input }) => resendDelivery(ctx.db, ctx.services.jobs, ctx.actor, input.id, input.deliveryId)),
+    .mutation(({ ctx, input }) => resendDelivery(ctx.db, ctx.actor, input.id, input.deliveryId)),
 });
