@@ -12,7 +12,8 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     // The API key that made the first request: only it gets the stored answer back.
     apiKeyId: text('api_key_id').notNull(),
-    // SHA-256 of method, path and the canonical JSON body: another request under the same key is a conflict.
+    // HMAC-SHA-256, under a key derived from SECRETS_KEY, of the SHA-256 of method, path and the
+    // canonical JSON body (`<key id>:<hex>`): another request under the same key is a conflict.
     fingerprint: text('fingerprint').notNull(),
     // Until then the first request holds the key; after it (a crashed process) a retry may take over.
     lockedUntil: ts('locked_until'),

@@ -5,6 +5,7 @@ import { env } from '../../platform/env.js';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
 import type { Jobs } from '../../platform/jobs';
 import { log } from '../../platform/log';
+import { webhookSigningSecrets } from '../secrets/stored';
 import { wakeWebhook } from './queue';
 import { sendWebhook, type AttemptResult } from './send';
 
@@ -64,9 +65,9 @@ export async function drainWebhook(db: Db, jobs: Jobs, webhookId: string): Promi
       .orderBy(asc(webhookDeliveries.eventId))
       .limit(BATCH);
     if (due.length === 0) return;
-    const now = new Date();
-    const secrets = [hook.secret];
-    if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > now) secrets.push(hook.previousSecret);
+    // Opened here only (sealed at rest); one that cannot be opened fails the job, logged, and
+    // the deliveries wait for the keyring to be fixed (docs/security.md, "Secrets at rest").
+    const secrets = webhookSigningSecrets(hook);
     for (const d of due) {
       const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {
         secrets,
