@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { agents, idempotencyKeys, webhooks, type StoredTool } from '../../../db/schema';
+import { agents, idempotencyKeys, unkeyedFingerprint, unsealedAgent, unsealedWebhook, webhooks, type StoredTool } from '../../../db/schema';
 import { log } from '../../platform/log';
 import { isSealed, sealedPrefix, UnreadableSecret, type Keyring } from '../../platform/sealed';
 import { mcpHeaderPlace, toolSecretPlace, webhookSecretPlace } from './stored';
@@ -16,7 +16,10 @@ import { mcpHeaderPlace, toolSecretPlace, webhookSecretPlace } from './stored';
 // Rows are read in pages by id and each is written back with a conditional update (only if it
 // still holds what was read), so this runs safely while servers run and write, and in several
 // processes starting at once: a row changed meanwhile was written by a process that seals, and
-// is looked at again by the next pass. Nothing here holds a lock or a transaction.
+// is looked at again by the next pass. Nothing here holds a lock or a transaction. At start-up
+// the rows are found through partial indexes holding only the rows with something to seal
+// (migration 0013, db/schema: `unsealedAgent`…), so a start reads no table when all is sealed.
+// A rotation reads every row: it is an operator's command.
 
 export type ResealMode = 'plaintext' | 'rotate';
 
@@ -59,7 +62,7 @@ async function webhooksPass(db: Db, keyring: Keyring, mode: ResealMode): Promise
     const rows = await db
       .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
       .from(webhooks)
-      .where(and(gt(webhooks.id, after), or(staleSql(keyring, mode, webhooks.secret), staleSql(keyring, mode, webhooks.previousSecret))))
+      .where(and(gt(webhooks.id, after), mode === 'plaintext' ? unsealedWebhook(webhooks) : or(staleSql(keyring, mode, webhooks.secret), staleSql(keyring, mode, webhooks.previousSecret))))
       .orderBy(asc(webhooks.id))
       .limit(PAGE);
     for (const row of rows) {
@@ -85,10 +88,10 @@ async function webhooksPass(db: Db, keyring: Keyring, mode: ResealMode): Promise
   }
 }
 
-/** SQL: some MCP header value of the agent's tools needs sealing. */
-function staleHeadersSql(keyring: Keyring, mode: ResealMode): SQL {
+/** SQL: some MCP header value of the agent's tools is not sealed under the current key. */
+function staleHeadersSql(keyring: Keyring): SQL {
   const headers = sql`case when jsonb_typeof(t.value -> 'headers') = 'object' then t.value -> 'headers' else '{}'::jsonb end`;
-  return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t, jsonb_each_text(${headers}) h where ${staleSql(keyring, mode, sql`h.value`)})`;
+  return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t, jsonb_each_text(${headers}) h where ${staleSql(keyring, 'rotate', sql`h.value`)})`;
 }
 
 async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<Pass> {
@@ -101,7 +104,9 @@ async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<P
       .where(
         and(
           gt(agents.id, after),
-          or(staleSql(keyring, mode, agents.toolSecret), staleSql(keyring, mode, agents.previousToolSecret), staleHeadersSql(keyring, mode)),
+          mode === 'plaintext'
+            ? unsealedAgent(agents)
+            : or(staleSql(keyring, mode, agents.toolSecret), staleSql(keyring, mode, agents.previousToolSecret), staleHeadersSql(keyring)),
         ),
       )
       .orderBy(asc(agents.id))
@@ -154,7 +159,7 @@ async function fingerprintsPass(db: Db, keyring: Keyring): Promise<number> {
     const rows = await db
       .select({ workspaceId: k.workspaceId, environment: k.environment, key: k.key, fingerprint: k.fingerprint })
       .from(k)
-      .where(and(sql`(${k.workspaceId}, ${k.environment}, ${k.key}) > (${after[0]}, ${after[1]}, ${after[2]})`, sql`${k.fingerprint} ~ '^[0-9a-f]{64}$'`))
+      .where(and(sql`(${k.workspaceId}, ${k.environment}, ${k.key}) > (${after[0]}, ${after[1]}, ${after[2]})`, unkeyedFingerprint(k)))
       .orderBy(asc(k.workspaceId), asc(k.environment), asc(k.key))
       .limit(PAGE);
     for (const row of rows) {
@@ -205,7 +210,7 @@ export async function unsealedLeft(db: Db, keyring: Keyring): Promise<{ webhooks
     db
       .select({ n })
       .from(agents)
-      .where(or(staleSql(keyring, 'rotate', agents.toolSecret), staleSql(keyring, 'rotate', agents.previousToolSecret), staleHeadersSql(keyring, 'rotate'))),
+      .where(or(staleSql(keyring, 'rotate', agents.toolSecret), staleSql(keyring, 'rotate', agents.previousToolSecret), staleHeadersSql(keyring))),
     db
       .select({ n })
       .from(idempotencyKeys)
