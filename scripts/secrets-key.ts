@@ -21,12 +21,13 @@ export function generateSecretsKey(): string {
 }
 
 export async function rotateSecretsKey(): Promise<string> {
-  const loaded = loadSecretsKeyring();
-  if (loaded.source === 'file' && env.DATABASE_URL) {
+  // Outside production a key could be generated into this data dir: it would exist here only.
+  if (env.DATABASE_URL && !env.SECRETS_KEY && env.NODE_ENV !== 'production') {
     throw new Error(
-      'rotate-secrets-key with DATABASE_URL needs SECRETS_KEY, the keys every process shares: set the new key second, then first, in every process, and run this again (docs/security.md, "Secrets at rest")',
+      `rotate-secrets-key with DATABASE_URL needs SECRETS_KEY, the keys every process shares (the key in use now is in ${path.join(env.DATA_DIR, SECRETS_KEY_FILE)} if a process generated one): set the new key second, then first, in every process, and run this again (docs/security.md, "Secrets at rest")`,
     );
   }
+  const loaded = loadSecretsKeyring();
   // Embedded: the data dir is ours alone from here on (the server holds it while it runs).
   const database = await openMigratedDatabase();
   try {

@@ -38,10 +38,9 @@ const MAX_PASSES = 5;
 /** Whether a stored value needs sealing in this mode. */
 const stale = (keyring: Keyring, mode: ResealMode) => (value: string) => (mode === 'plaintext' ? !isSealed(value) : !keyring.isCurrent(value));
 
-/** SQL: the column's value needs sealing in this mode (null: no). */
-function staleSql(keyring: Keyring, mode: ResealMode, column: AnyColumn | SQL): SQL {
-  const prefix = mode === 'plaintext' ? 'enc:' : sealedPrefix(keyring.currentId);
-  return sql`not starts_with(${column}, ${prefix})`;
+/** SQL: the column's value is not sealed under the current key (null: no). The start-up uses the indexed predicates instead. */
+function notCurrentSql(keyring: Keyring, column: AnyColumn | SQL): SQL {
+  return sql`not starts_with(${column}, ${sealedPrefix(keyring.currentId)})`;
 }
 
 /** The value sealed under the current key (opened first when sealed under another). */
@@ -62,7 +61,7 @@ async function webhooksPass(db: Db, keyring: Keyring, mode: ResealMode): Promise
     const rows = await db
       .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
       .from(webhooks)
-      .where(and(gt(webhooks.id, after), mode === 'plaintext' ? unsealedWebhook(webhooks) : or(staleSql(keyring, mode, webhooks.secret), staleSql(keyring, mode, webhooks.previousSecret))))
+      .where(and(gt(webhooks.id, after), mode === 'plaintext' ? unsealedWebhook(webhooks) : or(notCurrentSql(keyring, webhooks.secret), notCurrentSql(keyring, webhooks.previousSecret))))
       .orderBy(asc(webhooks.id))
       .limit(PAGE);
     for (const row of rows) {
@@ -91,7 +90,7 @@ async function webhooksPass(db: Db, keyring: Keyring, mode: ResealMode): Promise
 /** SQL: some MCP header value of the agent's tools is not sealed under the current key. */
 function staleHeadersSql(keyring: Keyring): SQL {
   const headers = sql`case when jsonb_typeof(t.value -> 'headers') = 'object' then t.value -> 'headers' else '{}'::jsonb end`;
-  return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t, jsonb_each_text(${headers}) h where ${staleSql(keyring, 'rotate', sql`h.value`)})`;
+  return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t, jsonb_each_text(${headers}) h where ${notCurrentSql(keyring, sql`h.value`)})`;
 }
 
 async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<Pass> {
@@ -106,7 +105,7 @@ async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<P
           gt(agents.id, after),
           mode === 'plaintext'
             ? unsealedAgent(agents)
-            : or(staleSql(keyring, mode, agents.toolSecret), staleSql(keyring, mode, agents.previousToolSecret), staleHeadersSql(keyring)),
+            : or(notCurrentSql(keyring, agents.toolSecret), notCurrentSql(keyring, agents.previousToolSecret), staleHeadersSql(keyring)),
         ),
       )
       .orderBy(asc(agents.id))
@@ -206,11 +205,11 @@ export async function resealSecrets(db: Db, keyring: Keyring, mode: ResealMode):
 export async function unsealedLeft(db: Db, keyring: Keyring): Promise<{ webhooks: number; agents: number; fingerprints: number }> {
   const n = sql<number>`count(*)::int`;
   const [[w], [a], [f]] = await Promise.all([
-    db.select({ n }).from(webhooks).where(or(staleSql(keyring, 'rotate', webhooks.secret), staleSql(keyring, 'rotate', webhooks.previousSecret))),
+    db.select({ n }).from(webhooks).where(or(notCurrentSql(keyring, webhooks.secret), notCurrentSql(keyring, webhooks.previousSecret))),
     db
       .select({ n })
       .from(agents)
-      .where(or(staleSql(keyring, 'rotate', agents.toolSecret), staleSql(keyring, 'rotate', agents.previousToolSecret), staleHeadersSql(keyring))),
+      .where(or(notCurrentSql(keyring, agents.toolSecret), notCurrentSql(keyring, agents.previousToolSecret), staleHeadersSql(keyring))),
     db
       .select({ n })
       .from(idempotencyKeys)
