@@ -2,6 +2,8 @@
 //   npm run admin -- create-user --email E --password P
 //   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
 //   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
+//   npm run admin -- generate-secrets-key
+//   npm run admin -- rotate-secrets-key
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
 // First: on an unsupported Node this says so and exits, before any dependency loads.
@@ -10,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../db/lock';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';
 import { openMigratedDatabase } from '../server/processes/boot';
+import { generateSecretsKey, rotateSecretsKey } from './secrets-key';
 import { createUser, findMembershipByEmail, setWorkspacePlan } from '../server/modules/auth/users';
 import { ApiError } from '../server/platform/errors';
 import { createKey } from '../server/modules/keys/service';
@@ -18,7 +21,9 @@ import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/modules/k
 const USAGE = `Usage:
   npm run admin -- create-user --email E --password P
   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
-  npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]`;
+  npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
+  npm run admin -- generate-secrets-key
+  npm run admin -- rotate-secrets-key`;
 
 class UsageError extends Error {}
 
@@ -45,6 +50,10 @@ function parseScopes(value: string | undefined): Scope[] {
 
 async function run(argv: string[]): Promise<string> {
   const [command, ...rest] = argv;
+  if (command === 'generate-secrets-key' || command === 'rotate-secrets-key') {
+    parseArgs({ args: rest, options: {}, strict: true });
+    return command === 'generate-secrets-key' ? generateSecretsKey() : rotateSecretsKey();
+  }
   if (!command || !['create-user', 'set-plan', 'create-key'].includes(command)) {
     throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
   }

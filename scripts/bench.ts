@@ -213,6 +213,7 @@ async function main() {
       HOST: '127.0.0.1',
       RUN_WORKERS: 'false',
       AUTH_SECRET: randomBytes(32).toString('hex'),
+      SECRETS_KEY: randomBytes(32).toString('base64'),
       REDIS_URL: '',
     };
     const cli = (args: string[]) =>

@@ -26,6 +26,8 @@ export const DB_KIND: DbKind = process.env.TEST_DB === 'postgres' ? 'postgres' :
 export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export const TEST_AUTH_SECRET = 'test-secret-0123456789-abcdefghijklmnop';
+/** SECRETS_KEY of the tests' servers: the processes of one test share it, as production's must. */
+export const TEST_SECRETS_KEY = 'dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // Any fixed number: one process builds the PostgreSQL template while the others wait.
@@ -239,6 +241,8 @@ export interface TestServer {
   db: Db;
   /** Rows of a raw SQL query, on either database. */
   query<T>(query: SQL): Promise<T[]>;
+  /** The plaintext of a stored secret sealed for `place` (docs/security.md, "Secrets at rest"), opened with the server's keyring. */
+  opened(place: string, stored: string): string;
   request<T = ErrorBody>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
   seed: {
     workspace(opts?: { plan?: Plan; customRpm?: number; customConcurrency?: number }): Promise<Workspace>;
@@ -278,6 +282,7 @@ export async function startServer(
     DATA_DIR: tmp,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AUTH_SECRET: TEST_AUTH_SECRET,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     RATE_LIMIT_ANON_PER_MINUTE: '100000',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...opts.env,
@@ -288,6 +293,7 @@ export async function startServer(
   const { createUser, setWorkspacePlan } = await import('../server/modules/auth/users');
   const { createKey } = await import('../server/modules/keys/service');
   const { SCOPES } = await import('../server/modules/keys/scopes');
+  const { secretsKeyring } = await import('../server/platform/sealed');
 
   const runtime = await openRuntime().catch(async (err: unknown) => {
     await pg?.drop();
@@ -354,6 +360,7 @@ export async function startServer(
     url,
     db,
     query,
+    opened: (place, stored) => secretsKeyring().open(place, stored),
     request,
     seed: {
       workspace,

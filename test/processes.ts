@@ -32,8 +32,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The tests' SECRETS_KEY (harness.ts): processes on one database must share one. */
+const TEST_SECRETS_KEY = 'dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=';
+
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...env };
+  // Production on PostgreSQL requires SECRETS_KEY; a test about its absence passes `SECRETS_KEY: ''`.
+  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, ...env };
   delete merged.NODE_TEST_CONTEXT;
   return merged;
 }

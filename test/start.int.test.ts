@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { alive } from '../db/lock';
-import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
+import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET, TEST_SECRETS_KEY } from './harness';
 import { freePort, ROOT, waitReady, type Proc } from './processes';
 
 // `npm start` as a process manager runs it (systemd, Docker, pm2 send SIGTERM to the process
@@ -80,6 +80,7 @@ async function npmStart(dataDir = fs.mkdtempSync(path.join(tmp, 'data-'))): Prom
     cleanups.push(() => pg.drop());
     env.DATABASE_URL = pg.url;
     env.AUTH_SECRET = TEST_AUTH_SECRET;
+    env.SECRETS_KEY = TEST_SECRETS_KEY;
   } else {
     delete env.DATABASE_URL;
   }
@@ -105,7 +106,7 @@ const logLines = (output: string) =>
     .map((l) => JSON.parse(l) as LogLine);
 
 /** The start-up phases of an API-only `npm start`, in the order they are logged. */
-const PHASES = ['serverBundle', 'code', 'database', 'migrations', 'rateLimits', 'jobs', 'workers'];
+const PHASES = ['serverBundle', 'code', 'database', 'migrations', 'secrets', 'rateLimits', 'jobs', 'workers'];
 
 describe('npm start under a process manager', () => {
   let migratedDataDir: string | undefined;

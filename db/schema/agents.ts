@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, real, text } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, real, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, ts } from './columns';
 
@@ -27,6 +27,15 @@ export interface StoredMcpTool {
 }
 
 export type StoredTool = StoredHttpTool | StoredMcpTool;
+
+/**
+ * An agent holding a secret not sealed yet (docs/security.md, "Secrets at rest"): its tool
+ * secrets, or an MCP header value (`aas_unsealed_headers`, migration 0013). The partial index
+ * `agents_unsealed_idx` holds these rows only, so the start-up finds them without reading every
+ * agent; the start-up's query must use this same predicate for the index to serve it.
+ */
+export const unsealedAgent = (t: { toolSecret: AnyPgColumn; previousToolSecret: AnyPgColumn; tools: AnyPgColumn }): SQL =>
+  sql`(not starts_with(${t.toolSecret}, 'enc:') or not starts_with(${t.previousToolSecret}, 'enc:') or aas_unsealed_headers(${t.tools}))`;
 
 export const agents = pgTable(
   'agents',
@@ -60,5 +69,6 @@ export const agents = pgTable(
     index('agents_list_idx')
       .on(t.workspaceId, t.environment, t.id)
       .where(sql`${t.deletedAt} is null`),
+    index('agents_unsealed_idx').on(t.id).where(unsealedAgent(t)),
   ],
 );

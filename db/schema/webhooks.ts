@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { boolean, index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { boolean, index, integer, json, pgTable, primaryKey, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
 import { DELIVERY_STATUSES, DISABLED_REASONS } from './values';
@@ -50,6 +50,10 @@ export const events = pgTable(
   ],
 );
 
+/** A webhook whose secrets are not sealed yet (like `unsealedAgent`, agents.ts): index `webhooks_unsealed_idx`. */
+export const unsealedWebhook = (t: { secret: AnyPgColumn; previousSecret: AnyPgColumn }): SQL =>
+  sql`(not starts_with(${t.secret}, 'enc:') or not starts_with(${t.previousSecret}, 'enc:'))`;
+
 export const webhooks = pgTable(
   'webhooks',
   {
@@ -84,6 +88,7 @@ export const webhooks = pgTable(
     index('webhooks_draining_idx')
       .on(t.workspaceId)
       .where(sql`${t.drainUntil} is not null`),
+    index('webhooks_unsealed_idx').on(t.id).where(unsealedWebhook(t)),
   ],
 );
 

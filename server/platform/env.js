@@ -17,6 +17,13 @@ export const env = createEnv({
     DATABASE_URL: z.url().optional(),
     REDIS_URL: z.url().optional(),
     AUTH_SECRET: z.string().min(32).optional(),
+    // Seals stored secrets (docs/security.md, "Secrets at rest"): comma-separated base64 keys of
+    // 32 bytes, the first seals, all open. Generated into DATA_DIR when absent, except in
+    // production with DATABASE_URL, where it is required (server/platform/secrets.ts).
+    SECRETS_KEY: z
+      .string()
+      .regex(/^\s*[A-Za-z0-9+/_-]{43}=?\s*(,\s*[A-Za-z0-9+/_-]{43}=?\s*)*$/, 'comma-separated base64 keys of 32 bytes (`openssl rand -base64 32`)')
+      .optional(),
     AUTH_GITHUB_ID: z.string().min(1).optional(),
     AUTH_GITHUB_SECRET: z.string().min(1).optional(),
     RUN_WORKERS: bool.default(true),

@@ -9,7 +9,10 @@ import { openJobs } from '../platform/jobs';
 import { declareQueues, startWorkers } from './workers';
 import { createRateLimits } from '../modules/ratelimit';
 import { peekRuntime, setRuntime, type ProcessRuntime } from '../modules/runtime';
-import { resolveAuthSecret } from '../platform/secrets';
+import { resolveAuthSecret, resolveSecretsKey, SECRETS_KEY_FILE } from '../platform/secrets';
+import { installKeyring, Keyring } from '../platform/sealed';
+import { log } from '../platform/log';
+import { resealSecrets, type ResealReport } from '../modules/secrets/reseal';
 import { SILENT_PHASES, type StartupPhases } from './startup';
 import { RequestUsage } from '../modules/usage/requests';
 
@@ -26,6 +29,30 @@ export function provideAuthSecret(): void {
   });
   process.env.NEXTAUTH_SECRET = secret;
   process.env.AUTH_SECRET = secret;
+}
+
+/**
+ * This process's keyring of SECRETS_KEY (docs/security.md, "Secrets at rest"), installed for the
+ * modules that seal and open stored secrets. Throws, before anything opens, when production on
+ * PostgreSQL has none, or a key is malformed.
+ */
+export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file' } {
+  const resolved = resolveSecretsKey({
+    secretsKey: env.SECRETS_KEY,
+    dataDir: env.DATA_DIR,
+    embedded: !env.DATABASE_URL,
+    production: env.NODE_ENV === 'production',
+  });
+  const keyring = Keyring.parse(resolved.text, resolved.source === 'env' ? 'SECRETS_KEY' : `${env.DATA_DIR}/${SECRETS_KEY_FILE}`);
+  if (resolved.generated && env.DATABASE_URL) {
+    // Outside production on PostgreSQL: the key lives in this machine's data dir only.
+    log.warn(
+      { file: `${env.DATA_DIR}/${SECRETS_KEY_FILE}` },
+      'SECRETS_KEY is not set: generated a key into the data dir; the secrets stored in PostgreSQL open only with it (set SECRETS_KEY, required in production)',
+    );
+  }
+  installKeyring(keyring);
+  return { keyring, source: resolved.source };
 }
 
 /** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
@@ -52,8 +79,11 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
   if (existing) return existing;
   const workers = opts.workers ?? env.RUN_WORKERS;
   const phases = opts.phases ?? SILENT_PHASES;
+  const { keyring } = loadSecretsKeyring();
   const database = await openMigratedDatabase(phases);
   try {
+    // Values stored before secrets were sealed (or by an older process during an upgrade).
+    await phases.run('secrets', describeSealing, () => resealSecrets(database.db, keyring, 'plaintext'));
     const limits = createRateLimits({
       database,
       redisUrl: env.REDIS_URL,
@@ -81,6 +111,11 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     await database.close();
     throw err;
   }
+}
+
+function describeSealing(r: ResealReport): string {
+  const done = r.rows + r.fingerprints > 0 ? `stored secrets sealed (${r.rows} rows, ${r.fingerprints} idempotency fingerprints keyed)` : 'stored secrets are sealed';
+  return r.unreadable > 0 ? `${done}; ${r.unreadable} rows hold values this SECRETS_KEY cannot open (logged above)` : done;
 }
 
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */

@@ -87,8 +87,10 @@ describe('POST /v1/agents', () => {
       assert.ok(!res.text.includes(a.toolSecret), 'the tool secret appears again');
       assert.ok(!res.text.includes('toolSecret'));
     }
+    // Stored sealed (docs/security.md, "Secrets at rest"): the row holds it, not in plain text.
     const [row] = await api.query<{ tool_secret: string }>(sql`select tool_secret from agents where id = ${a.id}`);
-    assert.equal(row?.tool_secret, a.toolSecret);
+    assert.ok(!row!.tool_secret.includes(a.toolSecret.slice(6)));
+    assert.equal(api.opened(`agents.tool_secret:${a.id}`, row!.tool_secret), a.toolSecret);
     assert.notEqual((await made({ name: 'other' })).toolSecret, a.toolSecret);
   });
 

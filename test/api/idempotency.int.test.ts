@@ -142,7 +142,9 @@ describe('Idempotency-Key', () => {
     assert.equal(b.headers.get('idempotent-replayed'), 'true');
     assert.equal(b.body.toolSecret, a.body.toolSecret);
     const [after] = await api.query<{ tool_secret: string; previous_tool_secret: string }>(sql`select tool_secret, previous_tool_secret from agents where id = ${agentId}`);
-    assert.deepEqual(after, { tool_secret: a.body.toolSecret, previous_tool_secret: before!.tool_secret });
+    // Sealed at rest: the sealed current secret moved to previous as it was; the new one opens to the answer's.
+    assert.equal(after!.previous_tool_secret, before!.tool_secret);
+    assert.equal(api.opened(`agents.tool_secret:${agentId}`, after!.tool_secret), a.body.toolSecret);
   });
 
   it('cancel under a key replays the cancelled execution instead of 409', async () => {

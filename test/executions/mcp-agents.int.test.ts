@@ -48,7 +48,7 @@ async function headersOfARun(id: string) {
 }
 
 describe('MCP tools on agents', () => {
-  it('create, get, list, update and their events show header values as ********; the database holds them', async () => {
+  it('create, get, list, update and their events show header values as ********; the database holds them, sealed', async () => {
     const created = await create({ tools: [http, docs({ allowedTools: ['search', 'search'] })] });
     expectStatus(created, 201);
     const shown = { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: ['search'], headers: { Authorization: '********', 'X-Team': '********' } };
@@ -64,7 +64,10 @@ describe('MCP tools on agents', () => {
     assert.deepEqual(ours.map((e) => e.type).sort(), ['agent.created', 'agent.updated']);
     for (const e of ours) assert.deepEqual(e.data.object.tools[1], shown);
     for (const res of [created, got, listed, updated, events]) assert.doesNotMatch(res.text, /mcp-secret-4242|support/);
-    assert.deepEqual((await storedTools(created.body.id))[1]!.headers, { Authorization: SECRET, 'X-Team': 'support' });
+    const stored = (await storedTools(created.body.id))[1]!.headers as Record<string, string>;
+    assert.doesNotMatch(JSON.stringify(stored), /mcp-secret-4242|support/);
+    const opened = Object.fromEntries(Object.entries(stored).map(([name, value]) => [name, api.opened(`agents.mcp_header:${created.body.id}:docs:${name.toLowerCase()}`, value)]));
+    assert.deepEqual(opened, { Authorization: SECRET, 'X-Team': 'support' });
     // allowedTools absent: null (every tool the server lists); headers absent: {}.
     const bare = await create({ tools: [{ type: 'mcp', name: 'docs', url: mcp.url }] });
     assert.deepEqual(bare.body.tools[0], { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: null, headers: {} });

@@ -151,6 +151,7 @@ describe('POST /v1/agents/{id}/rotate-tool-secret', () => {
     expectError(await rotate(agent.id), 404, 'resource_not_found', 'id');
     expectError(await rotate('agt_nope'), 404, 'resource_not_found', 'id');
     const [row] = await api.query<{ tool_secret: string; previous_tool_secret: string | null }>(sql`select tool_secret, previous_tool_secret from agents where id = ${agent.id}`);
-    assert.deepEqual(row, { tool_secret: agent.toolSecret, previous_tool_secret: null });
+    assert.equal(row!.previous_tool_secret, null);
+    assert.equal(api.opened(`agents.tool_secret:${agent.id}`, row!.tool_secret), agent.toolSecret);
   });
 });

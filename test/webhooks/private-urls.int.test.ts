@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { alive } from '../../db/lock';
-import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
+import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET, TEST_SECRETS_KEY } from '../harness';
 import { freePort, ROOT, runCli, waitReady, type Proc } from '../processes';
 import { startReceiver } from './receiver';
 
@@ -32,7 +32,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   if (DB_KIND === 'postgres') {
     const pg = await createTestDatabase();
     cleanups.push(() => pg.drop());
-    Object.assign(data, { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET });
+    Object.assign(data, { DATABASE_URL: pg.url, AUTH_SECRET: TEST_AUTH_SECRET, SECRETS_KEY: TEST_SECRETS_KEY });
   } else {
     data.DATA_DIR = fs.mkdtempSync(path.join(tmp, 'data-'));
     await prepareDataDir(data.DATA_DIR);

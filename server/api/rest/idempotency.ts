@@ -7,6 +7,7 @@ import { canonicalJson } from '../../platform/canonical-json';
 import { ApiError } from '../../platform/errors';
 import type { VerifiedKey } from '../../modules/keys/service';
 import { log } from '../../platform/log';
+import { secretsKeyring } from '../../platform/sealed';
 import { errorAnswer, json, type Answer } from './answer';
 
 // Idempotency-Key on POST (docs/api.md, "Idempotency"): the first request under a key (per
@@ -26,6 +27,8 @@ import { errorAnswer, json, type Answer } from './answer';
 // scopes: a new key's secret, a webhook's). And the stored answer is sealed (AES-256-GCM) with a
 // key derived from the caller's own API key, so nobody who reads the table can read the secrets
 // some answers carry: only a request presenting that API key again opens it (docs/security.md).
+// What identifies the request (method, path, body) is kept as a fingerprint keyed with the
+// server's secrets key (HMAC-SHA-256), so a reader of the table cannot confirm a guess of a body.
 
 const TTL_SECONDS = 24 * 3600;
 const LOCK_SECONDS = 60;
@@ -71,6 +74,22 @@ export function unseal(apiKey: string, record: string, sealed: string): string |
   }
 }
 
+/** SHA-256 of method, path and the canonical body: what the fingerprint keys (and what one was before it was keyed). */
+export function requestDigest(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/**
+ * Whether a stored fingerprint is this request's. Keyed (`<key id>:<HMAC>`) under a key of the
+ * keyring: compared; under a key no longer held (it was dropped less than 24 h after a rotation):
+ * another request, so a 409 rather than an answer that might be another request's. A bare digest
+ * was written by a process of a version before fingerprints were keyed (the start-up keys them).
+ */
+function sameRequest(stored: string, digest: string): boolean {
+  if (/^[0-9a-f]{64}$/.test(stored)) return stored === digest;
+  return secretsKeyring().matchesFingerprint(stored, digest) === true;
+}
+
 export async function withIdempotency(
   opts: {
     req: IncomingMessage;
@@ -88,7 +107,8 @@ export async function withIdempotency(
 ): Promise<Answer> {
   const { db, key } = opts;
   const record = `${key.workspaceId}/${key.environment}/${opts.idempotencyKey}`;
-  const fingerprint = createHash('sha256').update(`${opts.req.method} ${opts.path}\n${canonicalJson(opts.body)}`).digest('hex');
+  const digest = requestDigest(opts.req.method ?? '', opts.path, opts.body);
+  const fingerprint = secretsKeyring().fingerprint(digest);
   const where = and(
     eq(idempotencyKeys.workspaceId, key.workspaceId),
     eq(idempotencyKeys.environment, key.environment),
@@ -124,7 +144,7 @@ export async function withIdempotency(
     if (existing.apiKeyId !== key.keyId) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
     }
-    const differs = existing.fingerprint !== fingerprint;
+    const differs = !sameRequest(existing.fingerprint, digest);
     const conflict = () =>
       new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with another request body or endpoint', { param: 'Idempotency-Key' });
     if (existing.responseStatus === null) {

@@ -15,6 +15,7 @@ import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
 import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
+import { openMcpHeaders, sealMcpHeaders, sealToolSecret } from '../secrets/stored';
 import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
 import { assertSafeHeaderNames, checkHeaders, storedMcpTools, toolView, usesMasked, type StoredMcpTools } from './mcp-headers';
 import {
@@ -214,13 +215,16 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
-  const tools = await checkTools(actor.workspaceId, input.tools);
+  const id = newId('agt');
+  // The tool secret and MCP header values are stored sealed (docs/security.md, "Secrets at rest").
+  const tools = sealMcpHeaders(id, await checkTools(actor.workspaceId, input.tools));
+  const toolSecret = newToolSecret();
   // The agent and its `agent.created` event commit together (the event never carries the tool secret).
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(agents)
       .values({
-        id: newId('agt'),
+        id,
         workspaceId: actor.workspaceId,
         environment: actor.environment,
         name: input.name,
@@ -232,14 +236,14 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         maxSteps: input.maxSteps,
         timeoutSeconds: input.timeoutSeconds,
         metadata: input.metadata,
-        toolSecret: newToolSecret(),
+        toolSecret: sealToolSecret(id, toolSecret),
         createdAt: now,
         updatedAt: now,
       })
       .returning();
     const view = agentView(row!);
     await emit(tx, actor, 'agent.created', view);
-    return { ...view, toolSecret: row!.toolSecret };
+    return { ...view, toolSecret };
   });
 }
 
@@ -265,11 +269,12 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     changes.model = input.model;
   }
   if (input.tools !== undefined) {
-    // "********" as an MCP header value keeps the stored one: read the agent's tools for it.
+    // "********" as an MCP header value keeps the stored one: read (and open) the agent's tools for it.
     const masked = input.tools.some((t) => t.type === 'mcp' && usesMasked(t.headers));
     const current = masked ? await findAgent(db, actor, id) : null;
     if (masked && !current) throw notFound('agent', id);
-    changes.tools = await checkTools(actor.workspaceId, input.tools, current && storedMcpTools(current.tools));
+    const checked = await checkTools(actor.workspaceId, input.tools, current && storedMcpTools(openMcpHeaders(current.id, current.tools)));
+    changes.tools = sealMcpHeaders(id, checked);
   }
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
@@ -293,16 +298,18 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
 export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = new Date()): Promise<RotatedAgentView> {
   if (!isId('agt', id)) throw notFound('agent', id);
   const expires = new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS);
+  const toolSecret = newToolSecret();
   return db.transaction(async (tx) => {
+    // The sealed current secret moves to `previous_tool_secret` as it is (both share the row's place).
     const [row] = await tx
       .update(agents)
-      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: newToolSecret(), updatedAt: now })
+      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: sealToolSecret(id, toolSecret), updatedAt: now })
       .where(owned(actor, id))
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
     await emit(tx, actor, 'agent.updated', view);
-    return { ...view, toolSecret: row.toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
+    return { ...view, toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
 

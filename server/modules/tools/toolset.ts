@@ -1,9 +1,11 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { agents, StoredHttpTool, StoredMcpTool } from '../../../db/schema';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
+import { UnreadableSecret } from '../../platform/sealed';
+import { openMcpTool, openToolSecrets, type OpenedToolSecrets } from '../secrets/stored';
 import { CallLimits } from './call-limits';
 import { callHttpTool } from './http-tool';
-import { openMcpTools, type McpOffered, type McpServerTools } from './mcp-tool';
+import { McpToolError, openMcpTools, type McpOffered, type McpServerTools } from './mcp-tool';
 import { SCHEMA_BUDGET_MS, validateArguments } from './schema-pool';
 
 // The tools a run offers the model: the agent's HTTP tools, each call signed and sent by
@@ -20,9 +22,24 @@ import { SCHEMA_BUDGET_MS, validateArguments } from './schema-pool';
 type AgentRow = typeof agents.$inferSelect;
 
 /** The secrets that sign a call now: the agent's, and the one it replaced while in its 24 h. */
-export function activeToolSecrets(agent: Pick<AgentRow, 'toolSecret' | 'previousToolSecret' | 'previousToolSecretExpiresAt'>, now = new Date()): string[] {
-  const previous = agent.previousToolSecret && agent.previousToolSecretExpiresAt && agent.previousToolSecretExpiresAt > now ? [agent.previousToolSecret] : [];
-  return [agent.toolSecret, ...previous];
+export function activeToolSecrets(secrets: OpenedToolSecrets, now = new Date()): string[] {
+  return secrets.previous && secrets.previous.expiresAt > now ? [secrets.current, secrets.previous.secret] : [secrets.current];
+}
+
+/**
+ * The agent's stored secrets, opened (they are sealed at rest: docs/security.md, "Secrets at
+ * rest"). One this server cannot open fails the run as a tool error saying so (and is logged
+ * with its key id), before any tool is called.
+ */
+function opened<T>(open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    if (err instanceof UnreadableSecret) {
+      throw new McpToolError("The agent's stored tool secrets cannot be opened by this server: they are sealed under a key its SECRETS_KEY does not hold (see the server's log)");
+    }
+    throw err;
+  }
 }
 
 const refused = (error: string) => ({ error });
@@ -46,8 +63,9 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   const limits = new CallLimits();
   const tools: ToolSet = {};
   const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http');
-  const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp');
-  for (const spec of http) tools[spec.name] = httpTool(agent, spec, executionId, signal, limits);
+  const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp').map((spec) => opened(() => openMcpTool(agent.id, spec)));
+  const secrets = http.length > 0 ? opened(() => openToolSecrets(agent)) : null;
+  for (const spec of http) tools[spec.name] = httpTool(agent, spec, secrets!, executionId, signal, limits);
   // Every name the model sees, lower-cased: an MCP tool's `<name>_<tool>` must not take one.
   const taken = new Set(http.map((t) => t.name.toLowerCase()));
   const settled = await Promise.allSettled(mcp.map((spec) => openMcpTools(spec, { signal, allowPrivate: allowPrivateUrls(), limits })));
@@ -65,7 +83,7 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   return { tools, mcp: offered.map((o) => o.offered), close };
 }
 
-function httpTool(agent: AgentRow, spec: StoredHttpTool, executionId: string, signal: AbortSignal, limits: CallLimits) {
+function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, executionId: string, signal: AbortSignal, limits: CallLimits) {
   return tool({
     description: spec.description,
     inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
@@ -81,7 +99,7 @@ function httpTool(agent: AgentRow, spec: StoredHttpTool, executionId: string, si
       }
 
       const result = await callHttpTool(spec, args, {
-        secrets: activeToolSecrets(agent),
+        secrets: activeToolSecrets(secrets),
         callId: `${executionId}_${options.toolCallId}`,
         signal,
         allowPrivate: allowPrivateUrls(),

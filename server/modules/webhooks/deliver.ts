@@ -4,6 +4,7 @@ import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReas
 import { env } from '../../platform/env.js';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
 import { log } from '../../platform/log';
+import { webhookSigningSecrets } from '../secrets/stored';
 import type { Lease } from './lanes';
 import { sendWebhook, type AttemptResult } from './send';
 
@@ -73,9 +74,10 @@ export async function drainWebhook(db: Db, lease: Lease, held: () => boolean = (
       .orderBy(asc(webhookDeliveries.eventId))
       .limit(BATCH);
     if (due.length === 0) return 'done';
-    const now = new Date();
-    const secrets = [hook.secret];
-    if (hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > now) secrets.push(hook.previousSecret);
+    // Opened here only (sealed at rest); one that cannot be opened fails the drain, logged, and the
+    // deliveries wait (the endpoint's lease runs out first) for the keyring to be fixed
+    // (docs/security.md, "Secrets at rest").
+    const secrets = webhookSigningSecrets(hook);
     for (const d of due) {
       if (!held()) return 'done';
       const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {

@@ -43,11 +43,14 @@ export function startDeliveries(db: Db, bus: Bus, slots: number): () => Promise<
     const d: Drain = { lease, lost: false, done: Promise.resolve() };
     d.done = drainWebhook(db, lease, () => !d.lost && !stopped)
       .catch((err: unknown) => {
+        // E.g. its signing secret cannot be opened (docs/security.md, "Secrets at rest"): the
+        // endpoint keeps its lease until it runs out, so it is tried again in LEASE_SECONDS, not
+        // at once and again and again.
         log.error({ err, webhook: lease.webhookId }, 'webhook drain failed');
-        return 'done' as const;
+        return 'failed' as const;
       })
-      .then(async () => {
-        if (!d.lost) await releaseLease(db, lease);
+      .then(async (ended) => {
+        if (!d.lost && ended !== 'failed') await releaseLease(db, lease);
         // The endpoint, and a slot of its workspace, are free again: every process may look.
         await wakeDeliveries(db);
       })

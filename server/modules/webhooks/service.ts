@@ -14,6 +14,7 @@ import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
 import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
+import { sealWebhookSecret } from '../secrets/stored';
 import { MAX_WEBHOOKS, type createWebhookInput, type deliverySchema, type updateWebhookInput, type webhookSchema } from './schemas';
 import { failPending } from './deliver';
 import { wakeDeliveries } from './wake';
@@ -98,12 +99,15 @@ async function mustFind(db: Db, owner: Owner, id: string): Promise<WebhookRow> {
 export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof createWebhookInput>, now = new Date()) {
   const events = checkEvents(input.events);
   const url = await checkWebhookUrl(input.url, actor.environment);
+  // The secret is shown in this answer only, and stored sealed (docs/security.md, "Secrets at rest").
+  const id = newId('whk');
+  const secret = newToolSecret();
   return db.transaction(async (tx) => {
     await assertUnderLimit(tx, webhooks, actor, { name: 'webhooks', max: MAX_WEBHOOKS, code: 'webhook_limit_reached' });
     const [row] = await tx
       .insert(webhooks)
       .values({
-        id: newId('whk'),
+        id,
         workspaceId: actor.workspaceId,
         environment: actor.environment,
         url,
@@ -112,12 +116,12 @@ export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof 
         enabled: input.enabled,
         disabledReason: input.enabled ? null : 'manual',
         disabledAt: input.enabled ? null : now,
-        secret: newToolSecret(),
+        secret: sealWebhookSecret(id, secret),
         createdAt: now,
         updatedAt: now,
       })
       .returning();
-    return { ...webhookView(row!), secret: row!.secret };
+    return { ...webhookView(row!), secret };
   });
 }
 
@@ -161,17 +165,21 @@ export async function deleteWebhook(db: Db, actor: Owner, id: string): Promise<{
   return { id: row.id, deleted: true };
 }
 
-/** A new secret; the current one keeps signing alongside it for 24 h (an older previous one stops). */
+/**
+ * A new secret; the current one keeps signing alongside it for 24 h (an older previous one stops).
+ * The sealed current value moves to `previous_secret` as it is (both share the row's place).
+ */
 export async function rotateSecret(db: Db, actor: Owner, id: string, now = new Date()) {
   if (!isId('whk', id)) throw notFound('webhook', id);
   const expires = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
+  const secret = newToolSecret();
   const [row] = await db
     .update(webhooks)
-    .set({ previousSecret: sql`${webhooks.secret}`, previousSecretExpiresAt: expires, secret: newToolSecret(), updatedAt: now })
+    .set({ previousSecret: sql`${webhooks.secret}`, previousSecretExpiresAt: expires, secret: sealWebhookSecret(id, secret), updatedAt: now })
     .where(owned(actor, id))
     .returning();
   if (!row) throw notFound('webhook', id);
-  return { ...webhookView(row), secret: row.secret, previousSecretExpiresAt: expires.toISOString() };
+  return { ...webhookView(row), secret, previousSecretExpiresAt: expires.toISOString() };
 }
 
 // ---- deliveries ----
