@@ -77,7 +77,7 @@ describe('changes from another origin', () => {
     const keys = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from api_keys where workspace_id = ${owner.workspace.id}`))[0]!.n;
     const before0 = await keys();
     const json = { ...userHeader(owner), 'content-type': 'application/json' };
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { origin: 'chrome-extension://abc' },
@@ -85,7 +85,8 @@ describe('changes from another origin', () => {
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site' },
       { origin: api.url, 'sec-fetch-site': 'cross-site' },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await post('keys.create', { ...json, ...headers }, JSON.stringify({ name: 'csrf' }));
       assert.equal(res.status, 403, `${JSON.stringify(headers)}: ${res.text}`);
       assert.equal(codeOf(res.body), 'cross_site_request');
@@ -99,7 +100,8 @@ describe('changes from another origin', () => {
 
   it("the dashboard's own pages still change things (Origin of this host, Sec-Fetch-Site same-origin), and scripts without either", async () => {
     const json = { ...userHeader(owner), 'content-type': 'application/json' };
-    for (const headers of [{ origin: api.url, 'sec-fetch-site': 'same-origin' }, { origin: api.url }, { 'sec-fetch-site': 'same-origin' }, {}]) {
+    const own: Record<string, string>[] = [{ origin: api.url, 'sec-fetch-site': 'same-origin' }, { origin: api.url }, { 'sec-fetch-site': 'same-origin' }, {}];
+    for (const headers of own) {
       const res = await post('keys.create', { ...json, ...headers }, JSON.stringify({ name: 'mine' }));
       assert.equal(res.status, 200, `${JSON.stringify(headers)}: ${res.text}`);
     }

@@ -31,12 +31,13 @@ after(async () => {
 });
 
 const SECRET = 'mcp-secret-9f3a "quoted" \\ end';
-const leaky = { type: 'mcp', name: 'docs', url: mcp?.url, headers: { Authorization: SECRET, 'X-Leak': 'on' } };
+/** The agent's MCP tool: the server (which leaks with `X-Leak: on`) gets the secret as its Authorization. */
+const leaky = () => ({ type: 'mcp', name: 'docs', url: mcp.url, headers: { Authorization: SECRET, 'X-Leak': 'on' } });
 
 async function run(input: string): Promise<{ exe: Execution; events: string }> {
   const agent = await api.request<{ id: string }>('POST', '/v1/agents', {
     key: owner.key,
-    body: { name: 'leaky MCP', model: 'openai-compatible/fake-1', tools: [{ ...leaky, url: mcp.url }] },
+    body: { name: 'leaky MCP', model: 'openai-compatible/fake-1', tools: [leaky()] },
   });
   expectStatus(agent, 201);
   const res = await execute(api, owner.key, agent.body.id, { input, wait: true });
