@@ -58,25 +58,59 @@ async function tryPassword(email: string, password: string, address: string): Pr
 const countBy = <T extends string>(list: T[]) => list.reduce<Record<string, number>>((m, v) => ((m[v] = (m[v] ?? 0) + 1), m), {});
 
 describe('sign-in guard', () => {
-  it('checks exactly 10 passwords of 200 concurrent wrong tries (the attempt is spent first)', async () => {
+  it('checks exactly 10 passwords of 200 concurrent wrong tries from one address (the attempt is spent first)', async () => {
     const email = `race-${Date.now()}@example.test`;
     await signUp(email);
-    const results = await Promise.all(Array.from({ length: 200 }, () => tryPassword(email, 'wrong password!', nextAddress())));
+    const attacker = nextAddress();
+    const results = await Promise.all(Array.from({ length: 200 }, () => tryPassword(email, 'wrong password!', attacker)));
     assert.deepEqual(countBy(results), { wrong: 10, blocked: 190 });
   });
 
-  it('checks at most 10 of 100 concurrent tries when one of them is right', async () => {
+  it('checks exactly 30 passwords of 200 concurrent wrong tries from 200 addresses (guessing from many addresses is bounded)', async () => {
+    const email = `race-many-${Date.now()}@example.test`;
+    await signUp(email);
+    const results = await Promise.all(Array.from({ length: 200 }, () => tryPassword(email, 'wrong password!', nextAddress())));
+    assert.deepEqual(countBy(results), { wrong: 30, blocked: 170 });
+  });
+
+  it('checks at most 30 of 100 concurrent tries from 100 addresses when one of them is right', async () => {
     const email = `race2-${Date.now()}@example.test`;
     await signUp(email);
     const tries = Array.from({ length: 100 }, (_, i) => (i === 24 ? PASSWORD : `wrong ${i}`));
     const results = await Promise.all(tries.map((p) => tryPassword(email, p, nextAddress())));
-    assert.equal(results.filter((r) => r !== 'blocked').length, 10);
+    assert.ok(results.filter((r) => r !== 'blocked').length <= 30);
   });
 
-  it('locks every spelling of a locked address: case, width and U+0130 (İ) get no password check', async () => {
+  it('ten wrong passwords from one address do not lock the owner out: the right one from another address signs in', async () => {
+    const email = `targeted-${Date.now()}@example.test`;
+    await signUp(email);
+    const attacker = nextAddress();
+    for (let i = 0; i < 10; i++) assert.equal(await tryPassword(email, `wrong ${i}`, attacker), 'wrong');
+    for (let i = 0; i < 20; i++) assert.equal(await tryPassword(email, `wrong again ${i}`, attacker), 'blocked');
+    assert.equal(await tryPassword(email, PASSWORD, nextAddress()), 'ok', 'the owner, from their own address');
+    assert.equal(await tryPassword(email, PASSWORD, attacker), 'blocked', "the attacker's address stays stopped for this account");
+  });
+
+  it("guessing from many addresses stops new addresses, while the owner's known address signs in", async () => {
+    const email = `distributed-${Date.now()}@example.test`;
+    await signUp(email);
+    const home = nextAddress();
+    assert.equal(await tryPassword(email, PASSWORD, home), 'ok');
+    for (let i = 0; i < 30; i++) assert.equal(await tryPassword(email, `wrong ${i}`, nextAddress()), 'wrong');
+    assert.equal(await tryPassword(email, 'wrong once more', nextAddress()), 'blocked');
+    assert.equal(await tryPassword(email, PASSWORD, nextAddress()), 'blocked', 'a first sign-in from a new address waits');
+    assert.equal(await tryPassword(email, PASSWORD, home), 'ok', 'the address it signed in from before');
+  });
+
+  it('stops every spelling of the address: case, width and U+0130 (İ) get no password check', async () => {
     const email = `victim-${Date.now()}@example.test`;
     await signUp(email);
-    for (let i = 0; i < 10; i++) assert.equal(await tryPassword(email, `wrong ${i}`, nextAddress()), 'wrong');
+    const attacker = nextAddress();
+    for (let i = 0; i < 10; i++) assert.equal(await tryPassword(email, `wrong ${i}`, attacker), 'wrong');
+    for (const spelling of [email, email.toUpperCase(), email.replace('victim', 'vİctim'), email.replace('v', 'ｖ')]) {
+      assert.notEqual(await tryPassword(spelling, PASSWORD, attacker), 'ok', spelling);
+    }
+    for (let i = 0; i < 20; i++) assert.equal(await tryPassword(email, `wrong ${i}`, nextAddress()), 'wrong');
     for (const spelling of [email, email.toUpperCase(), email.replace('victim', 'vİctim'), email.replace('v', 'ｖ')]) {
       assert.notEqual(await tryPassword(spelling, PASSWORD, nextAddress()), 'ok', spelling);
     }

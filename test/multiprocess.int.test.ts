@@ -9,13 +9,13 @@ import { createUser } from '../server/modules/auth/users';
 import { SCOPES } from '../server/modules/keys/scopes';
 import { createKey } from '../server/modules/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
-import { startProcess, stop, waitReady, type Proc } from './processes';
+import { callProcess, seedTenant, startProcess, stop, waitReady, type Proc } from './processes';
 
 // Two real server processes on one PostgreSQL database: revocation is seen at once by the other
 // process, and a key's rate limit is exact across both (docs/api.md, "Many processes, one service",
 // "Keys and scopes", "Rate limits") — with the counters in Redis, and in PostgreSQL when there is
 // no Redis — even behind an address that keyless requests put over its per-address limit (20 a
-// minute here).
+// minute here). A key's open event streams are counted exactly across both too.
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -133,6 +133,31 @@ for (const topology of TOPOLOGIES) {
       for (const r of responses) assert.equal(r.headers.get('x-ratelimit-limit'), '60', 'the key\'s own limit');
       await Promise.all([...keyless, ...responses].map((r) => r.body?.cancel()));
       assert.equal((await get(a, '')).status, 429, 'keyless requests stay refused');
+    });
+
+    it('exactly 100 of 130 concurrent event streams of one key open, split across both processes', async () => {
+      const { key, keyId } = await seedTenant(database.db, { name: 'streams' });
+      keyIds.push(keyId);
+      const agent = await callProcess<{ id: string }>(a.url, key, 'POST', '/v1/agents', { name: 'slow', model: 'sandbox/slow' });
+      const input = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+      const run = await callProcess<{ id: string }>(a.url, key, 'POST', `/v1/agents/${agent.body.id}/execute`, { input });
+      assert.equal(run.status, 202, JSON.stringify(run.body));
+      const controller = new AbortController();
+      const responses = await Promise.all(
+        Array.from({ length: 130 }, (_, i) =>
+          fetch(`${(i % 2 === 0 ? a : b).url}/v1/executions/${run.body.id}/stream`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal }),
+        ),
+      );
+      const statuses = responses.map((r) => r.status);
+      try {
+        assert.equal(statuses.filter((s) => s === 200).length, 100, `statuses: ${statuses.join(',')}`);
+        assert.equal(statuses.filter((s) => s === 429).length, 30);
+        const served = new Set(responses.filter((r) => r.status === 200).map((r) => r.url.split('/v1')[0]));
+        assert.equal(served.size, 2, 'both processes opened streams');
+      } finally {
+        controller.abort();
+        await callProcess(a.url, key, 'POST', `/v1/executions/${run.body.id}/cancel`);
+      }
     });
   });
 }

@@ -138,6 +138,12 @@ describe('shared rate-limit stores', { skip: DB_KIND !== 'postgres' && 'PostgreS
         const guards = createAuthGuards((prefix, duration) => stores[kind].counter(`${prefix}${RUN}`, duration));
         const waits = await Promise.all(Array.from({ length: limit + 10 }, () => guards.signIn.attempt(uid(), `addr${RUN}`)));
         assert.equal(waits.filter((w) => w === 0).length, limit, 'the per-address sign-in guard');
+        // An address that signed in is known for 14 days (a window past what an int of milliseconds holds would fail on PostgreSQL).
+        const account = uid();
+        assert.equal(await guards.signIn.attempt(account, `home${RUN}`), 0);
+        await guards.signIn.succeeded(account, `home${RUN}`);
+        const known = await stores[kind].counter(`rl:signin:known${RUN}`, guardsModule.KNOWN_ADDRESS_SECONDS).get(`${account}|home${RUN}`);
+        assert.ok(known && known.msBeforeNext > 13 * 86_400_000, String(known?.msBeforeNext));
       });
     });
   }

@@ -26,6 +26,9 @@ export const env = createEnv({
       .optional(),
     AUTH_GITHUB_ID: z.string().min(1).optional(),
     AUTH_GITHUB_SECRET: z.string().min(1).optional(),
+    // The dashboard's public URL (next-auth's own setting, for its redirects): also an origin
+    // the dashboard's changes may come from (server/platform/http/same-origin.ts).
+    NEXTAUTH_URL: z.url().optional(),
     RUN_WORKERS: bool.default(true),
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).

@@ -135,6 +135,13 @@ export const ERROR_CATALOGUE = [
     on: 'declared',
     description: "The request would act beyond the API key's own environment (`live` or `test`).",
   },
+  {
+    code: 'cross_site_request',
+    status: 403,
+    type: 'permission_error',
+    on: 'dashboard',
+    description: 'A dashboard change was sent by a page of another origin (its `Origin` or `Sec-Fetch-Site` says so).',
+  },
   // 404, 405: nothing here.
   {
     code: 'resource_not_found',

@@ -6,17 +6,30 @@ import { isId, type IdPrefix } from './id-format';
 // first. `after=X`: the items older than X. `before=X`: the `limit` items just newer than X, still
 // newest first. Cursors are ids, so a cursor may name an item deleted since.
 
+/**
+ * A `limit` (of a list, of an analytics page): a whole number 1–`max`, written in a query string
+ * as plain decimal digits; the dashboard sends it as a JSON number. `z.coerce.number()` read the
+ * query string with `Number()`, which takes `1e2`, `0x10`, ` 7 ` and `1.0` as numbers (and the
+ * REST layer dropped an empty `limit=`, docs/decisions.md). `meta` goes on the number, where the
+ * OpenAPI document reads it (`integer`, the bounds, the default).
+ */
+export function limitSchema(max: number, meta: { description: string; default?: number; example?: number }) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: `expected a whole number from 1 to ${max}` })
+      .int()
+      .min(1)
+      .max(max)
+      .meta(meta),
+  );
+}
+
 // The `.meta()` sits on the inner schema, not on `.optional()`: trpc-to-openapi unwraps the
 // optional of a query parameter (and wraps it again), so a description on the wrapper never
 // reaches /v1/openapi.json.
 export const pageQuerySchema = {
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .meta({ description: 'How many items to return, 1–100. Default: 20.', default: 20, example: 20 })
-    .optional(),
+  limit: limitSchema(100, { description: 'How many items to return, 1–100. Default: 20.', default: 20, example: 20 }).optional(),
   after: z
     .string()
     .meta({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectStatus } from '../expect';
+import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import type { CreatedKey, KeyList } from './types';
 
@@ -101,5 +101,24 @@ describe('GET /v1/keys pagination', () => {
     const res = await api.request<KeyList>('GET', `/v1/keys?after=${other.id}`, { key: other.key });
     expectStatus(res, 200);
     assert.deepEqual(res.body, { data: [], hasMore: false });
+  });
+});
+
+describe('limit is a plain decimal number (docs/security.md)', () => {
+  // `z.coerce.number()` read `1e2` as 100 and `0x10` as 16, and `limit=` was the default.
+  for (const limit of ['1e2', '0x10', '', ' 5', '5 ', '+5', '5.0', '-5', '0', '101', '1e400']) {
+    it(`limit=${JSON.stringify(limit)} is 400 invalid_parameter on limit, on every list`, async () => {
+      for (const list of ['/v1/keys', '/v1/agents', '/v1/executions', '/v1/webhooks', '/v1/events', '/v1/conversations', '/v1/schedules']) {
+        const res = await api.request('GET', `${list}?limit=${encodeURIComponent(limit)}`, { key: admin.key });
+        const err = expectError(res, 400, 'invalid_parameter', 'limit');
+        assert.match(err.message, /whole number from 1 to 100/, list);
+      }
+    });
+  }
+
+  it('limit=5 and limit=05 are five items', async () => {
+    const five = ids(await page('?limit=5'));
+    assert.equal(five.length, 5);
+    assert.deepEqual(ids(await page('?limit=05')), five);
   });
 });

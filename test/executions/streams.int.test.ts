@@ -104,6 +104,20 @@ describe('open streams per key', () => {
     for (const s of streams) s.close();
     await cancel(k, id);
   });
+
+  it('exactly 100 of 130 concurrent opens with one key get a stream, the rest 429 (docs/security.md)', async () => {
+    // The count used to go out before the workspace's lock: 107–109 of 130 opened on PostgreSQL.
+    const k = await api.seed.key({ ...UNLIMITED });
+    const id = await longRun(k);
+    const streams = await Promise.all(Array.from({ length: 130 }, () => open(k.key, `/v1/executions/${id}/stream`)));
+    const statuses = streams.map((s) => s.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 100, `opened: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 30);
+    const leases = await api.query<{ n: number }>(sql`select count(*)::int as n from stream_leases where holder = ${`key:${k.id}`}`);
+    assert.equal(leases[0]!.n, 100);
+    for (const s of streams) s.close();
+    await cancel(k, id);
+  });
 });
 
 describe('revocation', () => {

@@ -14,6 +14,10 @@ import { z } from 'zod';
 //   slow    {}       → never answers; counts the calls whose client gave up
 //   big     {}       → 200 KB of text
 //   whoami  {}       → "you sent <the Authorization header>" (a server echoing a secret)
+// and, when the request has `X-Leak: on`, tools that put the Authorization header where the model
+// reads it: `leak` (in its description, its input schema's descriptions, enum, default and a
+// property's name; its result too), `titled` (in its title, with no description) and one whose
+// name holds it (`find <header>`).
 // Other paths: /redirect answers 307 to /mcp, /broken answers 500 to everything.
 
 export interface McpRequest {
@@ -74,6 +78,20 @@ function mcpServer(state: FakeMcpServer, headers: IncomingHttpHeaders): McpServe
     record('big', {});
     return text('x'.repeat(BIG_BYTES));
   });
+  if (headers['x-leak'] === 'on') {
+    const secret = String(headers.authorization);
+    const inputSchema = {
+      query: z.string().describe(`Send it with ${secret}`),
+      mode: z.enum(['plain', secret]).default(secret),
+      [`as ${secret}`]: z.string().optional(),
+    };
+    server.registerTool('leak', { description: `Searches with the key ${secret}`, inputSchema }, (args) => {
+      record('leak', args);
+      return text(`searched with ${secret}`);
+    });
+    server.registerTool('titled', { title: `Title with ${secret}` }, () => text('titled'));
+    server.registerTool(`find ${secret}`, { description: 'Finds' }, () => text('found'));
+  }
   return server;
 }
 

@@ -1,5 +1,7 @@
-import { after, before } from 'node:test';
-import { expectStatus } from '../expect';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { expectError, expectStatus } from '../expect';
 import { createAgent, execute } from '../executions/helpers';
 import { startServer, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
@@ -7,11 +9,13 @@ import { dayStart } from './helpers';
 
 // Both analytics routes refuse what every route must (no key, a malformed, revoked or expired
 // key, a key without `analytics:read`), and neither shows another workspace's or environment's
-// usage: an agent (or key) with activity elsewhere never appears in the caller's groups.
+// usage: an agent (or key) with activity elsewhere never appears in the caller's groups. What an
+// attacker sent (docs/security.md): an `end` past year 9999 was a 500, and `limit` took `1e2`,
+// `0x10` and an empty value.
 
 let api: TestServer;
 before(async () => {
-  api = await startServer();
+  api = await startServer({ next: dashboardStandIn() });
 });
 after(() => api?.close());
 
@@ -48,4 +52,52 @@ securitySuite(() => api, {
     return admin.id;
   },
   listIds: groupsOf('keyId'),
+});
+
+describe('dates and limits an attacker sends', () => {
+  const query = (q: Record<string, string>) => new URLSearchParams(q).toString();
+  for (const series of ['executions', 'requests']) {
+    for (const granularity of ['day', 'hour']) {
+      it(`${series} by ${granularity}: an end past 9999-12-31T00:00:00Z is 400 invalid_parameter on end, not a 500`, async () => {
+        const k = await api.seed.key({ scopes: ['analytics:read'] });
+        for (const end of ['9999-12-31T00:00:01Z', '9999-12-31T23:59:59Z', '9999-12-31T23:30:00-05:00']) {
+          const res = await api.request('GET', `/v1/analytics/${series}?${query({ start: dayStart(1), end, granularity })}`, { key: k.key });
+          const err = expectError(res, 400, 'invalid_parameter', 'end');
+          assert.match(err.message, /9999-12-31T00:00:00\.000Z/);
+        }
+        // The latest end there is still answers.
+        const res = await api.request('GET', `/v1/analytics/${series}?${query({ start: dayStart(1), end: '9999-12-31T00:00:00Z', granularity })}`, { key: k.key });
+        expectStatus(res, 200);
+      });
+    }
+  }
+
+  it('analytics.byGroup (the dashboard): the same end is invalid_parameter on end', async () => {
+    const k = await api.seed.key({ scopes: ['analytics:read'] });
+    for (const series of ['executions', 'requests']) {
+      const groupBy = series === 'executions' ? 'agentId' : 'keyId';
+      const res = await dashboardCall(api, k.workspace, 'query', 'analytics.byGroup', { series, start: dayStart(1), end: '9999-12-31T00:00:01Z', groupBy }, { environment: k.environment });
+      assert.equal(res.error?.data.apiError?.code, 'invalid_parameter', JSON.stringify(res));
+      assert.equal(res.error?.data.apiError?.param, 'end');
+    }
+  });
+
+  for (const limit of ['1e2', '0x10', '', ' 7', '7 ', '+7', '1.0', '7.5', '-1', '0', '367', 'Infinity', '007x']) {
+    it(`limit=${JSON.stringify(limit)} is 400 invalid_parameter on limit`, async () => {
+      const k = await api.seed.key({ scopes: ['analytics:read'] });
+      for (const series of ['executions', 'requests']) {
+        const res = await api.request('GET', `/v1/analytics/${series}?start=${encodeURIComponent(dayStart(1))}&limit=${encodeURIComponent(limit)}`, { key: k.key });
+        expectError(res, 400, 'invalid_parameter', 'limit');
+      }
+    });
+  }
+
+  it('limit=7 (and 07) is seven buckets', async () => {
+    const k = await api.seed.key({ scopes: ['analytics:read'] });
+    for (const limit of ['7', '07']) {
+      const res = await api.request<{ data: unknown[] }>('GET', `/v1/analytics/executions?start=${encodeURIComponent(dayStart(10))}&limit=${limit}`, { key: k.key });
+      expectStatus(res, 200);
+      assert.equal(res.body.data.length, 7);
+    }
+  });
 });

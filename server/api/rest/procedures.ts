@@ -21,10 +21,13 @@ function at(caller: Caller, segments: string[]): Call {
   return node as Call;
 }
 
-/** A query without its empty parameters (`?after=` is no `after`). */
+/**
+ * A query without its empty parameters (`?after=` is no `after`), except `limit`: a number left
+ * empty is refused by its parser as `limit=x` is, not read as the default (docs/decisions.md).
+ */
 function present(query: Query): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const key of Object.keys(query)) if (query[key] !== '') out[key] = query[key]!;
+  for (const key of Object.keys(query)) if (query[key] !== '' || key === 'limit') out[key] = query[key]!;
   return out;
 }
 

@@ -13,7 +13,9 @@ import { guardedMcpFetch, McpFetchRefused } from './mcp-fetch';
 // (30 s, at most 100 KB of result handed over, the run's per-step and byte limits) and its
 // failure is the model's to handle: `{error}`. A server that cannot be reached or listed fails
 // the run (McpToolError, `tool_error`). The `headers` are the owner's secrets: sent to the
-// server only, never logged, and blanked out of anything the server answers.
+// server only, never logged, and blanked out of anything the server writes that the model or the
+// run's record sees — its tools' names, titles, descriptions and input schemas as well as its
+// results and errors (docs/security.md, "Agent tools").
 
 /** Connecting and listing the tools, together. */
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
@@ -89,12 +91,14 @@ export async function openMcpTools(spec: StoredMcpTool, opts: { signal: AbortSig
   return {
     offer(taken) {
       return tools.flatMap((t) => {
-        const name = modelName(spec.name, t.name, taken);
-        if (!name) return [];
+        const name = modelName(spec.name, redact(t.name, secrets), taken);
+        // (A value that only the name's clean-up spelled out, `a.b` become `a_b`: not offered.)
+        if (!name || secrets.some((secret) => name.includes(secret))) return [];
+        const description = t.description ?? t.title ?? `The tool ${t.name} of the MCP server ${spec.name}`;
         const offered: McpOffered = {
           name,
-          description: (t.description ?? t.title ?? `The tool ${t.name} of the MCP server ${spec.name}`).slice(0, MAX_DESCRIPTION),
-          inputSchema: { ...t.inputSchema, type: 'object', properties: t.inputSchema.properties ?? {} },
+          description: redact(description, secrets).slice(0, MAX_DESCRIPTION),
+          inputSchema: redactValue({ ...t.inputSchema, type: 'object', properties: t.inputSchema.properties ?? {} }, secrets),
         };
         const execute = async (args: unknown, options: { messages: readonly unknown[] }) => {
           const refusal = limits.admit(options);
@@ -162,10 +166,9 @@ function outputOf(result: CallToolResult, secrets: string[]): unknown {
   const content: unknown = 'content' in result ? result.content : [{ type: 'text', text: JSON.stringify(result.toolResult) ?? '' }];
   const parts = Array.isArray(content) ? (content as Array<{ type?: unknown; text?: unknown }>) : [];
   const text = () => parts.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : JSON.stringify(p))).join('\n');
-  if (result.isError) return { error: redact(text().slice(0, MAX_ERROR), secrets) || 'The MCP tool failed without a message' };
-  const output = { content, ...('structuredContent' in result && result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
-  const json = redact(JSON.stringify(output), secrets, true);
-  if (Buffer.byteLength(json) <= TOOL_MAX_BYTES) return JSON.parse(json) as unknown;
+  if (result.isError) return { error: redact(text(), secrets).slice(0, MAX_ERROR) || 'The MCP tool failed without a message' };
+  const output = redactValue({ content, ...('structuredContent' in result && result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) }, secrets);
+  if (Buffer.byteLength(JSON.stringify(output)) <= TOOL_MAX_BYTES) return output;
   return { content: cutBytes(redact(text(), secrets), TOOL_MAX_BYTES), truncated: true };
 }
 
@@ -177,23 +180,40 @@ function failure(err: unknown, subject: string, secrets: string[]): string {
     if (typeof status === 'number') return `${subject} answered HTTP ${status}`;
     const code = (e as { code?: unknown }).code;
     // A JSON-RPC error of the server's own: its message is what it wants the client to know.
-    if (typeof code === 'number') return redact(`${subject} answered an error: ${e.message}`.slice(0, MAX_ERROR), secrets);
+    if (typeof code === 'number') return redact(`${subject} answered an error: ${e.message}`, secrets).slice(0, MAX_ERROR);
   }
   const message = connectionError(err, subject);
   if (message !== `${subject} could not be reached`) return message;
   const text = err instanceof Error ? err.message : '';
   // The client's own words (a malformed answer, a missing capability), without URLs or bodies.
-  return /^(MCP|Server|Failed|Attempted)/.test(text) && !/https?:/.test(text) ? redact(`${subject} failed: ${text}`.slice(0, MAX_ERROR), secrets) : message;
+  return /^(MCP|Server|Failed|Attempted)/.test(text) && !/https?:/.test(text) ? redact(`${subject} failed: ${text}`, secrets).slice(0, MAX_ERROR) : message;
 }
 
 /**
  * Blanks each header value (of 4 characters or more) out of a text the server wrote: it may echo
- * them back. In JSON text (`json`), the values as JSON writes them inside a string.
+ * them back. Before any cut to length, so no part of a value is left at the cut.
  */
-function redact(text: string, secrets: string[], json = false): string {
+function redact(text: string, secrets: string[]): string {
   let out = text;
-  for (const secret of secrets) out = out.split(json ? JSON.stringify(secret).slice(1, -1) : secret).join('[redacted]');
+  for (const secret of secrets) out = out.split(secret).join('[redacted]');
   return out;
+}
+
+/**
+ * A JSON value the server wrote (a result, an input schema) with each header value blanked out
+ * of every string and object key, and a number that spells one out replaced by `[redacted]`.
+ * Walked value by value: blanking the JSON text could also hit a number (a value `4242` in
+ * `14242`) and leave text that is no longer JSON.
+ */
+function redactValue<T>(value: T, secrets: string[]): T {
+  if (secrets.length === 0) return value;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'string') return redact(v, secrets);
+    if (typeof v === 'number') return secrets.some((secret) => String(v).includes(secret)) ? '[redacted]' : v;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k, secrets), x]));
+    return v;
+  });
+  return (text === undefined ? value : JSON.parse(text)) as T;
 }
 
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes (never half a character). */

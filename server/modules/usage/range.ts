@@ -53,6 +53,12 @@ function parseTime(value: string, param: 'start' | 'end'): number {
   return t;
 }
 
+/**
+ * The latest `end`, a day boundary: rounded up to a bucket, a later one (9999-12-31T00:00:01Z)
+ * became year 10000, which the database cannot read as written (`+010000-01-01T…`): a 500.
+ */
+const LATEST = Date.UTC(9999, 11, 31);
+
 const floor = (t: number, g: Granularity) => t - (((t % BUCKET_MS[g]) + BUCKET_MS[g]) % BUCKET_MS[g]);
 const ceil = (t: number, g: Granularity) => (floor(t, g) === t ? t : floor(t, g) + BUCKET_MS[g]);
 
@@ -78,6 +84,9 @@ export function planRange(input: RangeInput, now = Date.now()): Range {
     );
   }
   const rawEnd = input.end === undefined ? now : parseTime(input.end, 'end');
+  if (rawEnd > LATEST) {
+    throw new ApiError('invalid_parameter', `Invalid 'end': it must be at most ${new Date(LATEST).toISOString()}`, { param: 'end' });
+  }
   if (rawEnd <= rawStart) throw new ApiError('invalid_parameter', "Invalid 'end': it must be after 'start'", { param: 'end' });
   const end = ceil(rawEnd, granularity);
   const { default: fallback, max } = LIMITS[granularity];

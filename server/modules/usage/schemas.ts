@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { GRANULARITIES } from '../../../db/schema';
+import { limitSchema } from '../../platform/pagination';
 import { LIMITS, RETENTION_DAYS } from './range';
 
 // The two analytics routes' query parameters and answers (docs/analytics.md). Query strings
-// arrive as strings: `limit` is coerced here; dates, `groupBy` and the cursor are checked by the
+// arrive as strings: `limit` is read here (plain decimal digits, server/platform/pagination.ts); dates, `groupBy` and the cursor are checked by the
 // service, which names the parameter of each error.
 
 const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T00:00:00.000Z' });
@@ -20,13 +21,9 @@ const rangeQuery = {
     .meta({ description: 'End of the range (exclusive), ISO 8601; default now. Rounded up to a bucket boundary, so every bucket is whole.', example: '2026-11-08T00:00:00Z' })
     .optional(),
   granularity: z.enum(GRANULARITIES).meta({ description: 'Bucket width. Default: `day`.', example: 'day' }).optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(LIMITS.day.max)
-    .meta({ description: `Buckets per page: hour 1–${LIMITS.hour.max} (default ${LIMITS.hour.default}), day 1–${LIMITS.day.max} (default ${LIMITS.day.default}).` })
-    .optional(),
+  limit: limitSchema(LIMITS.day.max, {
+    description: `Buckets per page: hour 1–${LIMITS.hour.max} (default ${LIMITS.hour.default}), day 1–${LIMITS.day.max} (default ${LIMITS.day.default}).`,
+  }).optional(),
   after: z.string().max(64).meta({ description: 'The `nextCursor` of the previous page.' }).optional(),
 };
 
