@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../errors';
 import { newId } from '../ids';
 import { log } from '../log';
-import { LINGER, SECURITY_HEADERS } from './exchange';
+import { LINGER, SECURITY_HEADERS, SERVER_TIMEOUTS } from './exchange';
 
 // What a client gets when Node's HTTP parser refuses its request (the server's 'clientError'):
 // a header with a character HTTP does not allow (an API key pasted with a trailing newline or
@@ -27,7 +27,11 @@ export function clientErrorAnswer(code: string | undefined): ApiError {
     return new ApiError('request_header_too_large', 'The request headers are larger than 16 KiB in all; nothing was done');
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new ApiError('request_timeout', 'The request did not arrive in time (headers within 10 s, the whole request within 30 s); nothing was done');
+    const { headersTimeout, requestTimeout } = SERVER_TIMEOUTS;
+    return new ApiError(
+      'request_timeout',
+      `The request did not arrive in time (headers within ${headersTimeout / 1000} s, the whole request within ${requestTimeout / 1000} s); nothing was done`,
+    );
   }
   if (code !== undefined && HEADER_CODES.has(code)) {
     return new ApiError(
@@ -41,6 +45,13 @@ export function clientErrorAnswer(code: string | undefined): ApiError {
 
 /** Connections answered already: the parser refuses every later chunk the same way. */
 const answered = new WeakSet<Duplex>();
+
+/**
+ * Whether this connection's request was refused here already. A request that timed out can
+ * still complete afterwards (the parser is not in error): the server must drop it unhandled, or
+ * a request answered 408 "nothing was done" would be done after all.
+ */
+export const refusedBefore = (socket: Duplex): boolean => answered.has(socket);
 
 type InFlight = ServerResponse & { req?: { complete: boolean } };
 
@@ -67,6 +78,18 @@ function respond(err: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
   const requestId = newId('req');
   const error = clientErrorAnswer(err.code);
+  socket.end(rawAnswer(error, requestId));
+  log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
+  // Closed once the client has read the answer and closed its side, or after LINGER.maxMs: a
+  // client still sending what was refused (headers too large) would otherwise get a reset,
+  // often before it read the answer. A client too slow to send its request has nothing left to
+  // send: it gets LINGER.idleMs (its connection is what a slow-headers attack wants to keep).
+  const lingerMs = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? LINGER.idleMs : LINGER.maxMs;
+  lingerThenDestroy(socket, lingerMs);
+}
+
+/** An error answer written straight to a socket (no ServerResponse): our envelope, then `Connection: close`. */
+export function rawAnswer(error: ApiError, requestId: string, extra: Record<string, string> = {}): string {
   const body = JSON.stringify(error.toBody(requestId));
   const headers: Record<string, string> = {
     ...SECURITY_HEADERS,
@@ -74,15 +97,16 @@ function respond(err: Error & { code?: string }, socket: Duplex): void {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': requestId,
+    ...extra,
     Connection: 'close',
   };
   const head = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
-  log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
-  // Closed once the client has read the answer and closed its side, or after LINGER.maxMs: a
-  // client still sending what was refused (headers too large) would otherwise get a reset,
-  // often before it read the answer.
-  const timer = setTimeout(() => socket.destroy(), LINGER.maxMs);
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** After an answer and our FIN: destroyed when the client closes its side, or after `ms`. */
+export function lingerThenDestroy(socket: Duplex, ms: number): void {
+  const timer = setTimeout(() => socket.destroy(), ms);
   timer.unref();
   socket.once('end', () => socket.destroy());
   socket.once('close', () => clearTimeout(timer));
