@@ -63,28 +63,33 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   if (inFlight && !inFlight.req?.complete) {
     // The refusal is in the body of the request being handled: answer in its place unless its
     // answer has begun (writing now would corrupt it).
-    return inFlight.headersSent ? void socket.destroy() : respond(err, socket);
+    return inFlight.headersSent ? void socket.destroy() : respond(err, socket, LINGER.maxMs);
   }
   if (inFlight && !inFlight.writableFinished) {
     // A later request, pipelined behind one whose answer is under way: answer after it.
-    inFlight.once('finish', () => respond(err, socket));
+    inFlight.once('finish', () => respond(err, socket, lingerFor(err)));
     inFlight.once('close', () => inFlight.writableFinished || socket.destroy());
     return;
   }
-  respond(err, socket);
+  respond(err, socket, lingerFor(err));
 }
 
-function respond(err: Error & { code?: string }, socket: Duplex): void {
+/**
+ * How long a refused connection is kept after its answer (see `respond`) when no request body
+ * is under way: a client too slow to send its headers has nothing left to send and gets
+ * LINGER.idleMs — its connection is what a slow-headers attack wants to keep.
+ */
+const lingerFor = (err: Error & { code?: string }) => (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? LINGER.idleMs : LINGER.maxMs);
+
+function respond(err: Error & { code?: string }, socket: Duplex, lingerMs: number): void {
   if (!socket.writable) return void socket.destroy();
   const requestId = newId('req');
   const error = clientErrorAnswer(err.code);
   socket.end(rawAnswer(error, requestId));
   log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
-  // Closed once the client has read the answer and closed its side, or after LINGER.maxMs: a
-  // client still sending what was refused (headers too large) would otherwise get a reset,
-  // often before it read the answer. A client too slow to send its request has nothing left to
-  // send: it gets LINGER.idleMs (its connection is what a slow-headers attack wants to keep).
-  const lingerMs = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? LINGER.idleMs : LINGER.maxMs;
+  // Closed once the client has read the answer and closed its side, or after `lingerMs`: a
+  // client still sending what was refused (headers too large, a body too slow) would otherwise
+  // get a reset, often before it read the answer.
   lingerThenDestroy(socket, lingerMs);
 }
 

@@ -29,22 +29,16 @@ export const ANSWERED_AT_ONCE = 8;
 /** How long a refused connection is kept for its client to read the answer (unless it closes first). */
 export const REFUSAL_LINGER_MS = 1_000;
 
-export interface ConnectionCap {
-  /** Connections open now, counted against this address (its key: addressKey). */
-  open(address: string): number;
-}
-
 /**
  * Caps `server`'s connections per client address at `max` (0: no cap), except for peers
  * `exempt` says are proxies. Sets the process-wide MAX_CONNECTIONS too.
  */
-export function capConnections(server: Server, opts: { max: number; exempt(peer: string): boolean }): ConnectionCap {
+export function capConnections(server: Server, opts: { max: number; exempt(peer: string): boolean }): void {
   server.maxConnections = MAX_CONNECTIONS;
   const open = new Map<string, number>();
   const refusing = new Map<string, number>();
   const warned = new Map<string, number>();
-  const cap: ConnectionCap = { open: (address) => open.get(address) ?? 0 };
-  if (opts.max <= 0) return cap;
+  if (opts.max <= 0) return;
 
   // The HTTP server's own 'connection' listener (its parser) runs only for admitted sockets.
   const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
@@ -93,6 +87,4 @@ export function capConnections(server: Server, opts: { max: number; exempt(peer:
       log.warn({ requestId, address: key, max: opts.max }, 'connection refused: too many open from this address');
     }
   }
-
-  return cap;
 }
