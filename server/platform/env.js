@@ -1,12 +1,21 @@
 // @ts-check
 // Environment, validated once at start-up (the custom server, the worker, the CLI and
 // next.config.js all import this file, so a bad value fails fast with a clear message).
+import { isIP } from 'node:net';
 import { createEnv } from '@t3-oss/env-nextjs';
 import { z } from 'zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
+
+/** An IP address as written by `isIP` (no `127.1` shorthands), with an optional prefix length. */
+function isIpOrCidr(/** @type {string} */ entry) {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (!version || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
 
 export const env = createEnv({
   server: {
@@ -42,11 +51,26 @@ export const env = createEnv({
     STREAM_STALL_SECONDS: z.coerce.number().min(0.1).max(600).default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // How many reverse proxies in front of us append to X-Forwarded-For (true = 1, false = 0).
+    // Every peer is then taken for a proxy; TRUSTED_PROXIES names them instead (docs/security.md).
     TRUST_PROXY: z
       .string()
       .regex(/^(true|false|\d{1,2})$/, 'true, false or a number of trusted proxies')
       .default('false')
       .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
+    // The reverse proxies in front of us, by address: `127.0.0.1,10.0.0.0/8,fd00::/8`. Only their
+    // X-Forwarded-For is read, and their connections are not capped per address.
+    TRUSTED_PROXIES: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+        for (const entry of entries) {
+          if (!isIpOrCidr(entry)) ctx.addIssue({ code: 'custom', message: `'${entry}' is not an IP address or a CIDR range (10.0.0.0/8, fd00::/8)` });
+        }
+        return entries;
+      }),
+    // Connections one client address (an IPv6 /64) may hold open at once; 0: no cap.
+    MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(256),
     RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     RATE_LIMIT_SIGNUPS_PER_HOUR: z.coerce.number().int().min(1).default(10),
     OPENAI_API_KEY: z.string().min(1).optional(),
@@ -105,6 +129,10 @@ export const env = createEnv({
       // A run whose worker died fails within lost-after plus one sweep: within 60 s, as promised.
       if (lost + beat > 60) {
         ctx.addIssue({ code: 'custom', path: ['EXECUTION_LOST_AFTER_SECONDS'], message: 'plus EXECUTION_HEARTBEAT_SECONDS at most 60' });
+      }
+      // Two answers to "who is a proxy": every peer (a hop count) or the listed addresses.
+      if (e.TRUST_PROXY > 0 && e.TRUSTED_PROXIES.length > 0) {
+        ctx.addIssue({ code: 'custom', path: ['TRUSTED_PROXIES'], message: 'set either TRUST_PROXY or TRUSTED_PROXIES, not both' });
       }
     }),
   experimental__runtimeEnv: {},

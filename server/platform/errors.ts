@@ -237,7 +237,7 @@ export const ERROR_CATALOGUE = [
     status: 408,
     type: 'invalid_request_error',
     on: 'http',
-    description: 'The request did not arrive in time: its headers within 10 s, the whole request within 30 s.',
+    description: 'The request did not arrive in time: its headers within 5 s, the whole request within 30 s.',
   },
   {
     code: 'request_header_too_large',

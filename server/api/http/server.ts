@@ -9,17 +9,17 @@ import { createRestHandler } from '../rest/handler';
 import type { Services } from '../../modules/runtime';
 import type { RequestUsage } from '../../modules/usage/requests';
 import { CLIENT_ADDRESS_HEADER } from '../../platform/http/client-address-header';
-import { answerClientError } from '../../platform/http/client-error';
-import { clientAddress } from '../../platform/http/client-address';
-import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, setSecurityHeaders } from '../../platform/http/exchange';
+import { answerClientError, refusedBefore } from '../../platform/http/client-error';
+import { clientAddress, isTrustedProxy } from '../../platform/http/client-address';
+import { capConnections, MAX_CONNECTIONS } from '../../platform/http/connections';
+import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS, setSecurityHeaders } from '../../platform/http/exchange';
 import { sendError, sendJson } from '../../platform/http/send';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
-/** Slow or idle clients may not hold a connection open: headers within 10 s, a whole request within 30 s. */
-export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 };
-/** Connections one process accepts at once; more are refused by the kernel's backlog, not queued here. */
-export const MAX_CONNECTIONS = 2_048;
+// Slow or idle clients may not hold a connection open (headers within 5 s, a whole request
+// within 30 s: platform/http/exchange.ts), nor one address many of them (platform/http/connections.ts).
+export { MAX_CONNECTIONS, SERVER_TIMEOUTS };
 
 const isApiPath = (url: string) =>
   url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') || url.startsWith('/api/') || url === '/healthz' || url === '/readyz';
@@ -34,7 +34,7 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
   const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage, services: deps });
 
   const toNext = (next: Handler, req: IncomingMessage, res: ServerResponse) => {
-    req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req, env.TRUST_PROXY);
+    req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req);
     if (!hasBody(req)) return void next(req, res);
     const refuse = (err: ApiError) => {
       const requestId = newId('req');
@@ -57,6 +57,8 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
   };
 
   const server = http.createServer(SERVER_TIMEOUTS, (req, res) => {
+    // Completed after we answered it 408 (client-error.ts): that answer said nothing was done.
+    if (refusedBefore(req.socket)) return void req.socket.destroy();
     const url = req.url ?? '/';
     setSecurityHeaders(res, isApiPath(url));
     // A handler writing after we refused a request must not crash the process.
@@ -75,7 +77,8 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
       sendJson(res, 404, { error: 'not found' });
     }
   });
-  server.maxConnections = MAX_CONNECTIONS;
+  // MAX_CONNECTIONS per process, MAX_CONNECTIONS_PER_ADDRESS of them per client address.
+  capConnections(server, { max: env.MAX_CONNECTIONS_PER_ADDRESS, exempt: (peer) => isTrustedProxy(peer) });
   // A request Node's parser refuses gets our error envelope and a request id, not a bare 400.
   server.on('clientError', answerClientError);
   return server;

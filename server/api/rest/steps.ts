@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../../db/client';
 import { ApiError, insufficientScope } from '../../platform/errors';
-import { env } from '../../platform/env.js';
 import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
 import { verifyKey, type KeyOwner, type VerifiedKey } from '../../modules/keys/service';
@@ -71,7 +70,7 @@ export function createAddressGuard(limits: RateLimits) {
   return {
     /** One request that carries no valid key: refused (429) when its address is over the limit. */
     async check(req: IncomingMessage, res: ServerResponse): Promise<ApiError | null> {
-      const address = clientAddress(req, env.TRUST_PROXY);
+      const address = clientAddress(req);
       return peek(address, res) ?? (await charge(address, res));
     },
   };

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../errors';
 import { newId } from '../ids';
 import { log } from '../log';
-import { LINGER, SECURITY_HEADERS } from './exchange';
+import { LINGER, SECURITY_HEADERS, SERVER_TIMEOUTS } from './exchange';
 
 // What a client gets when Node's HTTP parser refuses its request (the server's 'clientError'):
 // a header with a character HTTP does not allow (an API key pasted with a trailing newline or
@@ -27,7 +27,11 @@ export function clientErrorAnswer(code: string | undefined): ApiError {
     return new ApiError('request_header_too_large', 'The request headers are larger than 16 KiB in all; nothing was done');
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new ApiError('request_timeout', 'The request did not arrive in time (headers within 10 s, the whole request within 30 s); nothing was done');
+    const { headersTimeout, requestTimeout } = SERVER_TIMEOUTS;
+    return new ApiError(
+      'request_timeout',
+      `The request did not arrive in time (headers within ${headersTimeout / 1000} s, the whole request within ${requestTimeout / 1000} s); nothing was done`,
+    );
   }
   if (code !== undefined && HEADER_CODES.has(code)) {
     return new ApiError(
@@ -42,6 +46,13 @@ export function clientErrorAnswer(code: string | undefined): ApiError {
 /** Connections answered already: the parser refuses every later chunk the same way. */
 const answered = new WeakSet<Duplex>();
 
+/**
+ * Whether this connection's request was refused here already. A request that timed out can
+ * still complete afterwards (the parser is not in error): the server must drop it unhandled, or
+ * a request answered 408 "nothing was done" would be done after all.
+ */
+export const refusedBefore = (socket: Duplex): boolean => answered.has(socket);
+
 type InFlight = ServerResponse & { req?: { complete: boolean } };
 
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
@@ -52,21 +63,38 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   if (inFlight && !inFlight.req?.complete) {
     // The refusal is in the body of the request being handled: answer in its place unless its
     // answer has begun (writing now would corrupt it).
-    return inFlight.headersSent ? void socket.destroy() : respond(err, socket);
+    return inFlight.headersSent ? void socket.destroy() : respond(err, socket, LINGER.maxMs);
   }
   if (inFlight && !inFlight.writableFinished) {
     // A later request, pipelined behind one whose answer is under way: answer after it.
-    inFlight.once('finish', () => respond(err, socket));
+    inFlight.once('finish', () => respond(err, socket, lingerFor(err)));
     inFlight.once('close', () => inFlight.writableFinished || socket.destroy());
     return;
   }
-  respond(err, socket);
+  respond(err, socket, lingerFor(err));
 }
 
-function respond(err: Error & { code?: string }, socket: Duplex): void {
+/**
+ * How long a refused connection is kept after its answer (see `respond`) when no request body
+ * is under way: a client too slow to send its headers has nothing left to send and gets
+ * LINGER.idleMs — its connection is what a slow-headers attack wants to keep.
+ */
+const lingerFor = (err: Error & { code?: string }) => (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? LINGER.idleMs : LINGER.maxMs);
+
+function respond(err: Error & { code?: string }, socket: Duplex, lingerMs: number): void {
   if (!socket.writable) return void socket.destroy();
   const requestId = newId('req');
   const error = clientErrorAnswer(err.code);
+  socket.end(rawAnswer(error, requestId));
+  log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
+  // Closed once the client has read the answer and closed its side, or after `lingerMs`: a
+  // client still sending what was refused (headers too large, a body too slow) would otherwise
+  // get a reset, often before it read the answer.
+  lingerThenDestroy(socket, lingerMs);
+}
+
+/** An error answer written straight to a socket (no ServerResponse): our envelope, then `Connection: close`. */
+export function rawAnswer(error: ApiError, requestId: string, extra: Record<string, string> = {}): string {
   const body = JSON.stringify(error.toBody(requestId));
   const headers: Record<string, string> = {
     ...SECURITY_HEADERS,
@@ -74,15 +102,16 @@ function respond(err: Error & { code?: string }, socket: Duplex): void {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': requestId,
+    ...extra,
     Connection: 'close',
   };
   const head = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
-  log.info({ requestId, status: error.status, parserError: err.code }, 'request could not be parsed');
-  // Closed once the client has read the answer and closed its side, or after LINGER.maxMs: a
-  // client still sending what was refused (headers too large) would otherwise get a reset,
-  // often before it read the answer.
-  const timer = setTimeout(() => socket.destroy(), LINGER.maxMs);
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** After an answer and our FIN: destroyed when the client closes its side, or after `ms`. */
+export function lingerThenDestroy(socket: Duplex, ms: number): void {
+  const timer = setTimeout(() => socket.destroy(), ms);
   timer.unref();
   socket.once('end', () => socket.destroy());
   socket.once('close', () => clearTimeout(timer));

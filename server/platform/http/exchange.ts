@@ -4,6 +4,16 @@ import type { Socket } from 'node:net';
 // What every route of the custom server shares: the body limit, the closing of a connection
 // whose body we refuse to read, and the headers every response carries.
 
+/**
+ * How long a client may take (node:http's server options): the headers of a request within 5 s
+ * of its first byte — or, on a fresh connection, of the connection — and the whole request within
+ * 30 s; an idle keep-alive connection is closed after 5 s. Node checks the first two only every
+ * `connectionsCheckingInterval` (30 s by default, so a half-sent request held its connection for
+ * 10–40 s): every second here, which cost 0.3–4 ms of CPU a second with 2,000 connections open
+ * (docs/security.md, "Slow clients"). Responses (event streams, waits) are not limited.
+ */
+export const SERVER_TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 };
+
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_BODY_DEPTH = 32;
 /**
