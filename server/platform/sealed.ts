@@ -178,15 +178,20 @@ export function sealedKeyId(stored: string): string | null {
 /** The prefix of the values sealed under a key (for the SQL that finds the others). */
 export const sealedPrefix = (id: string) => `${PREFIX}${id}:`;
 
-// The keyring of this process, installed once at start-up (server/processes/boot.ts).
-let installed: Keyring | undefined;
+// The keyring of this process, installed once at start-up (server/processes/boot.ts). Kept on
+// globalThis: Next evaluates this module again in its own chunks (the dashboard's procedures run
+// there), and a module-level variable would be empty in those copies (docs/platform-notes.md,
+// "Next evaluates our modules several times in one process").
+const KEYRING = Symbol.for('agent-service.secrets-keyring');
+const registry = globalThis as unknown as Record<symbol, Keyring | undefined>;
 
 export function installKeyring(keyring: Keyring | undefined): void {
-  installed = keyring;
+  registry[KEYRING] = keyring;
 }
 
 /** This process's keyring; it is installed before the database opens, so only a caller outside a process can miss it. */
 export function secretsKeyring(): Keyring {
+  const installed = registry[KEYRING];
   if (!installed) throw new Error('The secrets keyring is not loaded: open the process runtime first (server/processes/boot.ts)');
   return installed;
 }
