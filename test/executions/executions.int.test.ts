@@ -283,13 +283,24 @@ describe('in place', () => {
 
   it('with every slot taken, a wait goes through the queue and still answers', async () => {
     const slow = await createAgent(api, owner.key, { model: 'sandbox/slow' });
-    const busy = await Promise.all(Array.from({ length: SLOTS }, (_, i) => execute(api, owner.key, slow, { input: `hold slot ${i} a b c` })));
+    // Each busy run streams ~40 parts 200 ms apart (~8 s): none ends before the wait is asked for,
+    // however slow the machine (with 4 parts, one sometimes had, and the wait ran in place); they
+    // are cancelled instead of awaited.
+    const long = Array.from({ length: 36 }, (_, w) => `w${w}`).join(' ');
+    const busy = await Promise.all(Array.from({ length: SLOTS }, (_, i) => execute(api, owner.key, slow, { input: `hold slot ${i} ${long}` })));
     for (const b of busy) expectStatus(b, 202);
     await Promise.all(busy.map((b) => waitFor(api, owner.key, b.body.id, (e) => e.status === 'running')));
-    const res = await execute(api, owner.key, agentId, { input: 'after the others', wait: true });
+    const asked = execute(api, owner.key, agentId, { input: 'after the others', wait: true });
+    // Once it is queued, one busy run is cancelled: its slot goes to the wait.
+    for (let queued = 0; queued === 0; await new Promise((r) => setTimeout(r, 20))) {
+      queued = (await api.query<{ n: number }>(sql`select count(*)::int as n from executions where agent_id = ${agentId} and status = 'queued'`))[0]!.n;
+    }
+    expectStatus(await api.request('POST', `/v1/executions/${busy[0]!.body.id}/cancel`, { key: owner.key }), 200);
+    const res = await asked;
     expectStatus(res, 200);
     assert.equal(res.body.status, 'succeeded');
     assert.ok(res.body.startedAt! > res.body.createdAt, 'it waited for a slot');
+    await Promise.all(busy.slice(1).map((b) => api.request('POST', `/v1/executions/${b.body.id}/cancel`, { key: owner.key })));
     await Promise.all(busy.map((b) => waitFor(api, owner.key, b.body.id)));
   });
 });
