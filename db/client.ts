@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { Turns } from './lanes';
 import { acquireDataDirLock } from './lock';
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
 import { markPostgres } from './transaction';
@@ -19,6 +20,8 @@ export interface Database {
   pglite?: PGlite;
   /** The PGlite instance with PGlite's usual type parsing (dates as Date), for the job queue (db/pglite-parsers.ts). */
   pgliteDefault?: Pick<PGlite, 'query' | 'exec' | 'listen'>;
+  /** PGlite's turns: the calls waiting for the one connection, by line (db/lanes.ts). */
+  turns?: Turns;
   sql?: postgres.Sql;
   url?: string;
   close(): Promise<void>;
@@ -46,12 +49,16 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   try {
     const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'));
     const defaults = adoptDrizzleParsers(pglite);
-    const db = drizzlePglite(forDrizzle(pglite), { schema }) as unknown as Db;
+    // Every caller's calls wait in its own line, served in turn (db/lanes.ts).
+    const turns = new Turns();
+    const turn = <R>(call: () => Promise<R>) => turns.run(call);
+    const db = drizzlePglite(forDrizzle(pglite, turn), { schema }) as unknown as Db;
     return {
       kind: 'pglite',
       db,
       pglite,
-      pgliteDefault: withDefaultParsers(pglite, defaults),
+      turns,
+      pgliteDefault: withDefaultParsers(pglite, defaults, turn),
       close: async () => {
         try {
           await pglite.close();

@@ -32,14 +32,21 @@ const withoutParsers = (options?: QueryOptions) => {
   return rest;
 };
 
-/** The instance (or a transaction of it) as drizzle should see it: its queries without a `parsers` option. */
-export function forDrizzle<T extends Queryable>(client: T): T {
+/** Runs a call into the database when its turn comes (db/lanes.ts); a transaction's own statements go straight through. */
+type Turn = <R>(call: () => Promise<R>) => Promise<R>;
+const now: Turn = (call) => call();
+
+/**
+ * The instance (or a transaction of it) as drizzle should see it: its queries without a `parsers`
+ * option, each call of the instance itself taken in turn (`turn`).
+ */
+export function forDrizzle<T extends Queryable>(client: T, turn: Turn = now): T {
   // Made once per client (a query reads `query` each time), not on every property read.
   const own: Record<PropertyKey, unknown> = {
-    query: (text: string, params?: unknown[], options?: QueryOptions) => client.query(text, params, withoutParsers(options)),
-    exec: (text: string, options?: QueryOptions) => client.exec(text, withoutParsers(options)),
+    query: (text: string, params?: unknown[], options?: QueryOptions) => turn(() => client.query(text, params, withoutParsers(options))),
+    exec: (text: string, options?: QueryOptions) => turn(() => client.exec(text, withoutParsers(options))),
   };
-  if (client.transaction) own.transaction = <R>(fn: (tx: Queryable) => Promise<R>) => client.transaction!((tx) => fn(forDrizzle(tx as Queryable)));
+  if (client.transaction) own.transaction = <R>(fn: (tx: Queryable) => Promise<R>) => turn(() => client.transaction!((tx) => fn(forDrizzle(tx as Queryable))));
   return new Proxy(client, {
     get(target, prop, receiver) {
       if (Object.hasOwn(own, prop)) return own[prop];
@@ -50,10 +57,10 @@ export function forDrizzle<T extends Queryable>(client: T): T {
 }
 
 /** The instance as a client expecting PGlite's usual parsing (dates as Date…) should see it. */
-export function withDefaultParsers(pglite: PGlite, defaults: Record<number, Parser>): Pick<PGlite, 'query' | 'exec' | 'listen'> {
+export function withDefaultParsers(pglite: PGlite, defaults: Record<number, Parser>, turn: Turn = now): Pick<PGlite, 'query' | 'exec' | 'listen'> {
   return {
-    query: (text: string, params?: unknown[], options?: QueryOptions) => pglite.query(text, params, { ...options, parsers: { ...defaults, ...options?.parsers } }),
-    exec: (text: string, options?: QueryOptions) => pglite.exec(text, { ...options, parsers: { ...defaults, ...options?.parsers } }),
+    query: (text: string, params?: unknown[], options?: QueryOptions) => turn(() => pglite.query(text, params, { ...options, parsers: { ...defaults, ...options?.parsers } })),
+    exec: (text: string, options?: QueryOptions) => turn(() => pglite.exec(text, { ...options, parsers: { ...defaults, ...options?.parsers } })),
     listen: pglite.listen.bind(pglite),
   } as Pick<PGlite, 'query' | 'exec' | 'listen'>;
 }

@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Database } from '../../../db/client';
+import { inLane } from '../../../db/lanes';
 import { checkReady } from '../../../db/migrate';
 import { env } from '../../platform/env.js';
 import { ApiError } from '../../platform/errors';
@@ -56,7 +57,10 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     );
   };
 
-  const server = http.createServer(SERVER_TIMEOUTS, (req, res) => {
+  // Each request's database calls wait in a line of their own on the embedded database: its
+  // address's until its workspace is known (db/lanes.ts).
+  const server = http.createServer(SERVER_TIMEOUTS, (req, res) => inLane(`addr:${req.socket.remoteAddress ?? ''}`, () => handle(req, res)));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     // Completed after we answered it 408 (client-error.ts): that answer said nothing was done.
     if (refusedBefore(req.socket)) return void req.socket.destroy();
     const url = req.url ?? '/';
@@ -76,7 +80,7 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     } else {
       sendJson(res, 404, { error: 'not found' });
     }
-  });
+  };
   // MAX_CONNECTIONS per process, MAX_CONNECTIONS_PER_ADDRESS of them per client address.
   capConnections(server, { max: env.MAX_CONNECTIONS_PER_ADDRESS, exempt: (peer) => isTrustedProxy(peer) });
   // A request Node's parser refuses gets our error envelope and a request id, not a bare 400.

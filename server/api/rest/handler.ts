@@ -17,6 +17,7 @@ import { idempotencyKeyOf, withIdempotency } from './idempotency';
 import { callProcedure } from './procedures';
 import { RAW_ROUTES } from './raw-routes';
 import { buildRouteTable, matchRoute, type RestRoute } from './routes';
+import { nameLane } from '../../../db/lanes';
 import { authenticate, bearer, checkScope, createAddressGuard, identify, limitKey } from './steps';
 
 // The REST face: /v1/* straight from node:http (no Next in between). Checks run in the order
@@ -80,6 +81,8 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
         throw auth.error;
       }
       key = keyRef.key = auth.key;
+      // From here its database calls wait in its workspace's line (db/lanes.ts).
+      nameLane(`ws:${key.workspaceId}`);
       const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);
       if (refused) throw refused;
     }

@@ -1,4 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { nameLane } from '../../../db/lanes';
 import type { Actor } from '../../modules/actor';
 import { ApiError } from '../../platform/errors';
 import { env } from '../../platform/env.js';
@@ -58,11 +59,14 @@ export function createDashboardHandler(resolveActor: (req: Request) => Promise<A
       async createContext(): Promise<Context> {
         if (refused) throw toTRPCError(refused);
         const runtime = getRuntime();
+        const actor = await resolveActor(req);
+        // From here its database calls wait in its workspace's line (db/lanes.ts).
+        if (actor) nameLane(`ws:${actor.workspaceId}`);
         return {
           requestId: newId('req'),
           db: runtime.database.db,
           services: runtime,
-          actor: await resolveActor(req),
+          actor,
           clientAddress: stampedClientAddress(req.headers),
           limits: runtime.limits,
         };
