@@ -284,6 +284,9 @@ export async function startServer(
     AUTH_SECRET: TEST_AUTH_SECRET,
     SECRETS_KEY: TEST_SECRETS_KEY,
     RATE_LIMIT_ANON_PER_MINUTE: '100000',
+    // Headroom off: a test's server shares its loop with the test and a busy machine, where the
+    // loop's business says nothing of its tenants (test/executions/headroom.test.ts covers it).
+    EXECUTION_HEADROOM: '1',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...opts.env,
   });

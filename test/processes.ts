@@ -37,7 +37,8 @@ const TEST_SECRETS_KEY = 'dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=';
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // Production on PostgreSQL requires SECRETS_KEY; a test about its absence passes `SECRETS_KEY: ''`.
-  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, ...env };
+  // Headroom off as in harness.ts: these processes share a busy machine with the tests.
+  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, EXECUTION_HEADROOM: '1', ...env };
   delete merged.NODE_TEST_CONTEXT;
   return merged;
 }

@@ -104,6 +104,7 @@ async function noisyOn(db: 'postgres' | 'pglite', setup: ExecutionsSetup): Promi
 
     // B, meanwhile.
     const cpuNow = async () => sample([app.pid!], db === 'postgres' ? await storePids(setup.admin, setup.dbName, setup.redis) : []);
+    await model.reset();
     const before = await cpuNow();
     const rss = watchRss([app.pid!]);
     const latencies: number[] = [];
@@ -130,10 +131,13 @@ async function noisyOn(db: 'postgres' | 'pglite', setup: ExecutionsSetup): Promi
     ]);
     const cpu = used(before, await cpuNow());
     const peak = rss();
+    // What A's runs got meanwhile (B's few waits included): the model's calls, and the most at once.
+    const served = await model.stats();
     const row = {
       'A: queued (s to queue)': `${ids.length} (${queuedIn.toFixed(1)})`,
       'A: streams open': String(streamsOpen),
-      'A: runs at once': String(A_CONCURRENCY),
+      'A: runs at once (plan; most seen by the model)': `${A_CONCURRENCY} (${served.maxInFlight})`,
+      'model calls during B (/s)': (served.served / SECONDS).toFixed(1),
       'B: GET /v1/agents p50 / p99 ms': `${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} (${latencies.length} requests${refused ? `, ${refused} refused` : ''})`,
       'B: wait started after ms (each)': waits.map((w) => ms(w.started)).join(', '),
       'B: wait answered after ms (each)': waits.map((w) => ms(w.total)).join(', '),

@@ -42,6 +42,10 @@ export const env = createEnv({
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).
     EXECUTION_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+    // A worker claims queued runs only while its event loop was busy less than this fraction of
+    // the last second (keeping 4 runs going whatever): requests keep the rest (docs/concurrency.md,
+    // "Headroom"). 1 turns it off (the tests do: their servers share a busy machine).
+    EXECUTION_HEADROOM: z.coerce.number().min(0.1).max(1).default(0.8),
     // A worker renews the heartbeat of the runs it holds, and sweeps for runs whose worker
     // stopped, this often; a run without a heartbeat for EXECUTION_LOST_AFTER_SECONDS fails as
     // worker_lost (docs/executions.md). The tests shorten both; see the checks below.

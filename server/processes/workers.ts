@@ -1,5 +1,6 @@
 import { ExecutionPool } from '../modules/executions/pool';
 import { env } from '../platform/env.js';
+import { Headroom } from '../platform/headroom';
 import { log } from '../platform/log';
 import type { ProcessRuntime } from '../modules/runtime';
 import { startDeliveries } from '../modules/webhooks/dispatcher';
@@ -38,7 +39,8 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
     log.info({ job: job.id, ...result }, 'maintenance done');
   });
   await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
-  const pool = new ExecutionPool(db, runtime.bus, runtime.live, env.EXECUTION_CONCURRENCY);
+  const headroom = env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
+  const pool = new ExecutionPool(db, runtime.bus, runtime.live, env.EXECUTION_CONCURRENCY, headroom);
   pool.start();
   runtime.executions = pool;
   const stopDeliveries = startDeliveries(db, runtime.bus, WEBHOOK_CONCURRENCY);
@@ -48,6 +50,7 @@ export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promi
   return async () => {
     await stopTicker();
     await pool.stop(10_000);
+    headroom?.close();
     await stopRelay();
     await stopDeliveries();
     await stopCompactor();

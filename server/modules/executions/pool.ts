@@ -2,6 +2,7 @@ import { asc, inArray } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { agents, messages } from '../../../db/schema';
 import type { Bus } from '../../platform/bus';
+import type { Headroom } from '../../platform/headroom';
 import { log } from '../../platform/log';
 import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
@@ -18,6 +19,8 @@ import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type Executio
 // stopped heart-beating (worker_lost). The execution row is the job: there is no other queue.
 
 const POLL_MS = 5_000;
+/** Runs a worker keeps going while its event loop has no headroom (platform/headroom.ts). */
+export const BUSY_FLOOR = 4;
 
 /** A slot taken for a run this process starts itself (in place), or given back unused. */
 export interface Slot {
@@ -43,11 +46,13 @@ export class ExecutionPool {
   private timers: NodeJS.Timeout[] = [];
   private offs: (() => void)[] = [];
 
+  /** `headroom`: claims wait while this process's event loop is too busy (platform/headroom.ts). */
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
     private readonly live: Live,
     readonly concurrency: number,
+    private readonly headroom?: Headroom,
   ) {}
 
   /** Runs held now (for tests and the benchmark). */
@@ -153,7 +158,15 @@ export class ExecutionPool {
 
   private async fetchLoop(): Promise<void> {
     while (!this.stopped) {
-      const free = this.concurrency - this.runs.size - this.reserved;
+      const open = this.concurrency - this.runs.size - this.reserved;
+      // The loop busy: running more now would take it from the requests of every tenant. Wait for
+      // room, keeping BUSY_FLOOR runs going meanwhile (background work never stops altogether).
+      const busy = this.headroom !== undefined && !this.headroom.available;
+      if (this.wanted && open > 0 && busy && this.runs.size >= BUSY_FLOOR) {
+        await this.headroom!.wait(() => this.stopped || this.runs.size < BUSY_FLOOR);
+        continue;
+      }
+      const free = busy ? Math.min(open, BUSY_FLOOR - this.runs.size) : open;
       if (this.wanted && free > 0) {
         this.wanted = false;
         try {
