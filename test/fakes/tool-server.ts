@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 // A small local HTTP tool for integration tests: a real node:http server on 127.0.0.1 (call it
 // with allowPrivate: true) that records every request with its raw body, so tests can verify
@@ -90,4 +91,14 @@ export async function startToolServer(): Promise<ToolServer> {
       }),
   };
   return state;
+}
+
+/** Whether a request the tool server got verifies with `secret` (Standard Webhooks over `<METHOD> <URL>\n<body>`, docs/executions.md). */
+export function signedBy(secret: string, server: Pick<ToolServer, 'url'>, req: ToolRequest): boolean {
+  try {
+    new Webhook(secret).verify(`${req.method} ${server.url}${req.url}\n${req.body}`, req.headers as Record<string, string>, { jsonParse: false });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import { expectError, expectStatus } from '../expect';
 import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
-import { startToolServer, type ToolRequest, type ToolServer } from '../fakes/tool-server';
+import { signedBy, startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { execute } from '../executions/helpers';
 import { createWebhook, eventually } from '../webhooks/helpers';
@@ -65,16 +64,6 @@ async function run(agentId: string, input: string) {
   return res.body;
 }
 
-/** Whether a tool request verifies with `secret` (Standard Webhooks over `<METHOD> <URL>\n<body>`). */
-const signedBy = (secret: string, req: ToolRequest) => {
-  try {
-    new Webhook(secret).verify(`${req.method} ${tools.url}${req.url}\n${req.body}`, req.headers as Record<string, string>, { jsonParse: false });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The `webhook.test` event the receiver got for a webhook, if it did. */
 const testEventOf = (webhookId: string) => receiver.received.find((r) => r.json.type === 'webhook.test' && r.json.data.object.id === webhookId);
 
@@ -124,7 +113,7 @@ describe('secrets at rest', () => {
     const called = await run(agent.id, 'lookup order 1042');
     assert.equal(called.status, 'succeeded', JSON.stringify(called.error));
     const [req] = tools.requests.slice(before);
-    assert.ok(req && signedBy(secrets.tool, req) && signedBy(secrets.previousTool, req), 'the tool call verifies with the new and the previous secret');
+    assert.ok(req && signedBy(secrets.tool, tools, req) && signedBy(secrets.previousTool, tools, req), 'the tool call verifies with the new and the previous secret');
     const searched = await run(agent.id, 'Docs_search refunds');
     assert.equal(searched.status, 'succeeded', JSON.stringify(searched.error));
     const call = mcp.calls.find((c) => c.tool === 'search');
@@ -153,7 +142,7 @@ describe('secrets at rest', () => {
     // The agent it was copied from still works, signed with its own secret.
     const ok = await run(a.id, 'lookup order 8');
     assert.equal(ok.status, 'succeeded');
-    assert.ok(signedBy(a.toolSecret, tools.requests.at(-1)!));
+    assert.ok(signedBy(a.toolSecret, tools, tools.requests.at(-1)!));
 
     // A webhook's: the delivery is not signed with it (the drain fails and keeps the endpoint's
     // lease until it runs out, then tries again; nothing is sent, no attempt is spent).

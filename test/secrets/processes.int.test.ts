@@ -5,13 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql, type SQL } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import { openDatabase, type Database } from '../../db/client';
 import { agents, idempotencyKeys, webhooks } from '../../db/schema';
 import { newId } from '../../server/platform/ids';
 import { Keyring } from '../../server/platform/sealed';
 import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
-import { startToolServer, type ToolRequest, type ToolServer } from '../fakes/tool-server';
+import { signedBy, startToolServer, type ToolServer } from '../fakes/tool-server';
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { callProcess, runCli, seedTenant, startProcess, stop, waitReady, type Proc } from '../processes';
 import { startReceiver, verify, type Receiver } from '../webhooks/receiver';
@@ -84,15 +83,6 @@ async function server(env: Record<string, string>): Promise<Proc> {
   return proc;
 }
 
-const signedBy = (secret: string, req: ToolRequest) => {
-  try {
-    new Webhook(secret).verify(`${req.method} ${tools.url}${req.url}\n${req.body}`, req.headers as Record<string, string>, { jsonParse: false });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const lookup = { type: 'http', name: 'lookup', description: 'Looks up an order', url: '', method: 'POST', parameters: { type: 'object', properties: { query: { type: 'string' } } } } as const;
 const docs = (token: string) => ({ type: 'mcp' as const, name: 'docs', url: mcp.url, allowedTools: null, headers: { Authorization: token } });
 
@@ -107,7 +97,7 @@ async function stillWorks(proc: Proc, key: string, s: { agentId: string; toolSec
   const looked = await call<{ status: string; error: unknown }>('POST', `/v1/agents/${s.agentId}/execute`, { input: 'lookup order 1042', wait: true });
   assert.equal(looked.body.status, 'succeeded', JSON.stringify(looked.body.error));
   const req = tools.requests.slice(before)[0]!;
-  for (const secret of s.toolSecrets) assert.ok(signedBy(secret, req), 'the tool call verifies with each secret');
+  for (const secret of s.toolSecrets) assert.ok(signedBy(secret, tools, req), 'the tool call verifies with each secret');
   const calls = mcp.calls.length;
   const searched = await call<{ status: string; error: unknown }>('POST', `/v1/agents/${s.agentId}/execute`, { input: 'docs_search refunds', wait: true });
   assert.equal(searched.body.status, 'succeeded', JSON.stringify(searched.body.error));
