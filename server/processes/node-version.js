@@ -9,7 +9,7 @@
 // before tsx's watcher, which would otherwise keep waiting after its child exited. Plain
 // JavaScript with no imports and nothing newer than ES2015, so any Node can parse and run it.
 
-export const REQUIRED = { major: 22, minor: 12 };
+export const REQUIRED = { major: 22, minor: 19 };
 
 /**
  * Whether `version` ("22.12.0", "v20.20.2") is at least REQUIRED.
