@@ -261,6 +261,8 @@ export async function startServer(
     env?: Record<string, string>;
     /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
     next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+    /** The dashboard as `npm start` holds it while starting (api/http/starting.ts); `next` is `{ handler: next }`. */
+    dashboard?: import('../server/api/http/starting').Dashboard;
   } = {},
 ): Promise<TestServer> {
   if (started) throw new Error('startServer: one server per test file (server/platform/env.js reads the environment once)');
@@ -303,7 +305,7 @@ export async function startServer(
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   });
-  const server = createAppServer({ ...runtime, next: opts.next });
+  const server = createAppServer({ ...runtime, dashboard: opts.dashboard ?? (opts.next ? { handler: opts.next } : undefined) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const db = runtime.database.db;

@@ -11,6 +11,7 @@ const TYPE_OF_STATUS: Record<number, string> = {
   403: 'permission_error',
   429: 'rate_limit_error',
   500: 'api_error',
+  503: 'api_error',
 };
 
 describe('error catalogue', () => {

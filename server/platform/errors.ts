@@ -255,6 +255,13 @@ export const ERROR_CATALOGUE = [
     description: 'Too many requests: retry after the `Retry-After` header (seconds).',
   },
   {
+    code: 'starting',
+    status: 503,
+    type: 'api_error',
+    on: 'dashboard',
+    description: 'The dashboard is still starting (its first build takes a minute or two); `Retry-After` says when to try again. `/v1` already answers.',
+  },
+  {
     code: 'internal_error',
     status: 500,
     type: 'api_error',

@@ -8,6 +8,7 @@ import { closeRuntime, describeStartupError, openRuntime, provideAuthSecret } fr
 import { BuildInterruptedError, ensureBuild, preloadNextConfig } from './build-check';
 import { env } from '../platform/env.js';
 import { createAppServer } from '../api/http/server';
+import type { Dashboard } from '../api/http/starting';
 import { log } from '../platform/log';
 import type { ProcessRuntime } from '../modules/runtime';
 import { launchInfo, recordLaunch, startupPhases, type StartupPhases } from './startup';
@@ -30,18 +31,31 @@ async function main() {
   const phases = startupPhases(log);
   recordLaunch(phases);
   const runtime = await openRuntime({ phases });
+  let server: Server | undefined;
   const stopIfAsked = async () => {
     if (!startupSignal) return;
+    if (server) await closeServer(server);
     await closeRuntime(runtime);
     log.info({ signal: startupSignal }, 'stopped during start-up');
     process.exit(0);
   };
   await stopIfAsked();
   provideAuthSecret();
-  let nextHandler;
-  if (process.env.DASHBOARD !== 'false') {
+  // The server listens as soon as the database is ready: /v1 answers while the dashboard is
+  // built and loaded, and a browser sees a page that says so (api/http/starting.ts).
+  const dashboard: Dashboard | undefined =
+    process.env.DASHBOARD !== 'false' ? { starting: { phase: 'next', since: Date.now() } } : undefined;
+  server = createAppServer({ ...runtime, dashboard });
+  const { url, hint } = await listen(server);
+  const data = dataLocation();
+  log.info(
+    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!dashboard, startupMs: phases.sinceProcessStart() },
+    `listening on ${url}${hint ? ` (all interfaces; open ${hint})` : ''}, data in ${data.text}${dashboard ? '; the dashboard is starting' : ''}`,
+  );
+  if (dashboard) {
     // Production serves .next: build it first when it is missing or older than the sources.
-    if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases);
+    if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases, server, dashboard);
+    await stopIfAsked();
     const dev = env.NODE_ENV === 'development';
     const app = await phases.run('next', dev ? 'Next.js dev server ready' : 'Next.js ready', async () => {
       await preloadNextConfig(process.cwd(), dev);
@@ -50,36 +64,48 @@ async function main() {
       return app;
     });
     await stopIfAsked();
-    nextHandler = app.getRequestHandler();
+    dashboard.handler = app.getRequestHandler();
+    dashboard.starting = undefined;
+    log.info({ url: hint ?? url, startupMs: phases.sinceProcessStart() }, `dashboard ready at ${hint ?? url}`);
   }
-  const server = createAppServer({ ...runtime, next: nextHandler });
+  installShutdown(server, () => closeRuntime(runtime));
+}
+
+/** Listens on HOST:PORT; resolves with the address actually bound. */
+async function listen(server: Server): Promise<{ url: string; hint?: string }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.PORT, env.HOST, () => resolve());
   });
-  const { url, hint } = listenAddress(server.address() as AddressInfo);
-  const data = dataLocation();
-  log.info(
-    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!nextHandler, startupMs: phases.sinceProcessStart() },
-    `listening on ${url}${hint ? ` (all interfaces; open ${hint})` : ''}, data in ${data.text}`,
-  );
-  installShutdown(server, () => closeRuntime(runtime));
+  return listenAddress(server.address() as AddressInfo);
+}
+
+/** Stops listening and ends open connections (a stop during start-up: nothing is in flight that matters). */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /** Builds the dashboard if needed; a SIGTERM/SIGINT during the build stops the build and us cleanly. */
-async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases): Promise<void> {
+async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases, server: Server, dashboard: Dashboard): Promise<void> {
   const done = (state: Awaited<ReturnType<typeof ensureBuild>>) => (state === 'current' ? 'dashboard build is current' : 'dashboard built');
   try {
     await phases.run('build', done, () => ensureBuild({
       fingerprint: launchInfo()?.fingerprint,
-      onBuild: (state) =>
+      onBuild: (state) => {
+        dashboard.starting = { phase: 'build', since: dashboard.starting?.since ?? Date.now() };
         log.info(
           state === 'missing'
-            ? 'no dashboard build yet: running `next build` first (a minute or two)'
+            ? 'no dashboard build yet: running `next build` first (a minute or two); the page says so meanwhile'
             : 'the sources changed since the last dashboard build: running `next build` first (a minute or two)',
-        ),
+        );
+      },
     }));
+    if (dashboard.starting) dashboard.starting.phase = 'next';
   } catch (err) {
+    await closeServer(server);
     await closeRuntime(runtime).catch(() => {});
     if (err instanceof BuildInterruptedError) {
       log.info({ signal: err.signal }, 'stopped during the dashboard build');

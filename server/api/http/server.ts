@@ -16,7 +16,7 @@ import { capConnections, MAX_CONNECTIONS } from '../../platform/http/connections
 import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS, setSecurityHeaders } from '../../platform/http/exchange';
 import { sendError, sendJson } from '../../platform/http/send';
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+import { answerHealth, answerStarting, startingMessage, type Dashboard, type Handler } from './starting';
 
 // Slow or idle clients may not hold a connection open (headers within 5 s, a whole request
 // within 30 s: platform/http/exchange.ts), nor one address many of them (platform/http/connections.ts).
@@ -29,9 +29,10 @@ const isApiPath = (url: string) =>
  * One node:http server for everything: `/v1/*` goes straight to the REST handler
  * (api/rest/handler.ts, built once), `/healthz` and `/readyz` are answered here, and the rest
  * (dashboard pages, /api/trpc, /api/auth) goes to Next's request handler when there is one,
- * with the same body limits as /v1 and the client's address (which Next cannot see).
+ * with the same body limits as /v1 and the client's address (which Next cannot see). While the
+ * dashboard is still starting (`dashboard.starting`), its pages and /api/* say so (starting.ts).
  */
-export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; next?: Handler } & Services) {
+export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; dashboard?: Dashboard } & Services) {
   const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage, services: deps });
 
   const toNext = (next: Handler, req: IncomingMessage, res: ServerResponse) => {
@@ -70,13 +71,18 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     if (url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?')) {
       void rest(req, res);
     } else if (url === '/healthz') {
-      sendJson(res, 200, { status: 'ok' });
+      answerHealth(res, deps.dashboard);
     } else if (url === '/readyz') {
-      void checkReady(deps.database).then((r) =>
-        sendJson(res, r.ok ? 200 : 503, r.ok ? { status: 'ready' } : { status: 'not_ready', reason: r.reason }),
-      );
-    } else if (deps.next) {
-      toNext(deps.next, req, res);
+      void checkReady(deps.database).then((r) => {
+        const starting = deps.dashboard?.starting;
+        if (!r.ok) return sendJson(res, 503, { status: 'not_ready', reason: r.reason });
+        if (starting) return sendJson(res, 503, { status: 'not_ready', reason: startingMessage(starting.phase) });
+        sendJson(res, 200, { status: 'ready' });
+      });
+    } else if (deps.dashboard?.handler) {
+      toNext(deps.dashboard.handler, req, res);
+    } else if (deps.dashboard?.starting) {
+      answerStarting(req, res, deps.dashboard.starting);
     } else {
       sendJson(res, 404, { error: 'not found' });
     }

@@ -60,6 +60,7 @@ export const TRPC_CODE: Record<ErrorStatus, TRPC_ERROR_CODE_KEY> = {
   431: 'BAD_REQUEST',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 export function toTRPCError(err: ApiError): TRPCError {
