@@ -32,38 +32,41 @@ test('the 404 page fits a 390px phone', async ({ page }) => {
 });
 
 test('/docs renders the OpenAPI document with Scalar, without leaving the server', async ({ page, baseURL }) => {
+  test.setTimeout(150_000); // Scalar renders in the browser: seconds alone, far more on a busy machine
   const external = recordExternalRequests(page, baseURL!);
   await page.goto('/docs');
   await expect(page).toHaveTitle(/API reference/);
   // The operation and a field description both come from /v1/openapi.json (operations render
   // lazily below the introduction: follow the sidebar to it, as a reader would).
   await page.getByRole('complementary').getByRole('link', { name: /Create an API key/ }).click();
-  await expect(page.getByRole('heading', { name: 'Create an API key' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('heading', { name: 'Create an API key' })).toBeVisible({ timeout: 60_000 });
   await expect(page.getByText('A name that tells you where the key is used').first()).toBeVisible();
   await expect(page.getByTestId('openapi-link')).toHaveAttribute('href', '/v1/openapi.json');
   expect(external).toEqual([]);
 });
 
 test('/docs fits a 390px phone', async ({ page, baseURL }) => {
+  test.setTimeout(150_000); // Scalar renders in the browser: seconds alone, far more on a busy machine
   const external = recordExternalRequests(page, baseURL!);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/docs');
-  await expect(page.getByRole('heading', { name: 'Agent Automation Service API' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('heading', { name: 'Agent Automation Service API' })).toBeVisible({ timeout: 60_000 });
   await expectNoHorizontalScroll(page);
   // The sidebar sits behind a menu button on a phone.
   await page.getByRole('button', { name: 'Open Menu' }).click();
   await page.getByRole('complementary').getByRole('link', { name: /Create an API key/ }).click();
-  await expect(page.getByRole('heading', { name: 'Create an API key' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('heading', { name: 'Create an API key' })).toBeVisible({ timeout: 60_000 });
   await expectNoHorizontalScroll(page);
   expect(external).toEqual([]);
 });
 
 test('/docs: the error table reads whole on a 390px phone and beside the sidebar, nothing cut off at its side', async ({ page }) => {
+  test.setTimeout(150_000); // Scalar renders in the browser: seconds alone, far more on a busy machine
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 844 });
     await page.goto('/docs');
     const table = page.locator('.markdown table').filter({ has: page.locator('th', { hasText: /^meaning$/ }) });
-    await expect(table).toBeVisible({ timeout: 30_000 });
+    await expect(table).toBeVisible({ timeout: 60_000 });
     await table.evaluate((el) => el.scrollIntoView({ block: 'start' }));
     // Nothing hidden sideways inside the table (a scroll box would hide its last columns).
     expect(await table.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);

@@ -2,7 +2,8 @@
 
 import { ApiReferenceReact } from '@scalar/api-reference-react';
 import '@scalar/api-reference-react/style.css';
-import type { ComponentProps } from 'react';
+import { useEffect, useMemo, useState, type ComponentProps } from 'react';
+import { Spinner } from './ui';
 
 type Configuration = ComponentProps<typeof ApiReferenceReact>['configuration'];
 
@@ -16,6 +17,10 @@ type Configuration = ComponentProps<typeof ApiReferenceReact>['configuration'];
 // meaning columns with nothing to say they were there, so each row becomes a block instead: its
 // cells one after the other, wrapping, the last one (the meaning) on a line of its own; the header
 // row reads the same way. In a wider column they stay tables (one wider still scrolls sideways).
+//
+// Sections start closed (each opens from the sidebar or its "Show more"): all open, the page was
+// ~76,000 px tall on a phone. Scalar takes a few seconds to load and render the document: until
+// it says it has (`onLoaded`), a loader holds its place, served with the page itself.
 const CONFIGURATION: Configuration = {
   url: '/v1/openapi.json',
   withDefaultFonts: false,
@@ -28,7 +33,7 @@ const CONFIGURATION: Configuration = {
   documentDownloadType: 'json',
   forceDarkModeState: 'light',
   hideDarkModeToggle: true,
-  defaultOpenAllTags: true,
+  defaultOpenAllTags: false,
   customCss: `
     .scalar-app, .light-mode {
       --scalar-font: ui-sans-serif, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
@@ -90,6 +95,36 @@ const CONFIGURATION: Configuration = {
   `,
 };
 
+/** Seconds after which the loader offers the raw document. */
+const SLOW_SECONDS = 15;
+
 export function ApiReference() {
-  return <ApiReferenceReact configuration={CONFIGURATION} />;
+  const [loaded, setLoaded] = useState(false);
+  const [slow, setSlow] = useState(false);
+  const configuration = useMemo<Configuration>(() => ({ ...CONFIGURATION, onLoaded: () => setLoaded(true) }), []);
+  useEffect(() => {
+    const timer = setTimeout(() => setSlow(true), SLOW_SECONDS * 1000);
+    return () => clearTimeout(timer);
+  }, []);
+  return (
+    <>
+      {!loaded && (
+        <div role="status" data-testid="docs-loading" className="mx-auto flex max-w-xl flex-col items-center gap-3 px-6 py-24 text-center text-sm text-slate-600">
+          <Spinner className="size-6 text-indigo-600" />
+          <p className="font-medium text-slate-800">Loading the API reference…</p>
+          <p>It is rendered in your browser from the document the API serves; this takes a few seconds.</p>
+          {slow && (
+            <p data-testid="docs-slow">
+              Taking long? The same document is at{' '}
+              <a href="/v1/openapi.json" className="font-medium text-indigo-600 hover:text-indigo-500">
+                /v1/openapi.json
+              </a>
+              .
+            </p>
+          )}
+        </div>
+      )}
+      <ApiReferenceReact configuration={configuration} />
+    </>
+  );
 }

@@ -5,6 +5,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { createSchema } from 'zod-openapi';
 import { executionEventSchema } from '../modules/executions/events';
 import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from '../platform/errors';
+import { introduction } from './openapi-guide';
 import { buildRouteTable, type RawRoute } from './rest/routes';
 import type { Meta } from './trpc/init';
 import { appRouter } from './trpc/router';
@@ -127,9 +128,7 @@ function addRawRoutes(doc: OpenAPIObject, raw: readonly RawRoute[]): void {
 export function buildOpenApiDocument(router: AnyRouter = appRouter, raw: readonly RawRoute[] = []): OpenAPIObject {
   const doc = generateOpenApiDocument(router, {
     title: 'Agent Automation Service API',
-    description:
-      'Create AI agents, execute them and follow their conversations. Authenticate with `Authorization: Bearer <API key>`.\n\n' +
-      errorTable(),
+    description: introduction(errorTable()),
     version: '1.0.0',
     baseUrl: '/',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_sk_… or svc_test_sk_…' } },
