@@ -4,7 +4,7 @@ import { createKey, expectNoHorizontalScroll, openSection, shot, signUp } from '
 
 // The Usage page against real usage: executions run and requests made over REST with real keys,
 // then counted by the server (within seconds) and shown in the figures, charts' tables, the top
-// tables, the CSV export and the keys page.
+// tables, the CSV downloads and the keys page.
 
 const n = (value: number) => value.toLocaleString('en-US');
 
@@ -152,30 +152,30 @@ test('the usage page shows real executions and requests, per environment, as cha
   expect(await columnSum(requestTable, '401')).toBe(1);
   await shot(page, 'usage-24h-1280');
 
-  // The CSV holds what is shown: the range, the summary, every bucket, the tables.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('usage-export').click()]);
-  expect(download.suggestedFilename()).toMatch(/^usage-live-24h-\d{4}-\d{2}-\d{2}\.csv$/);
-  const csv = (await readFile(await download.path(), 'utf8')).split('\r\n');
-  expect(csv[0]).toBe('Usage');
-  expect(csv[2]).toMatch(/^live,Last 24 hours,[\d\-T:.Z]+,[\d\-T:.Z]+,hour$/);
-  expect(csv[csv.indexOf('Summary') + 2]).toMatch(new RegExp(`^6,0\\.1667,${tokens},0,\\d+,15$`));
-  const section = (title: string) => {
-    const start = csv.indexOf(title);
-    expect(start, title).toBeGreaterThanOrEqual(0);
-    const end = csv.indexOf('', start);
-    return csv.slice(start + 2, end);
+  // Each card downloads its own tidy CSV (one header row, every row as wide): the hours, the tables.
+  const download = async (card: string) => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`${card}-csv`).click()]);
+    const lines = (await readFile(await file.path(), 'utf8')).split('\r\n');
+    expect(lines.pop()).toBe('');
+    const [header, ...rows] = lines;
+    for (const row of rows) expect(row.split(',')).toHaveLength(header!.split(',').length);
+    return { name: file.suggestedFilename(), header, rows };
   };
-  const buckets = section('Executions by bucket');
-  expect(buckets).toHaveLength(24);
-  expect(buckets.reduce((sum, row) => sum + Number(row.split(',')[2]), 0)).toBe(6);
-  expect(section('API requests by bucket').reduce((sum, row) => sum + Number(row.split(',')[2]), 0)).toBe(15);
-  expect(section('Estimated cost by model')).toEqual([expect.stringMatching(/^sandbox\/echo,4,\d+,\d+,0$/), expect.stringMatching(/^sandbox\/slow,2,\d+,\d+,0$/)]);
-  const agentRows = section('Top agents');
+  const hours = await download('chart-executions');
+  expect(hours.name).toMatch(/^usage-live-24h-\d{4}-\d{2}-\d{2}-executions\.csv$/);
+  expect(hours.header).toBe('bucket_start,bucket_end,executions,succeeded,failed,cancelled');
+  expect(hours.rows).toHaveLength(24);
+  expect(hours.rows.reduce((sum, row) => sum + Number(row.split(',')[2]), 0)).toBe(6);
+  const tokenRows = (await download('chart-tokens')).rows;
+  expect(tokenRows.reduce((sum, row) => sum + Number(row.split(',')[4]), 0)).toBe(tokens);
+  expect((await download('chart-requests')).rows.reduce((sum, row) => sum + Number(row.split(',')[2]), 0)).toBe(15);
+  expect((await download('chart-cost')).rows).toEqual([expect.stringMatching(/^sandbox\/echo,4,\d+,\d+,\d+,0$/), expect.stringMatching(/^sandbox\/slow,2,\d+,\d+,\d+,0$/)]);
+  const agentRows = (await download('top-agents')).rows;
   expect(agentRows).toHaveLength(4);
-  expect(agentRows[0]).toMatch(new RegExp(`^${echo.id},Echo helper,false,3,0,0,\\d+,0,\\d+$`));
-  expect(agentRows).toContainEqual(expect.stringMatching(new RegExp(`^${strict.id},Strict helper,false,1,1,1,\\d+,0,`)));
-  expect(agentRows).toContainEqual(expect.stringMatching(new RegExp(`^${temp.id},,true,1,0,0,`)));
-  expect(section('Top keys')).toEqual([`${keyId},Usage key,false,13,1,0,0`, `${oldKeyId},,true,2,1,0,1`]);
+  expect(agentRows[0]).toMatch(new RegExp(`^${echo.id},Echo helper,false,3,3,0,0,0,\\d+,0,\\d+$`));
+  expect(agentRows).toContainEqual(expect.stringMatching(new RegExp(`^${strict.id},Strict helper,false,1,0,1,0,1,\\d+,0,`)));
+  expect(agentRows).toContainEqual(expect.stringMatching(new RegExp(`^${temp.id},,true,1,1,0,0,0,`)));
+  expect((await download('top-keys')).rows).toEqual([`${keyId},Usage key,false,13,1,0,0`, `${oldKeyId},,true,2,1,0,1`]);
 
   // Test data is another world: nothing there yet; back in live, the numbers return.
   await page.getByTestId('env-test').click();
@@ -183,7 +183,8 @@ test('the usage page shows real executions and requests, per environment, as cha
   await page.getByTestId('env-live').click();
   await expect(page.getByTestId('summary-executions-value')).toHaveText('6');
 
-  // A phone: the charts shrink to fit, wide tables scroll inside their card, the page never sideways.
+  // A phone: the charts shrink to fit, wide tables scroll inside their card, the top tables'
+  // rows are cards, the page never sideways.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByTestId('range-7d').click();
   await expect(page.getByTestId('summary-requests-value')).toHaveText('15');
@@ -192,10 +193,13 @@ test('the usage page shows real executions and requests, per environment, as cha
   const chartWidth = await page.getByTestId('chart-requests').locator('.recharts-wrapper > svg').first().evaluate((svg) => svg.getBoundingClientRect().width);
   expect(chartWidth).toBeLessThanOrEqual(390);
   expect(chartWidth).toBeGreaterThan(250);
-  const scroller = page.getByTestId('top-agents-table').locator('xpath=..');
+  const scroller = page.getByTestId('chart-requests-table-scroller');
   expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth && getComputedStyle(el).overflowX === 'auto')).toBe(true);
+  await expect(page.getByTestId('chart-requests-table-scroll-hint')).toBeVisible();
+  expect(await page.getByTestId('top-agents-table-scroller').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  await expect(page.getByTestId('top-agents-table').locator('thead')).toBeHidden();
   await page.evaluate(() => window.scrollTo(0, 0));
-  for (const id of ['range-24h', 'range-90d', 'usage-export']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
+  for (const id of ['range-24h', 'range-90d', 'chart-executions-csv']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
   await shot(page, 'usage-390');
 
   // The keys page's request counts on a phone too.
@@ -213,17 +217,17 @@ test('a failed load of the usage shows an error with a working retry', async ({ 
   const failure = page.getByTestId('usage-error');
   await expect(failure).toBeVisible({ timeout: 20_000 });
   await expect(failure).toContainText('Usage could not be loaded');
-  await expect(page.getByTestId('usage-export')).toBeDisabled();
+  await expect(page.getByRole('button', { name: /as CSV$/ })).toHaveCount(0);
   await page.unroute('**/api/trpc/**');
   await failure.getByRole('button', { name: 'Try again' }).click();
   await expect(page.getByTestId('usage-empty')).toContainText('No live usage in the last 30 days');
 });
 
-test('a live model without a price shows its cost as unknown, never as $0', async ({ page, request }) => {
+test('a run that used no tokens costs $0.00 even on a live model without a price, never unknown', async ({ page, request }) => {
   await signUp(page, 'usage-cost');
   const secret = await createKey(page, 'Cost key');
   await page.getByTestId('secret-done').click();
-  // The e2e server has no OpenAI key and no price table: the run fails, and its cost is unknown.
+  // The e2e server has no OpenAI key and no price table: the run fails before any token.
   const unpriced = await call(request, secret, 'POST', '/v1/agents', 201, { name: 'Unpriced helper', model: 'openai/gpt-4o-mini' });
   expect((await call(request, secret, 'POST', `/v1/agents/${unpriced.id}/execute`, 200, { input: 'hello', wait: true })).status).toBe('failed');
   const echo = await call(request, secret, 'POST', '/v1/agents', 201, { name: 'Free helper', model: 'sandbox/echo' });
@@ -231,14 +235,13 @@ test('a live model without a price shows its cost as unknown, never as $0', asyn
 
   await page.goto('/dashboard/usage');
   await reloadUntil(page, page.getByTestId('summary-executions-value'), '2');
-  await expect(page.getByTestId('summary-cost-value')).toHaveText('unknown');
-  await expect(page.getByTestId('summary-cost')).toContainText('A live model has no price');
+  await expect(page.getByTestId('summary-cost-value')).toHaveText('$0.00');
+  await expect(page.getByTestId('summary-cost')).toContainText('From the price table');
   const chart = page.getByTestId('chart-cost');
-  await expect(chart.locator('.recharts-wrapper')).toContainText('unknown');
-  await expect(chart.locator('.recharts-wrapper')).toContainText('$0.00');
+  await expect(chart.locator('.recharts-wrapper')).not.toContainText('unknown');
   await page.getByTestId('chart-cost-toggle').click();
-  await expect(page.getByTestId('chart-cost-table').locator(`tr[data-row="openai/gpt-4o-mini"] td`)).toHaveText(['1', '0', 'unknown']);
+  await expect(page.getByTestId('chart-cost-table').locator(`tr[data-row="openai/gpt-4o-mini"] td`)).toHaveText(['1', '0', '$0.00']);
   await expect(page.getByTestId('chart-cost-table').locator(`tr[data-row="sandbox/echo"] td`).last()).toHaveText('$0.00');
-  await expect(page.getByTestId('top-agents-table').locator(`tr[data-row="${unpriced.id}"] td`).nth(3)).toHaveText('unknown');
-  await shot(page, 'usage-unknown-cost-1280');
+  await expect(page.getByTestId('top-agents-table').locator(`tr[data-row="${unpriced.id}"] td`).nth(3)).toHaveText('$0.00');
+  await shot(page, 'usage-zero-token-cost-1280');
 });

@@ -1,11 +1,12 @@
 import type { DashboardEnvironment } from './environment';
-import type { ExecutionUsage, RequestUsage } from './types';
+import type { ExecutionUsage, ExecutionUsageRow, RequestUsage, RequestUsageRow } from './types';
 import { errorsOf, failureRate, type ExecutionGroup, type RangePreset, type RequestGroup, type UsageWindow } from './usage';
 
-// The Usage page's "Export CSV": what the page shows, as one RFC 4180 file of sections (a title
-// line, a header line, the rows; a blank line between sections) — the summary, every bucket of
-// both series, cost by model, the top agents and the top keys. Raw numbers (costs in USD,
-// durations in ms); an unknown cost is written "unknown", never 0.
+// The Usage page's CSV downloads: one tidy table per chart or table of the page, each its own
+// RFC 4180 file — one header row, then one row per bucket, model, agent or key with as many
+// fields as the header, so spreadsheets and `pandas.read_csv` read it as it is. Raw numbers
+// (costs in USD, durations in ms), ISO 8601 bucket bounds, booleans as true/false; an unknown
+// cost is an empty field (missing, never 0).
 
 export interface NamedAgent extends ExecutionGroup {
   /** Null when the agent is not in the agents list. */
@@ -31,74 +32,128 @@ export interface UsageSnapshot {
   keys: NamedKey[];
 }
 
-type Cell = string | number | null;
+type Cell = string | number | boolean | null;
 
 /** One CSV field: quoted when needed; text that a spreadsheet would run as a formula is defused. */
 export function csvField(value: Cell): string {
   if (value === null) return '';
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (typeof value === 'boolean') return String(value);
   const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-const line = (cells: Cell[]) => cells.map(csvField).join(',');
-const cost = (v: number | null) => (v === null ? 'unknown' : v);
+/** A column: its header and its value for one item. */
+type Column<T> = readonly [header: string, value: (item: T) => Cell];
+
+/** A table as CSV: the header, then a row per item, each with every column (rectangular by construction). */
+function toCsv<T>(columns: readonly Column<T>[], items: readonly T[]): string {
+  const line = (cells: Cell[]) => cells.map(csvField).join(',');
+  return [line(columns.map(([header]) => header)), ...items.map((item) => line(columns.map(([, value]) => value(item))))].map((l) => `${l}\r\n`).join('');
+}
+
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v));
 const ratio = (v: number | null) => (v === null ? null : Number(v.toFixed(4)));
 
-function section(title: string, header: string[], rows: Cell[][]): string[] {
-  return [line([title]), line(header), ...rows.map(line)];
+interface Bucket<Row> {
+  start: string;
+  end: string;
+  /** The bucket's row (absent only if the answer had none: its fields are left empty). */
+  row: Row | undefined;
 }
 
-export function usageCsv(s: UsageSnapshot): string {
-  const t = s.executions.totals;
-  const r = s.requests.totals;
-  const sections: string[][] = [
-    section('Usage', ['environment', 'range', 'start', 'end', 'granularity'], [[s.environment, s.range.title, s.window.start, s.window.end, s.window.granularity]]),
-    section(
-      'Summary',
-      ['executions', 'failure_rate', 'total_tokens', 'cost_usd', 'p95_ms', 'requests'],
-      [[t.executions, ratio(failureRate(t)), t.totalTokens, cost(t.costUsd), ms(t.durationMs?.p95), r.requests]],
-    ),
-    section(
-      'Executions by bucket',
-      ['bucket_start', 'bucket_end', 'executions', 'succeeded', 'failed', 'cancelled', 'input_tokens', 'output_tokens', 'total_tokens', 'tool_calls', 'cost_usd', 'p50_ms', 'p95_ms'],
-      s.executions.data.map(({ start, end, results: [row] }) =>
-        row
-          ? [start, end, row.executions, row.succeeded, row.failed, row.cancelled, row.inputTokens, row.outputTokens, row.totalTokens, row.toolCalls, cost(row.costUsd), ms(row.durationMs?.p50), ms(row.durationMs?.p95)]
-          : [start, end],
-      ),
-    ),
-    section(
-      'API requests by bucket',
-      ['bucket_start', 'bucket_end', 'requests', 'succeeded', 'client_errors', 'unauthorized_401', 'forbidden_403', 'rate_limited_429', 'server_errors_5xx', 'p50_ms', 'p95_ms'],
-      s.requests.data.map(({ start, end, results: [row] }) =>
-        row
-          ? [start, end, row.requests, row.succeeded, row.clientErrors, row.unauthorized, row.forbidden, row.rateLimited, row.serverErrors, ms(row.durationMs?.p50), ms(row.durationMs?.p95)]
-          : [start, end],
-      ),
-    ),
-    section(
-      'Estimated cost by model',
-      ['model', 'executions', 'input_tokens', 'output_tokens', 'cost_usd'],
-      s.models.map((m) => [m.id, m.executions, m.inputTokens, m.outputTokens, cost(m.costUsd)]),
-    ),
-    section(
-      'Top agents',
-      ['agent_id', 'agent_name', 'deleted', 'executions', 'failed', 'failure_rate', 'total_tokens', 'cost_usd', 'p95_ms'],
-      s.agents.map((a) => [a.id, a.name, String(a.deleted), a.executions, a.failed, ratio(failureRate(a)), a.totalTokens, cost(a.costUsd), ms(a.p95)]),
-    ),
-    section(
-      'Top keys',
-      ['key_id', 'key_name', 'revoked', 'requests', 'errors', 'rate_limited_429', 'unauthorized_401'],
-      s.keys.map((k) => [k.id, k.name, String(k.revoked), k.requests, errorsOf(k), k.rateLimited, k.unauthorized]),
-    ),
-  ];
-  return `${sections.map((lines) => lines.join('\r\n')).join('\r\n\r\n')}\r\n`;
+const bucketsOf = <Row>(series: { data: { start: string; end: string; results: Row[] }[] }): Bucket<Row>[] =>
+  series.data.map(({ start, end, results }) => ({ start, end, row: results[0] }));
+
+/** A bucket table's columns: its bounds, then fields of its row. */
+function bucketColumns<Row>(fields: readonly Column<Row>[]): Column<Bucket<Row>>[] {
+  return [['bucket_start', (b) => b.start], ['bucket_end', (b) => b.end], ...fields.map(([h, value]): Column<Bucket<Row>> => [h, (b) => (b.row ? value(b.row) : null)])];
 }
 
-/** The file's name, after the last day it covers: usage-live-7d-2026-11-21.csv. */
-export function csvFileName(s: Pick<UsageSnapshot, 'environment' | 'range' | 'window'>): string {
+type Exec = ExecutionUsageRow;
+type Req = RequestUsageRow;
+
+const EXECUTIONS: Column<Exec>[] = [
+  ['executions', (r) => r.executions],
+  ['succeeded', (r) => r.succeeded],
+  ['failed', (r) => r.failed],
+  ['cancelled', (r) => r.cancelled],
+];
+const TOKENS: Column<Exec>[] = [
+  ['input_tokens', (r) => r.inputTokens],
+  ['output_tokens', (r) => r.outputTokens],
+  ['total_tokens', (r) => r.totalTokens],
+  ['tool_calls', (r) => r.toolCalls],
+  ['cost_usd', (r) => r.costUsd],
+];
+const DURATION: Column<Exec>[] = [
+  ['executions', (r) => r.executions],
+  ['p50_ms', (r) => ms(r.durationMs?.p50)],
+  ['p95_ms', (r) => ms(r.durationMs?.p95)],
+  ['p99_ms', (r) => ms(r.durationMs?.p99)],
+];
+const REQUESTS: Column<Req>[] = [
+  ['requests', (r) => r.requests],
+  ['succeeded', (r) => r.succeeded],
+  ['client_errors', (r) => r.clientErrors],
+  ['unauthorized_401', (r) => r.unauthorized],
+  ['forbidden_403', (r) => r.forbidden],
+  ['rate_limited_429', (r) => r.rateLimited],
+  ['server_errors_5xx', (r) => r.serverErrors],
+  ['p50_ms', (r) => ms(r.durationMs?.p50)],
+  ['p95_ms', (r) => ms(r.durationMs?.p95)],
+];
+const MODELS: Column<ExecutionGroup>[] = [
+  ['model', (m) => m.id],
+  ['executions', (m) => m.executions],
+  ['input_tokens', (m) => m.inputTokens],
+  ['output_tokens', (m) => m.outputTokens],
+  ['total_tokens', (m) => m.totalTokens],
+  ['cost_usd', (m) => m.costUsd],
+];
+const AGENTS: Column<NamedAgent>[] = [
+  ['agent_id', (a) => a.id],
+  ['agent_name', (a) => a.name],
+  ['deleted', (a) => a.deleted],
+  ['executions', (a) => a.executions],
+  ['succeeded', (a) => a.succeeded],
+  ['failed', (a) => a.failed],
+  ['cancelled', (a) => a.cancelled],
+  ['failure_rate', (a) => ratio(failureRate(a))],
+  ['total_tokens', (a) => a.totalTokens],
+  ['cost_usd', (a) => a.costUsd],
+  ['p95_ms', (a) => ms(a.p95)],
+];
+const KEYS: Column<NamedKey>[] = [
+  ['key_id', (k) => k.id],
+  ['key_name', (k) => k.name],
+  ['revoked', (k) => k.revoked],
+  ['requests', (k) => k.requests],
+  ['errors', (k) => errorsOf(k)],
+  ['rate_limited_429', (k) => k.rateLimited],
+  ['unauthorized_401', (k) => k.unauthorized],
+];
+
+/** The page's downloads, each a card of the page: its file name's suffix and its table. */
+export const USAGE_TABLES = {
+  executions: { file: 'executions', csv: (s: UsageSnapshot) => toCsv(bucketColumns(EXECUTIONS), bucketsOf(s.executions)) },
+  tokens: { file: 'tokens', csv: (s: UsageSnapshot) => toCsv(bucketColumns(TOKENS), bucketsOf(s.executions)) },
+  cost: { file: 'cost-by-model', csv: (s: UsageSnapshot) => toCsv(MODELS, s.models) },
+  duration: { file: 'duration', csv: (s: UsageSnapshot) => toCsv(bucketColumns(DURATION), bucketsOf(s.executions)) },
+  requests: { file: 'api-requests', csv: (s: UsageSnapshot) => toCsv(bucketColumns(REQUESTS), bucketsOf(s.requests)) },
+  agents: { file: 'top-agents', csv: (s: UsageSnapshot) => toCsv(AGENTS, s.agents) },
+  keys: { file: 'top-keys', csv: (s: UsageSnapshot) => toCsv(KEYS, s.keys) },
+} as const;
+
+export type UsageTableId = keyof typeof USAGE_TABLES;
+
+/** One table of the page as CSV. */
+export function usageCsv(s: UsageSnapshot, table: UsageTableId): string {
+  return USAGE_TABLES[table].csv(s);
+}
+
+/** A download's name, after the table and the last day it covers: usage-live-7d-2026-11-21-top-agents.csv. */
+export function csvFileName(s: Pick<UsageSnapshot, 'environment' | 'range' | 'window'>, table: UsageTableId): string {
   const lastDay = new Date(Date.parse(s.window.end) - 1).toISOString().slice(0, 10);
-  return `usage-${s.environment}-${s.range.id}-${lastDay}.csv`;
+  return `usage-${s.environment}-${s.range.id}-${lastDay}-${USAGE_TABLES[table].file}.csv`;
 }

@@ -114,11 +114,36 @@ export function formatUsd(value: number | null): string {
   return value > 0 && value < 0.01 ? usdSmall.format(value) : usdCents.format(value);
 }
 
+/**
+ * The range's estimated cost for its summary card. When tokens of a model without a price were
+ * used the total is unknown: then the priced models' part is a floor ("≥ $1.20"), and the
+ * models without a price are named.
+ */
+export function costSummary(total: number | null, models: readonly Pick<ExecutionGroup, 'id' | 'costUsd'>[], testMode: boolean): { value: string; detail: string } {
+  if (total !== null) return { value: formatUsd(total), detail: testMode ? 'Test runs are never charged' : 'From the price table' };
+  const unpriced = models.filter((m) => m.costUsd === null).map((m) => m.id);
+  const known = models.reduce((sum, m) => sum + (m.costUsd ?? 0), 0);
+  const which = unpriced.length === 1 ? `${unpriced[0]} has no price` : unpriced.length > 1 ? `${unpriced.length} models have no price` : 'A model has no price';
+  return known > 0 ? { value: `≥ ${formatUsd(known)}`, detail: `Priced models only: ${which}` } : { value: formatUsd(null), detail: which };
+}
+
 /** A share as a percentage with one decimal; "—" when there is nothing to divide. */
 export function formatPercent(value: number | null): string {
   if (value === null) return '—';
   if (value > 0 && value < 0.001) return '<0.1%';
   return `${(value * 100).toFixed(1).replace(/\.0$/, '')}%`;
+}
+
+/**
+ * The top of a chart's value axis: 10 % above the highest value, rounded up so that `ticks` ticks
+ * from 0 fall on round numbers (151 → 200 for 0, 50, … 200).
+ */
+export function niceTop(max: number, ticks: number): number {
+  if (!(max > 0)) return 1;
+  const raw = (max * 1.1) / (ticks - 1);
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
+  return step * (ticks - 1);
 }
 
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });

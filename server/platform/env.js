@@ -89,8 +89,8 @@ export const env = createEnv({
       .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
       .default('5,300,1800,7200,18000,36000,36000'),
     // Estimated cost in usage analytics: USD per 1M input and output tokens of each priced model,
-    // `{"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}`. A live model without a price
-    // has an unknown (null) cost; the sandbox and test mode cost 0.
+    // `{"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}`. Tokens of a live model without
+    // a price have an unknown (null) cost; the sandbox, test mode and runs without tokens cost 0.
     MODEL_PRICES: z
       .string()
       .default('{}')

@@ -1,57 +1,40 @@
 'use client';
 
 import { useId, useState, type ReactNode } from 'react';
-import { Card } from '../ui';
+import { Button, Card } from '../ui';
+import { DataTable, type TableColumn, type TableRow } from './data-table';
 
 // A chart in its card, with its numbers one click away as a real table ("Show table"), so
-// they can be read exactly, by keyboard and by screen readers.
+// they can be read exactly, by keyboard and by screen readers, and as a CSV download.
 
-export interface TableColumn {
-  label: string;
-  /** Right-aligned, tabular figures. */
-  numeric?: boolean;
-}
-
-export interface TableRow {
-  key: string;
-  /** The first cell names the row (a row header). */
-  cells: ReactNode[];
-}
-
-/** An accessible table that scrolls sideways inside its container when it is too wide. */
-export function DataTable({ caption, columns, rows, testId }: { caption: string; columns: TableColumn[]; rows: TableRow[]; testId?: string }) {
-  const align = (i: number) => (columns[i]?.numeric ? 'text-right tabular-nums' : 'text-left');
+function DownloadIcon() {
   return (
-    <div className="overflow-x-auto">
-      <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid={testId}>
-        <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50">
-          <tr>
-            {columns.map((c, i) => (
-              <th key={c.label} scope="col" className={`px-3 py-2 text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase ${align(i)}`}>
-                {c.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {rows.map((r) => (
-            <tr key={r.key} data-testid={testId ? `${testId}-row` : undefined} data-row={r.key}>
-              {r.cells.map((cell, i) =>
-                i === 0 ? (
-                  <th key={i} scope="row" className={`px-3 py-2 font-medium whitespace-nowrap text-slate-800 ${align(i)}`}>
-                    {cell}
-                  </th>
-                ) : (
-                  <td key={i} className={`px-3 py-2 whitespace-nowrap text-slate-700 ${align(i)}`}>
-                    {cell}
-                  </td>
-                ),
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <svg aria-hidden viewBox="0 0 20 20" fill="currentColor" className="size-4">
+      <path d="M10.75 2.75a.75.75 0 0 0-1.5 0v8.6L6.3 8.24a.75.75 0 1 0-1.1 1.02l4.25 4.5a.75.75 0 0 0 1.1 0l4.25-4.5a.75.75 0 1 0-1.1-1.02l-2.95 3.1v-8.6Z" />
+      <path d="M3.5 12.75a.75.75 0 0 0-1.5 0v2.5A2.75 2.75 0 0 0 4.75 18h10.5A2.75 2.75 0 0 0 18 15.25v-2.5a.75.75 0 0 0-1.5 0v2.5c0 .69-.56 1.25-1.25 1.25H4.75c-.69 0-1.25-.56-1.25-1.25v-2.5Z" />
+    </svg>
+  );
+}
+
+/** Downloads a card's table as its own CSV; disabled (null) until the page's numbers are complete. */
+export function CsvButton({ what, onDownload, testId }: { what: string; onDownload: (() => void) | null; testId: string }) {
+  return (
+    <Button variant="ghost" className="-my-1 -mr-2 shrink-0 px-2 py-1 text-xs" disabled={!onDownload} onClick={() => onDownload?.()} aria-label={`Download ${what} as CSV`} data-testid={testId}>
+      <DownloadIcon />
+      CSV
+    </Button>
+  );
+}
+
+/** A card's title and description, with its CSV download on the right. */
+export function CardHeader({ title, description, csv, testId }: { title: string; description?: ReactNode; csv: (() => void) | null; testId: string }) {
+  return (
+    <div className="flex items-start justify-between gap-3">
+      <div className="min-w-0">
+        <h2 className="font-semibold text-slate-900">{title}</h2>
+        {description && <p className="mt-0.5 text-xs text-slate-500">{description}</p>}
+      </div>
+      <CsvButton what={title} onDownload={csv} testId={`${testId}-csv`} />
     </div>
   );
 }
@@ -62,6 +45,7 @@ export function ChartCard({
   empty,
   chart,
   table,
+  csv,
   className = '',
   testId,
 }: {
@@ -71,6 +55,8 @@ export function ChartCard({
   empty?: string | null;
   chart: ReactNode;
   table: { columns: TableColumn[]; rows: TableRow[] };
+  /** Downloads the card's numbers as CSV; null while they are not ready. */
+  csv: (() => void) | null;
   className?: string;
   testId: string;
 }) {
@@ -78,8 +64,7 @@ export function ChartCard({
   const id = useId();
   return (
     <Card className={`min-w-0 p-4 sm:p-5 ${className}`} data-testid={testId}>
-      <h2 className="font-semibold text-slate-900">{title}</h2>
-      {description && <p className="mt-0.5 text-xs text-slate-500">{description}</p>}
+      <CardHeader title={title} description={description} csv={csv} testId={testId} />
       {empty ? (
         <p className="mt-4 grid h-40 place-items-center rounded-lg bg-slate-50 px-4 text-center text-sm text-slate-500" data-testid={`${testId}-empty`}>
           {empty}

@@ -1,7 +1,7 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatUsd } from '@/app/_lib/usage';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis, type DotItemDotProps } from 'recharts';
+import { formatUsd, niceTop } from '@/app/_lib/usage';
 
 // The Usage page's charts (Recharts, SVG). They size to their card (`responsive`), show the full
 // bucket name in the tooltip, and never animate: the data refreshes in place. Every chart's
@@ -55,13 +55,36 @@ export function StackedBars({ data, series, format, axisFormat = format }: { dat
   );
 }
 
-/** A line per series over the buckets; a bucket without a value leaves a gap. */
+const hasValue = (p: Point | undefined, key: string) => p !== undefined && p[key] !== null && p[key] !== undefined;
+
+/** A value with no value on either side: no line reaches it, so it is drawn as a solid marker. */
+const isLone = (data: Point[], key: string, i: number) => hasValue(data[i], key) && !hasValue(data[i - 1], key) && !hasValue(data[i + 1], key);
+
+/** The dots of one series: small rings on a line, a larger solid marker for a lone value. */
+const dotsOf = (data: Point[], s: SeriesSpec) =>
+  function Dot({ key, cx, cy, index }: DotItemDotProps) {
+    if (typeof cx !== 'number' || typeof cy !== 'number') return <g key={key} />;
+    return isLone(data, s.key, index) ? (
+      <circle key={key} cx={cx} cy={cy} r={5} fill={s.color} stroke="#fff" strokeWidth={1.5} data-lone={s.key} />
+    ) : (
+      <circle key={key} cx={cx} cy={cy} r={2.5} fill="#fff" stroke={s.color} strokeWidth={1.5} />
+    );
+  };
+
+const TICKS = 5;
+/** The value axis's top: room above the highest value, so a marker there is never cut by the plot's edge. */
+const top = (max: number) => niceTop(max, TICKS);
+
+/**
+ * A line per series over the buckets; a bucket without a value leaves a gap. The first and last
+ * buckets sit inside the plot (padding), so their markers are drawn whole.
+ */
 export function Lines({ data, series, format, axisFormat = format }: { data: Point[]; series: SeriesSpec[]; format: Format; axisFormat?: Format }) {
   return (
     <LineChart responsive data={data} style={{ width: '100%', height: HEIGHT }} margin={MARGIN}>
       <CartesianGrid vertical={false} stroke={GRID} />
-      <XAxis dataKey="label" tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} minTickGap={16} />
-      <YAxis tick={TICK} tickLine={false} axisLine={false} width={52} tickFormatter={(v: number) => axisFormat(v)} />
+      <XAxis dataKey="label" tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} minTickGap={16} padding={{ left: 12, right: 12 }} />
+      <YAxis tick={TICK} tickLine={false} axisLine={false} width={52} domain={[0, top]} tickCount={TICKS} tickFormatter={(v: number) => axisFormat(v)} />
       <Tooltip
         contentStyle={TOOLTIP_STYLE}
         itemSorter={inOrder(series)}
@@ -70,7 +93,7 @@ export function Lines({ data, series, format, axisFormat = format }: { data: Poi
       />
       <Legend iconType="plainline" iconSize={14} wrapperStyle={LEGEND_STYLE} itemSorter={inOrder(series)} formatter={legendLabel} />
       {series.map((s) => (
-        <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={2} dot={{ r: 2.5 }} activeDot={{ r: 4 }} type="monotone" isAnimationActive={false} />
+        <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={2} dot={dotsOf(data, s)} activeDot={{ r: 5 }} type="monotone" isAnimationActive={false} />
       ))}
     </LineChart>
   );

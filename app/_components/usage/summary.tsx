@@ -1,25 +1,40 @@
 import type { ReactNode } from 'react';
 import { formatCount, formatDuration } from '@/app/_lib/format';
 import type { ExecutionUsageRow, RequestUsageRow } from '@/app/_lib/types';
-import { errorsOf, failureRate, formatCompact, formatPercent, formatUsd } from '@/app/_lib/usage';
+import { costSummary, errorsOf, failureRate, formatCompact, formatPercent, type ExecutionGroup } from '@/app/_lib/usage';
 import { Card } from '../ui';
 
-// The figures at the top of the Usage page, from the `totals` of the whole range.
+// The figures at the top of the Usage page, from the `totals` of the whole range. A figure and
+// its line wrap rather than cut off on a narrow card.
 
 function Figure({ label, value, title, detail, testId }: { label: string; value: string; title?: string; detail: ReactNode; testId: string }) {
   return (
     <Card className="min-w-0 px-4 py-3" data-testid={testId}>
       <p className="text-xs font-medium text-slate-500">{label}</p>
-      <p className="mt-1 truncate text-2xl font-semibold tracking-tight text-slate-900 tabular-nums" title={title} data-testid={`${testId}-value`}>
+      <p className="mt-1 text-xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900 tabular-nums sm:text-2xl" title={title} data-testid={`${testId}-value`}>
         {value}
       </p>
-      <p className="mt-0.5 truncate text-xs text-slate-500">{detail}</p>
+      <p className="mt-0.5 text-xs [overflow-wrap:anywhere] text-slate-500" data-testid={`${testId}-detail`}>
+        {detail}
+      </p>
     </Card>
   );
 }
 
-export function Summary({ executions: e, requests: r, testMode }: { executions: ExecutionUsageRow; requests: RequestUsageRow; testMode: boolean }) {
+export function Summary({
+  executions: e,
+  requests: r,
+  models,
+  testMode,
+}: {
+  executions: ExecutionUsageRow;
+  requests: RequestUsageRow;
+  /** The range's models, to tell the priced part of an unknown cost. */
+  models: ExecutionGroup[];
+  testMode: boolean;
+}) {
   const p95 = e.durationMs?.p95;
+  const cost = costSummary(e.costUsd, models, testMode);
   return (
     <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-6" data-testid="usage-summary">
       <Figure label="Executions" value={formatCount(e.executions)} detail={`${formatCount(e.succeeded)} succeeded`} testId="summary-executions" />
@@ -38,8 +53,8 @@ export function Summary({ executions: e, requests: r, testMode }: { executions: 
       />
       <Figure
         label="Estimated cost"
-        value={formatUsd(e.costUsd)}
-        detail={e.costUsd === null ? 'A live model has no price' : testMode ? 'Test runs are never charged' : 'From the price table'}
+        value={cost.value}
+        detail={cost.detail}
         testId="summary-cost"
       />
       <Figure

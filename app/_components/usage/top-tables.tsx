@@ -4,16 +4,16 @@ import { formatCount, formatDuration } from '@/app/_lib/format';
 import type { NamedAgent, NamedKey } from '@/app/_lib/usage-csv';
 import { errorsOf, failureRate, formatPercent, formatUsd } from '@/app/_lib/usage';
 import { Badge, Card } from '../ui';
-import { DataTable, type TableColumn } from './chart-card';
+import { CardHeader } from './chart-card';
+import { DataTable, type TableColumn } from './data-table';
 
-// The top agents and top keys of the range, largest first.
+// The top agents and top keys of the range, largest first: tables, and a card per row below lg.
 
-function TopCard({ title, description, testId, children }: { title: string; description: ReactNode; testId: string; children: ReactNode }) {
+function TopCard({ title, description, csv, testId, children }: { title: string; description: ReactNode; csv: (() => void) | null; testId: string; children: ReactNode }) {
   return (
     <Card className="min-w-0 overflow-hidden" data-testid={testId}>
       <div className="px-4 pt-4 pb-3 sm:px-5">
-        <h2 className="font-semibold text-slate-900">{title}</h2>
-        <p className="mt-0.5 text-xs text-slate-500">{description}</p>
+        <CardHeader title={title} description={description} csv={csv} testId={testId} />
       </div>
       {children}
     </Card>
@@ -49,11 +49,12 @@ function AgentName({ agent }: { agent: NamedAgent }) {
   );
 }
 
-export function TopAgents({ agents, total }: { agents: NamedAgent[]; total: number }) {
+export function TopAgents({ agents, total, csv }: { agents: NamedAgent[]; total: number; csv: (() => void) | null }) {
   return (
     <TopCard
       title="Top agents"
       description={total > agents.length ? `The ${agents.length} agents with the most executions (of ${total}).` : 'Agents by executions that ended in this range.'}
+      csv={csv}
       testId="top-agents"
     >
       {agents.length === 0 ? (
@@ -62,6 +63,7 @@ export function TopAgents({ agents, total }: { agents: NamedAgent[]; total: numb
         <DataTable
           caption="Top agents"
           columns={AGENT_COLUMNS}
+          cards
           testId="top-agents-table"
           rows={agents.map((a) => ({
             key: a.id,
@@ -98,13 +100,14 @@ function KeyName({ apiKey }: { apiKey: NamedKey }) {
   );
 }
 
-export function TopKeys({ keys, total }: { keys: NamedKey[]; total: number }) {
+export function TopKeys({ keys, total, csv }: { keys: NamedKey[]; total: number; csv: (() => void) | null }) {
   return (
     <TopCard
       title="Top keys"
       description={
         total > keys.length ? `The ${keys.length} keys with the most requests (of ${total}).` : 'Keys by API requests in this range. Errors are every 4xx and 5xx answer, 429s and 401s included.'
       }
+      csv={csv}
       testId="top-keys"
     >
       {keys.length === 0 ? (
@@ -113,6 +116,7 @@ export function TopKeys({ keys, total }: { keys: NamedKey[]; total: number }) {
         <DataTable
           caption="Top keys"
           columns={KEY_COLUMNS}
+          cards
           testId="top-keys-table"
           rows={keys.map((k) => ({
             key: k.id,

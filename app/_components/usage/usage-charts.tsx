@@ -3,7 +3,9 @@
 import { formatCount, formatDuration } from '@/app/_lib/format';
 import type { ExecutionUsage, RequestUsage } from '@/app/_lib/types';
 import { bucketLabel, bucketTitle, formatCompact, formatUsd, type ExecutionGroup } from '@/app/_lib/usage';
-import { ChartCard, type TableColumn, type TableRow } from './chart-card';
+import type { UsageTableId } from '@/app/_lib/usage-csv';
+import { ChartCard } from './chart-card';
+import type { TableColumn, TableRow } from './data-table';
 import { CostBars, Lines, StackedBars, type Point, type SeriesSpec } from './charts';
 
 // The five charts of the Usage page, each with the table of its numbers.
@@ -36,7 +38,11 @@ const col = (label: string, numeric = true): TableColumn => ({ label, numeric })
 /** An axis tick's duration: "750ms", "1.5s", "2m". */
 const shortDuration = (n: number) => (n < 1000 ? `${Math.round(n)}ms` : n < 60_000 ? `${Number((n / 1000).toFixed(1))}s` : `${Number((n / 60_000).toFixed(1))}m`);
 
-export function UsageCharts({ executions, requests, models }: { executions: ExecutionUsage; requests: RequestUsage; models: ExecutionGroup[] }) {
+/** Downloads one of the page's tables as CSV; null while the page's numbers are not ready. */
+export type CsvExport = ((table: UsageTableId) => void) | null;
+
+export function UsageCharts({ executions, requests, models, csv }: { executions: ExecutionUsage; requests: RequestUsage; models: ExecutionGroup[]; csv: CsvExport }) {
+  const download = (table: UsageTableId) => (csv ? () => csv(table) : null);
   const g = executions.granularity;
   const bucket = col(g === 'hour' ? 'Hour (UTC)' : 'Day (UTC)', false);
 
@@ -78,6 +84,7 @@ export function UsageCharts({ executions, requests, models }: { executions: Exec
           columns: [bucket, col('Succeeded'), col('Failed'), col('Cancelled'), col('Total')],
           rows: exec.map(({ start, row }) => rowOf(start, [count(row.succeeded), count(row.failed), count(row.cancelled), count(row.executions)])),
         }}
+        csv={download('executions')}
         testId="chart-executions"
       />
       <ChartCard
@@ -89,17 +96,19 @@ export function UsageCharts({ executions, requests, models }: { executions: Exec
           columns: [bucket, col('Input'), col('Output'), col('Total')],
           rows: exec.map(({ start, row }) => rowOf(start, [count(row.inputTokens), count(row.outputTokens), count(row.totalTokens)])),
         }}
+        csv={download('tokens')}
         testId="chart-tokens"
       />
       <ChartCard
         title="Estimated cost by model"
-        description="From the operator’s price table. Test and sandbox runs cost nothing; a live model without a price shows “unknown”."
+        description="From the operator’s price table. Test and sandbox runs, and runs that used no tokens, cost nothing; tokens of a live model without a price show “unknown”."
         empty={models.length === 0 ? 'No executions ended in this range.' : null}
         chart={<CostBars data={models.map((m) => ({ model: m.id, cost: m.costUsd, costLabel: formatUsd(m.costUsd) }))} color="#6366f1" />}
         table={{
           columns: [col('Model', false), col('Executions'), col('Tokens'), col('Estimated cost')],
           rows: models.map((m) => ({ key: m.id, cells: [m.id, count(m.executions), count(m.totalTokens), formatUsd(m.costUsd)] })),
         }}
+        csv={download('cost')}
         testId="chart-cost"
       />
       <ChartCard
@@ -111,6 +120,7 @@ export function UsageCharts({ executions, requests, models }: { executions: Exec
           columns: [bucket, col('Executions'), col('p50'), col('p95')],
           rows: exec.map(({ start, row }) => rowOf(start, [count(row.executions), ms(row.durationMs?.p50), ms(row.durationMs?.p95)])),
         }}
+        csv={download('duration')}
         testId="chart-duration"
       />
       <ChartCard
@@ -125,6 +135,7 @@ export function UsageCharts({ executions, requests, models }: { executions: Exec
             rowOf(start, [count(row.succeeded), count(row.clientErrors), count(row.unauthorized), count(row.forbidden), count(row.rateLimited), count(row.serverErrors), count(row.requests)]),
           ),
         }}
+        csv={download('requests')}
         testId="chart-requests"
       />
     </div>

@@ -2,14 +2,14 @@
 
 import { useSearchParams } from 'next/navigation';
 import { errorMessage } from '@/app/_lib/errors';
-import { csvFileName, usageCsv, type NamedAgent, type NamedKey, type UsageSnapshot } from '@/app/_lib/usage-csv';
+import { csvFileName, usageCsv, type NamedAgent, type NamedKey, type UsageSnapshot, type UsageTableId } from '@/app/_lib/usage-csv';
 import { RANGES, rangeOf, type RangeId } from '@/app/_lib/usage';
 import { useEnvironment } from '../providers';
 import { EmptyState, LoadError } from '../states';
-import { Alert, Button, ButtonLink, Card, Spinner } from '../ui';
+import { Alert, ButtonLink, Card, Spinner } from '../ui';
 import { Summary, SummarySkeleton } from './summary';
 import { TopAgents, TopKeys } from './top-tables';
-import { UsageCharts } from './usage-charts';
+import { UsageCharts, type CsvExport } from './usage-charts';
 import { REFRESH_MS, TOP, useUsage, useWindow } from './use-usage';
 
 function ChartIcon() {
@@ -100,8 +100,9 @@ export function UsageView() {
   const requests = usage.requests.data;
   const snapshot: UsageSnapshot | null =
     executions && requests ? { environment, range, window: usageWindow, executions, requests, models: usage.models, agents: topAgents, keys: topKeys } : null;
-  // Exported once everything on the page is this range's and complete.
+  // Each card's CSV, once everything on the page is this range's and complete.
   const exportable = snapshot !== null && !usage.isUpdating && !usage.agentNames.isPending && !usage.keyNames.isPending;
+  const csv: CsvExport = exportable ? (table: UsageTableId) => download(csvFileName(snapshot, table), usageCsv(snapshot, table)) : null;
   const empty = executions && requests && !usage.isUpdating && executions.totals.executions === 0 && requests.totals.requests === 0;
 
   return (
@@ -117,9 +118,6 @@ export function UsageView() {
         <div className="flex flex-wrap items-center gap-2">
           {usage.isFetching && !usage.isPending && <Spinner className="text-slate-400" />}
           <RangeSwitch value={range.id} onChange={choose} />
-          <Button variant="secondary" disabled={!exportable} onClick={() => snapshot && download(csvFileName(snapshot), usageCsv(snapshot))} data-testid="usage-export">
-            Export CSV
-          </Button>
         </div>
       </div>
 
@@ -152,10 +150,10 @@ export function UsageView() {
               </button>
             </Alert>
           )}
-          <Summary executions={executions.totals} requests={requests.totals} testMode={testMode} />
-          <UsageCharts executions={executions} requests={requests} models={usage.models} />
-          <TopAgents agents={topAgents} total={usage.agents.length} />
-          <TopKeys keys={topKeys} total={usage.keys.length} />
+          <Summary executions={executions.totals} requests={requests.totals} models={usage.models} testMode={testMode} />
+          <UsageCharts executions={executions} requests={requests} models={usage.models} csv={csv} />
+          <TopAgents agents={topAgents} total={usage.agents.length} csv={csv && (() => csv('agents'))} />
+          <TopKeys keys={topKeys} total={usage.keys.length} csv={csv && (() => csv('keys'))} />
         </div>
       )}
     </div>

@@ -2,8 +2,9 @@ import { sql, type SQL } from 'drizzle-orm';
 import { env } from '../../platform/env.js';
 
 // The estimated cost of an execution (docs/analytics.md): its tokens at the operator's prices
-// (MODEL_PRICES, USD per 1M tokens), in exact decimal arithmetic in the database. Test mode and
-// the sandbox cost 0; a live execution of a model without a price has an unknown cost (null),
+// (MODEL_PRICES, USD per 1M tokens), in exact decimal arithmetic in the database. Test mode, the
+// sandbox and an execution that used no tokens (one that failed before its model answered) cost
+// 0; a live execution that used tokens of a model without a price has an unknown cost (null),
 // which the rows it falls in report as `costUsd: null`, never as 0.
 
 export type PriceTable = Record<string, { input: number; output: number }>;
@@ -19,7 +20,7 @@ const priceRelation = (prices: PriceTable): SQL =>
 export function pricedFrom(source: SQL, prices: PriceTable = env.MODEL_PRICES as PriceTable): { from: SQL; cost: SQL } {
   return {
     from: sql`${source} r left join ${priceRelation(prices)} as p(model text, input numeric, output numeric) on p.model = r.model`,
-    cost: sql`(case when r.environment = 'test' or r.model like 'sandbox/%' then 0::numeric
+    cost: sql`(case when r.environment = 'test' or r.model like 'sandbox/%' or (r.input_tokens = 0 and r.output_tokens = 0) then 0::numeric
       when p.model is null then null
       else (r.input_tokens * p.input + r.output_tokens * p.output) / 1000000 end)`,
   };

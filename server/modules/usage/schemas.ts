@@ -63,7 +63,7 @@ export const executionUsageRowSchema = z
     outputTokens: z.number().int().meta({ example: 9_650 }),
     totalTokens: z.number().int().meta({ example: 57_850 }),
     toolCalls: z.number().int().meta({ example: 31 }),
-    costUsd: z.number().nullable().meta({ description: 'Estimated from the operator’s price table; 0 in test mode and on the sandbox; null when a live model in the row has no price.', example: 0.013019 }),
+    costUsd: z.number().nullable().meta({ description: 'Estimated from the operator’s price table; 0 in test mode, on the sandbox and for executions that used no tokens; null when a live model in the row used tokens and has no price.', example: 0.013019 }),
     durationMs: durationSchema,
   })
   .meta({ id: 'ExecutionUsage' });
