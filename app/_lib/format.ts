@@ -60,8 +60,12 @@ export function formatCount(n: number): string {
   return new Intl.NumberFormat().format(n);
 }
 
-/** An instant as the chosen zone's wall clock: `Mon, 30 Mar 2026, 03:30 CEST`. */
-export function formatInZone(iso: string, timeZone: string): string {
+/**
+ * An instant as a zone's wall clock, the zone named: `Mon, 30 Mar 2026, 03:30 CEST`; without
+ * `timeZone`, the browser's. The agent page writes every time this way (its schedules' in their
+ * own zones), so one page never mixes two formats.
+ */
+export function formatInZone(iso: string, timeZone?: string): string {
   try {
     return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(
       new Date(iso),

@@ -10,8 +10,8 @@ const status = textEnum('executions', 'status', EXECUTION_STATUSES);
 const executionEnvironment = environmentColumn('executions');
 const conversationEnvironment = environmentColumn('conversations');
 
-/** What started an execution (`trigger`): a call of the API (or the dashboard), or a schedule's occurrence. */
-export type ExecutionTrigger = { type: 'api' } | { type: 'schedule'; scheduleId: string; scheduledFor: string };
+/** What started an execution (`trigger`): a call of the API, the dashboard's playground, or a schedule's occurrence. */
+export type ExecutionTrigger = { type: 'api' } | { type: 'playground' } | { type: 'schedule'; scheduleId: string; scheduledFor: string };
 
 /** One step of a run as the API shows it (`steps[]`): a model call, with its tool calls and results. */
 export interface StoredStep {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { dashboardCall, dashboardStandIn } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, FINAL_EVENTS, readStream, waitFor, type Conversation, type Execution } from './helpers';
@@ -16,7 +17,7 @@ let agentId: string;
 const SLOTS = 20;
 
 before(async () => {
-  api = await startServer({ env: { EXECUTION_CONCURRENCY: String(SLOTS) } });
+  api = await startServer({ env: { EXECUTION_CONCURRENCY: String(SLOTS) }, next: dashboardStandIn() });
   owner = await api.seed.key({ ...UNLIMITED });
   agentId = await createAgent(api, owner.key, { instructions: 'Be brief.' });
 });
@@ -230,6 +231,12 @@ describe('list', () => {
     for (const res of [queued, waited]) assert.deepEqual(res.body.trigger, { type: 'api' });
     const read = await api.request<Execution>('GET', `/v1/executions/${waited.body.id}`, { key: owner.key });
     assert.deepEqual(read.body.trigger, { type: 'api' });
+    // A message sent in the dashboard's playground (executions.start) says so, on both faces.
+    const played = await dashboardCall<Execution>(api, owner.workspace, 'mutation', 'executions.start', { agentId: a, input: 'from the playground' });
+    assert.equal(played.status, 200, JSON.stringify(played.error));
+    assert.deepEqual(played.result!.trigger, { type: 'playground' });
+    const readPlayed = await api.request<Execution>('GET', `/v1/executions/${played.result!.id}`, { key: owner.key });
+    assert.deepEqual(readPlayed.body.trigger, { type: 'playground' });
     // A schedule's run (what the schedule ticker will write), made here in the database.
     const scheduled = { type: 'schedule', scheduleId: 'sch_01JD8X41B2C3D4E5F6G7H8J9K0', scheduledFor: '2026-11-25T10:00:00.000Z' };
     await api.query(sql`update executions set trigger = ${JSON.stringify(scheduled)}::json, schedule_id = ${scheduled.scheduleId} where id = ${waited.body.id}`);

@@ -1,19 +1,11 @@
-import type { ReactNode } from 'react';
-import { formatDate } from '@/app/_lib/format';
+import { formatInZone } from '@/app/_lib/format';
 import type { Agent } from '@/app/_lib/types';
+import { DetailRow } from '../detail-row';
+import { IdText } from '../id-text';
 import { Badge, Card, MetadataList } from '../ui';
 import { ModelBadge } from './agents-table';
 
 // What the agent is: its settings, tools and identifiers, beside the playground.
-
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="grid grid-cols-3 gap-3 px-4 py-3 sm:px-5">
-      <dt className="text-xs font-medium text-slate-500">{label}</dt>
-      <dd className="col-span-2 min-w-0 text-sm break-words text-slate-800">{children}</dd>
-    </div>
-  );
-}
 
 export function AgentDetails({ agent }: { agent: Agent }) {
   const metadata = Object.entries(agent.metadata);
@@ -21,14 +13,14 @@ export function AgentDetails({ agent }: { agent: Agent }) {
     <Card className="overflow-hidden" data-testid="agent-details">
       <h2 className="border-b border-slate-200 px-4 py-3 font-semibold text-slate-900 sm:px-5">Settings</h2>
       <dl className="divide-y divide-slate-100">
-        <Row label="Model">
+        <DetailRow label="Model">
           <ModelBadge model={agent.model} />
-        </Row>
-        <Row label="Temperature">{agent.temperature ?? <span className="text-slate-500">Model default</span>}</Row>
-        <Row label="Limits">
+        </DetailRow>
+        <DetailRow label="Temperature">{agent.temperature ?? <span className="text-slate-500">Model default</span>}</DetailRow>
+        <DetailRow label="Limits">
           {agent.maxSteps} steps, {agent.timeoutSeconds} s timeout
-        </Row>
-        <Row label="Instructions">
+        </DetailRow>
+        <DetailRow label="Instructions">
           {agent.instructions ? (
             <p className="line-clamp-6 whitespace-pre-wrap" title={agent.instructions}>
               {agent.instructions}
@@ -36,8 +28,8 @@ export function AgentDetails({ agent }: { agent: Agent }) {
           ) : (
             <span className="text-slate-500">None</span>
           )}
-        </Row>
-        <Row label="Tools">
+        </DetailRow>
+        <DetailRow label="Tools">
           {agent.tools.length === 0 ? (
             <span className="text-slate-500">None</span>
           ) : (
@@ -70,19 +62,19 @@ export function AgentDetails({ agent }: { agent: Agent }) {
               )}
             </div>
           )}
-        </Row>
+        </DetailRow>
         {metadata.length > 0 && (
-          <Row label="Metadata">
+          <DetailRow label="Metadata">
             <MetadataList metadata={agent.metadata} />
-          </Row>
+          </DetailRow>
         )}
-        <Row label="ID">
-          <code className="font-mono text-xs break-all" data-testid="agent-id">
-            {agent.id}
-          </code>
-        </Row>
-        <Row label="Created">{formatDate(agent.createdAt)}</Row>
-        <Row label="Updated">{formatDate(agent.updatedAt)}</Row>
+        <DetailRow label="ID">
+          <IdText value={agent.id} testId="agent-id" />
+        </DetailRow>
+        <DetailRow label="Created">
+          <span data-testid="agent-created">{formatInZone(agent.createdAt)}</span>
+        </DetailRow>
+        <DetailRow label="Updated">{formatInZone(agent.updatedAt)}</DetailRow>
       </dl>
     </Card>
   );

@@ -12,6 +12,7 @@ import { AgentDetails } from './agent-details';
 import { DeleteAgentDialog } from './delete-agent-dialog';
 import { SchedulesCard } from '../schedules/schedules-card';
 import { Playground } from './playground';
+import { useUnreachableProvider } from './provider-status';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
 import { ToolSecretModal } from './tool-secret-modal';
 
@@ -21,7 +22,7 @@ export function AgentView({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const { environment } = useEnvironment();
   const agent = useQuery(trpc.agents.get.queryOptions({ id }));
-  const providers = useQuery({ ...trpc.models.providers.queryOptions(), staleTime: 5 * 60_000 });
+  const unreachable = useUnreachableProvider();
   const [dialog, setDialog] = useState<'rotate' | 'delete' | null>(null);
   const [rotated, setRotated] = useState<RotatedAgent | null>(null);
 
@@ -51,8 +52,9 @@ export function AgentView({ id }: { id: string }) {
 
   const a = agent.data;
   // Runs on a provider this server cannot call fail at once: say so before the user tries (test mode runs on the sandbox).
-  const provider = providers.data?.providers.find((p) => p.id === a.model.split('/')[0]);
-  const unavailable = provider && !provider.configured && (a.environment === 'live' || providers.data?.testModeRealModels) ? provider : null;
+  const unavailable = unreachable(a);
+  // The tool secret signs HTTP tool calls only (MCP servers get their own headers): nothing to rotate without one.
+  const signsToolCalls = a.tools.some((t) => t.type === 'http');
   return (
     <div className="space-y-6">
       <Breadcrumb href="/dashboard/agents" parent="Agents" current={a.name} />
@@ -71,9 +73,11 @@ export function AgentView({ id }: { id: string }) {
           <ButtonLink href={`/dashboard/agents/${a.id}/edit`} variant="secondary" data-testid="edit-agent">
             Edit
           </ButtonLink>
-          <Button variant="secondary" onClick={() => setDialog('rotate')} data-testid="rotate-tool-secret">
-            Rotate tool secret
-          </Button>
+          {signsToolCalls && (
+            <Button variant="secondary" onClick={() => setDialog('rotate')} data-testid="rotate-tool-secret">
+              Rotate tool secret
+            </Button>
+          )}
           <Button variant="dangerGhost" onClick={() => setDialog('delete')} data-testid="delete-agent">
             Delete
           </Button>

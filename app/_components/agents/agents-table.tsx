@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { AgentItem } from '@/app/_lib/types';
 import { CARD_ROW, CardTable, CELL, DayCell, LABEL, OpenCell } from '../card-table';
 import { Badge } from '../ui';
+import { ProviderWarning } from './provider-status';
 
 const COLUMNS = ['Name', 'Model', 'Tools', 'Limits', 'Updated', ''];
 
@@ -29,6 +30,7 @@ export function AgentsTable({ agents }: { agents: AgentItem[] }) {
           <td className={`${CELL} min-w-0`}>
             <span className={LABEL}>Model</span>
             <ModelBadge model={a.model} />
+            <ProviderWarning agent={a} className="mt-1" />
           </td>
           <td className={`${CELL} text-slate-600 lg:whitespace-nowrap`}>
             <span className={LABEL}>Tools</span>

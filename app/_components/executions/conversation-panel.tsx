@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { errorMessage, hasErrorCode } from '@/app/_lib/errors';
+import { IdText } from '../id-text';
 import { useTRPC } from '../providers';
 import { Badge, Card, Spinner } from '../ui';
 import { JsonBlock } from './json-block';
@@ -43,9 +44,7 @@ export function ConversationPanel({ conversationId, executionId }: { conversatio
                   {mine ? (
                     <span className="text-slate-500">this execution</span>
                   ) : (
-                    <Link href={`/dashboard/executions/${m.executionId}`} className="font-mono text-slate-500 hover:text-indigo-600">
-                      {m.executionId}
-                    </Link>
+                    <IdText value={m.executionId} href={`/dashboard/executions/${m.executionId}`} copy={false} />
                   )}
                 </div>
                 {m.role === 'tool' ? (

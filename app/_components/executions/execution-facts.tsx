@@ -1,21 +1,40 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { describeCron } from '@/app/_lib/cron';
+import { hasErrorCode } from '@/app/_lib/errors';
 import { durationBetween, formatCount, formatDuration, formatTime } from '@/app/_lib/format';
 import type { Execution } from '@/app/_lib/types';
+import { DetailRow } from '../detail-row';
+import { IdText } from '../id-text';
+import { useTRPC } from '../providers';
 import { Badge, Card, MetadataList } from '../ui';
+import { scheduleHref, TRIGGER_LABELS, type Trigger } from './trigger';
 
-// The execution's facts beside its content: agent, model, usage, timings, metadata.
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <div className="grid grid-cols-5 gap-3 px-4 py-2.5 sm:px-5" data-testid={testId}>
-      <dt className="col-span-2 text-xs font-medium text-slate-500">{label}</dt>
-      <dd className="col-span-3 min-w-0 text-sm break-words text-slate-800">{children}</dd>
-    </div>
-  );
-}
+// The execution's facts beside its content: agent, model, usage, timings, metadata. Each id is
+// one unbroken token (IdText), linked to where it is shown: the agent's page, its conversation's
+// executions, the schedule on its agent's page.
 
 const muted = (text: string) => <span className="text-slate-400">{text}</span>;
+const note = (text: ReactNode) => <span className="block text-xs text-slate-500">{text}</span>;
+
+/** A schedule's run: the schedule (linked while it exists), its cron in words, the occurrence. */
+function ScheduleTrigger({ trigger, agentId, agentGone }: { trigger: Extract<Trigger, { type: 'schedule' }>; agentId: string; agentGone: boolean }) {
+  const trpc = useTRPC();
+  // Deleting an agent deletes its schedules: nothing to ask then.
+  const schedule = useQuery({ ...trpc.schedules.get.queryOptions({ id: trigger.scheduleId }), enabled: !agentGone, retry: false, staleTime: 60_000 });
+  const gone = agentGone || hasErrorCode(schedule.error, 'resource_not_found');
+  const words = schedule.data ? describeCron(schedule.data.cron) : null;
+  return (
+    <>
+      Schedule <IdText value={trigger.scheduleId} href={gone ? undefined : scheduleHref(agentId, trigger.scheduleId)} testId="execution-schedule-id" />
+      {gone ? note('deleted') : words && note(words)}
+      {note(`for ${formatTime(trigger.scheduledFor)}`)}
+    </>
+  );
+}
 
 export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { execution: Execution; agentName: string | null; agentGone: boolean; now: number }) {
   const waited = durationBetween(e.createdAt, e.startedAt ?? e.completedAt, now);
@@ -25,63 +44,67 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
     <Card className="overflow-hidden" data-testid="execution-facts">
       <h2 className="border-b border-slate-200 px-4 py-3 font-semibold text-slate-900 sm:px-5">Details</h2>
       <dl className="divide-y divide-slate-100">
-        <Row label="Agent" testId="execution-agent">
+        <DetailRow dense label="Agent" testId="execution-agent">
           {agentGone ? (
             <>
-              <code className="font-mono text-xs break-all">{e.agentId}</code>
-              <span className="block text-xs text-slate-500">deleted</span>
+              <IdText value={e.agentId} testId="execution-agent-id" />
+              {note('deleted')}
             </>
           ) : (
-            <Link href={`/dashboard/agents/${e.agentId}`} className="font-medium text-indigo-600 hover:text-indigo-500">
-              {agentName ?? <code className="font-mono text-xs break-all">{e.agentId}</code>}
-            </Link>
-          )}
-        </Row>
-        <Row label="Conversation">
-          <Link href={`/dashboard/executions?conversationId=${e.conversationId}`} className="font-mono text-xs break-all text-indigo-600 hover:text-indigo-500">
-            {e.conversationId}
-          </Link>
-        </Row>
-        <Row label="Started by" testId="execution-trigger">
-          {e.trigger.type === 'schedule' ? (
             <>
-              Schedule <code className="font-mono text-xs break-all">{e.trigger.scheduleId}</code>
-              <span className="block text-xs text-slate-500">for {formatTime(e.trigger.scheduledFor)}</span>
+              {agentName && (
+                <Link href={`/dashboard/agents/${e.agentId}`} className="block font-medium text-indigo-600 hover:text-indigo-500">
+                  {agentName}
+                </Link>
+              )}
+              <IdText value={e.agentId} href={`/dashboard/agents/${e.agentId}`} testId="execution-agent-id" />
             </>
-          ) : (
-            'API or dashboard'
           )}
-        </Row>
-        <Row label="Model" testId="execution-model">
+        </DetailRow>
+        <DetailRow dense label="Conversation">
+          <IdText value={e.conversationId} href={`/dashboard/executions?conversationId=${e.conversationId}`} testId="execution-conversation-id" />
+          {note('Its executions, in order')}
+        </DetailRow>
+        <DetailRow dense label="Started by" testId="execution-trigger">
+          {e.trigger.type === 'schedule' ? (
+            <ScheduleTrigger trigger={e.trigger} agentId={e.agentId} agentGone={agentGone} />
+          ) : (
+            <>
+              {TRIGGER_LABELS[e.trigger.type]}
+              {note(e.trigger.type === 'playground' ? 'A message sent in the playground' : 'A call of the REST API')}
+            </>
+          )}
+        </DetailRow>
+        <DetailRow dense label="Model" testId="execution-model">
           <code className="font-mono text-xs break-all">{e.model}</code>
-        </Row>
-        <Row label="Cached">{e.cached ? <Badge tone="indigo">cached answer</Badge> : 'No'}</Row>
-        <Row label="Environment">
+        </DetailRow>
+        <DetailRow dense label="Cached">{e.cached ? <Badge tone="indigo">cached answer</Badge> : 'No'}</DetailRow>
+        <DetailRow dense label="Environment">
           <Badge tone={e.environment === 'test' ? 'amber' : 'green'}>{e.environment}</Badge>
-        </Row>
-        <Row label="Tokens" testId="execution-usage">
+        </DetailRow>
+        <DetailRow dense label="Tokens" testId="execution-usage">
           {formatCount(e.usage.totalTokens)}
           <span className="block text-xs text-slate-500">
             {formatCount(e.usage.inputTokens)} in · {formatCount(e.usage.outputTokens)} out
           </span>
-        </Row>
-        <Row label="Created">{formatTime(e.createdAt)}</Row>
-        <Row label="Started">
+        </DetailRow>
+        <DetailRow dense label="Created">{formatTime(e.createdAt)}</DetailRow>
+        <DetailRow dense label="Started">
           {e.startedAt ? formatTime(e.startedAt) : muted('Not started')}
           {waited !== null && e.startedAt && <span className="block text-xs text-slate-500">after {formatDuration(waited)} in the queue</span>}
-        </Row>
-        <Row label="Completed">{e.completedAt ? formatTime(e.completedAt) : muted('Not yet')}</Row>
-        <Row label="Duration" testId="execution-duration">
+        </DetailRow>
+        <DetailRow dense label="Completed">{e.completedAt ? formatTime(e.completedAt) : muted('Not yet')}</DetailRow>
+        <DetailRow dense label="Duration" testId="execution-duration">
           {ran !== null ? formatDuration(ran) : muted('—')}
           {ran !== null && !e.completedAt && <span className="block text-xs text-slate-500">so far</span>}
-        </Row>
-        <Row label="Metadata">
+        </DetailRow>
+        <DetailRow dense label="Metadata">
           {metadata.length === 0 ? (
             muted('None')
           ) : (
             <MetadataList metadata={e.metadata} />
           )}
-        </Row>
+        </DetailRow>
       </dl>
     </Card>
   );

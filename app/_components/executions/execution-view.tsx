@@ -6,6 +6,7 @@ import { hasErrorCode } from '@/app/_lib/errors';
 import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-stream';
 import type { Execution } from '@/app/_lib/types';
 import { useEnvironment, useTRPC } from '../providers';
+import { IdText } from '../id-text';
 import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
 import { CancelExecutionDialog } from './cancel-execution-dialog';
@@ -158,9 +159,9 @@ export function ExecutionView({ id }: { id: string }) {
             Execution <StatusBadge status={e.status} className="text-sm" />
             {active && <Spinner className="size-4 text-indigo-500" />}
           </h1>
-          <code className="mt-1 block font-mono text-xs break-all text-slate-500" data-testid="execution-id">
-            {e.id}
-          </code>
+          <div className="mt-1 text-slate-500">
+            <IdText value={e.id} testId="execution-id" />
+          </div>
         </div>
         <div className="flex flex-wrap gap-2">
           {!agent.isError && (

@@ -3,8 +3,9 @@ import { durationBetween, formatCount, formatDate, formatDuration, formatRelativ
 import type { Execution } from '@/app/_lib/types';
 import { CardTable, CELL, LABEL } from '../card-table';
 import { StatusBadge } from './status-badge';
+import { TriggerBadge } from './trigger';
 
-const COLUMNS = ['Status', 'Input', 'Agent', 'Model', 'Tokens', 'Duration', 'Created'];
+const COLUMNS = ['Status', 'Input', 'Agent', 'Started by', 'Model', 'Tokens', 'Duration', 'Created'];
 
 // Below lg the rows become cards (see CardTable); the input links to the execution, and on a
 // card the whole card is the link's target.
@@ -34,6 +35,10 @@ export function ExecutionsTable({ executions, agentNames, now }: { executions: E
               <span className="block truncate lg:max-w-48" title={e.agentId}>
                 {agentNames.get(e.agentId) ?? <code className="font-mono text-xs">{e.agentId}</code>}
               </span>
+            </td>
+            <td className={`${CELL} text-slate-600`} data-testid="execution-trigger-cell" title={e.trigger.type === 'schedule' ? `Schedule ${e.trigger.scheduleId}` : undefined}>
+              <span className={LABEL}>Started by</span>
+              <TriggerBadge trigger={e.trigger} />
             </td>
             <td className={`${CELL} min-w-0 text-slate-600`}>
               <span className={LABEL}>Model</span>

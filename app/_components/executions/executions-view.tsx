@@ -80,7 +80,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">Executions</h1>
-        <p className="mt-1 max-w-2xl text-sm text-slate-600">Every run of your agents, from the playground and the API, newest first. New runs appear and running ones update while this page is open.</p>
+        <p className="mt-1 max-w-2xl text-sm text-slate-600">Every run of your agents, from the playground, the API and schedules, newest first. New runs appear and running ones update while this page is open.</p>
       </div>
 
       <div className="grid grid-cols-2 items-end gap-3 sm:flex sm:flex-wrap" role="group" aria-label="Filters">

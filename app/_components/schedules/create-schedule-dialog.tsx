@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { describeCron } from '@/app/_lib/cron';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { formatInZone } from '@/app/_lib/format';
 import type { Schedule } from '@/app/_lib/types';
@@ -142,6 +143,11 @@ export function CreateScheduleDialog({ agentId, onClose, onCreated }: { agentId:
             Next runs {preview.data?.ok && <span className="font-normal text-slate-500">({preview.data.timezone})</span>}
             {preview.isFetching && <Spinner className="size-3 text-slate-400" />}
           </p>
+          {preview.data?.ok && describeCron(asked.cron) && (
+            <p className="mt-1 text-sm text-slate-900" data-testid="schedule-preview-words">
+              {describeCron(asked.cron)}
+            </p>
+          )}
           {preview.data?.ok ? (
             <ol className="mt-1.5 space-y-0.5 font-mono text-xs text-slate-800">
               {preview.data.runs.map((run) => (

@@ -3,20 +3,24 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { describeCron } from '@/app/_lib/cron';
 import { errorMessage } from '@/app/_lib/errors';
 import { formatInZone } from '@/app/_lib/format';
 import type { Schedule } from '@/app/_lib/types';
 import { ConfirmDialog } from '../confirm-dialog';
 import { StatusBadge } from '../executions/status-badge';
+import { IdText } from '../id-text';
 import { useTRPC } from '../providers';
 import { EmptyState, LoadError } from '../states';
 import { Badge, Button, Card, Spinner } from '../ui';
 import { CreateScheduleDialog } from './create-schedule-dialog';
 
-// An agent's schedules on its page: each with its cron and zone, its next run, its last runs
-// (linked to their executions), and Run now, Pause/Resume and Delete (confirmed). Refreshed every
-// few seconds while the page is open, so a run that starts shows up.
+// An agent's schedules on its page: each with its cron (in words too) and zone, its next run, its
+// last runs (linked to their executions), and Run now, Pause/Resume and Delete (confirmed).
+// Refreshed every few seconds while the page is open, so a run that starts shows up. A link to
+// `/dashboard/agents/<agent>#<schedule id>` (an execution's "Started by") scrolls to that
+// schedule and highlights it once the list has loaded.
 
 const REFRESH_MS = 5_000;
 
@@ -40,9 +44,7 @@ function RecentRuns({ schedule }: { schedule: Schedule }) {
       {runs.data.data.map((e) => (
         <li key={e.id} className="flex flex-wrap items-center gap-2 text-xs" data-testid="schedule-run">
           <StatusBadge status={e.status} />
-          <Link href={`/dashboard/executions/${e.id}`} className="font-mono text-indigo-600 hover:text-indigo-500">
-            {e.id}
-          </Link>
+          <IdText value={e.id} href={`/dashboard/executions/${e.id}`} copy={false} />
           <span className="text-slate-500">{e.trigger.type === 'schedule' ? formatInZone(e.trigger.scheduledFor, schedule.timezone) : ''}</span>
         </li>
       ))}
@@ -55,7 +57,19 @@ function RecentRuns({ schedule }: { schedule: Schedule }) {
   );
 }
 
-function ScheduleItem({ schedule, onChanged }: { schedule: Schedule; onChanged: () => void }) {
+/** The URL's fragment, kept up to date (no fragment on the server). */
+function useHash(): string {
+  return useSyncExternalStore(
+    (changed) => {
+      window.addEventListener('hashchange', changed);
+      return () => window.removeEventListener('hashchange', changed);
+    },
+    () => window.location.hash.slice(1),
+    () => '',
+  );
+}
+
+function ScheduleItem({ schedule, onChanged, highlighted }: { schedule: Schedule; onChanged: () => void; highlighted: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [confirming, setConfirming] = useState(false);
@@ -63,12 +77,30 @@ function ScheduleItem({ schedule, onChanged }: { schedule: Schedule; onChanged: 
   const runNow = useMutation(trpc.schedules.run.mutationOptions({ onSuccess: (e) => router.push(`/dashboard/executions/${e.id}`) }));
   const remove = useMutation(trpc.schedules.delete.mutationOptions({ onSuccess: onChanged }));
   const failure = toggle.error ?? runNow.error;
+  const words = describeCron(schedule.cron);
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  }, [highlighted]);
   return (
-    <li className="space-y-3 px-4 py-4 sm:px-5" data-testid="schedule-item" data-schedule-id={schedule.id}>
+    <li
+      ref={ref}
+      id={schedule.id}
+      className={`space-y-3 px-4 py-4 transition-colors sm:px-5 ${highlighted ? 'bg-indigo-50/70 ring-2 ring-indigo-400 ring-inset' : ''}`}
+      data-testid="schedule-item"
+      data-schedule-id={schedule.id}
+      data-highlighted={highlighted || undefined}
+      aria-current={highlighted ? 'true' : undefined}
+    >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0 space-y-1">
+          {words && (
+            <p className="text-sm font-semibold text-slate-900" data-testid="schedule-cron-words">
+              {words}
+            </p>
+          )}
           <p className="flex flex-wrap items-center gap-2">
-            <code className="font-mono text-sm font-semibold text-slate-900" data-testid="schedule-cron-text">
+            <code className={`font-mono text-slate-900 ${words ? 'text-xs' : 'text-sm font-semibold'}`} data-testid="schedule-cron-text">
               {schedule.cron}
             </code>
             <span className="text-xs text-slate-500">{schedule.timezone}</span>
@@ -136,6 +168,7 @@ export function SchedulesCard({ agentId }: { agentId: string }) {
   const list = useQuery({ ...trpc.schedules.list.queryOptions({ agentId, limit: 100 }), refetchInterval: REFRESH_MS });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.schedules.pathKey() });
   const schedules = list.data?.data ?? [];
+  const hash = useHash();
   const add = (label: string) => (
     <Button variant={schedules.length ? 'secondary' : 'primary'} onClick={() => setCreating(true)} data-testid="create-schedule">
       <span aria-hidden>+</span> {label}
@@ -143,7 +176,7 @@ export function SchedulesCard({ agentId }: { agentId: string }) {
   );
 
   return (
-    <Card className="overflow-hidden" data-testid="schedules-card">
+    <Card className="scroll-mt-6 overflow-hidden" id="schedules" data-testid="schedules-card">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 sm:px-5">
         <div>
           <h2 className="font-semibold text-slate-900">Schedules</h2>
@@ -162,7 +195,7 @@ export function SchedulesCard({ agentId }: { agentId: string }) {
       ) : (
         <ul className="divide-y divide-slate-200">
           {schedules.map((s) => (
-            <ScheduleItem key={s.id} schedule={s} onChanged={refresh} />
+            <ScheduleItem key={s.id} schedule={s} onChanged={refresh} highlighted={s.id === hash} />
           ))}
         </ul>
       )}

@@ -44,6 +44,9 @@ function webhookMessage(issue: { code: string; path?: PropertyKey[] }): string |
   }
 }
 
+/** Ticked when the dialog opens: how each run ends and starts, what most endpoints are for (docs/decisions.md). */
+const DEFAULT_EVENTS = EVENT_TYPES.filter((t) => t.startsWith('execution.'));
+
 const FIELDS = ['url', 'description', 'events'];
 /** Where each field's problem is shown (see revealProblem). */
 const TARGETS: Record<string, string> = { url: 'webhook-url', description: 'webhook-description', events: 'events-error' };
@@ -64,7 +67,7 @@ export function CreateWebhookDialog({
   // gcTime 0: the response (which holds the secret) leaves the mutation cache with this dialog.
   const create = useMutation({ ...trpc.webhooks.create.mutationOptions(), gcTime: 0 });
   const { register, control, handleSubmit, setError, formState } = useForm<WebhookForm, unknown, z.output<typeof webhookFormSchema>>({
-    defaultValues: { url: '', description: '', events: [] },
+    defaultValues: { url: '', description: '', events: DEFAULT_EVENTS },
     resolver: zodResolver(webhookFormSchema, { error: webhookMessage }),
     shouldFocusError: false,
   });

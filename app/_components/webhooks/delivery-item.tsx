@@ -39,11 +39,14 @@ function Attempt({ attempt: a }: { attempt: DeliveryAttempt }) {
   );
 }
 
-function pendingNote(d: Delivery, now: number): string {
-  if (d.attempts.length === 0) return 'Waiting for its first attempt…';
-  if (!d.nextAttemptAt || Date.parse(d.nextAttemptAt) <= now) return 'Retrying now…';
-  if (Date.parse(d.nextAttemptAt) - now < 60_000) return 'Next attempt in a few seconds.';
-  return `Next attempt ${formatRelative(d.nextAttemptAt, now)} (${formatTime(d.nextAttemptAt)}).`;
+/** When a pending delivery is tried next, relative and absolute: "Next attempt in 5 minutes (3 Jun 2026, 10:32:04)". */
+function nextAttemptNote(d: Pick<Delivery, 'status' | 'nextAttemptAt' | 'attempts'>, now: number): string | null {
+  if (d.status !== 'pending') return null;
+  const label = d.attempts.length === 0 ? 'First attempt' : 'Next attempt';
+  if (!d.nextAttemptAt) return `${label} due now`;
+  const wait = Date.parse(d.nextAttemptAt) - now;
+  const when = wait <= 1_000 ? 'due now' : wait < 60_000 ? `in ${Math.ceil(wait / 1000)} s` : formatRelative(d.nextAttemptAt, now);
+  return `${label} ${when} (${formatTime(d.nextAttemptAt)})`;
 }
 
 export function DeliveryItem({
@@ -66,6 +69,7 @@ export function DeliveryItem({
   const last = d.attempts.at(-1);
   const count = d.attempts.length;
   const panelId = `delivery-${d.id}`;
+  const pending = nextAttemptNote(d, now);
 
   return (
     <li data-testid="delivery-row" data-delivery-id={d.id} data-status={d.status}>
@@ -86,6 +90,11 @@ export function DeliveryItem({
           <code className="mt-1 block truncate font-mono text-xs text-slate-500" data-testid="delivery-event-id">
             {d.eventId}
           </code>
+          {pending && (
+            <span className="mt-1 block text-xs text-indigo-700" data-testid="delivery-next-attempt">
+              {pending}
+            </span>
+          )}
         </span>
         <span className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600 max-sm:basis-full max-sm:pl-6 sm:flex-col sm:items-end">
           <span className="flex gap-x-3 whitespace-nowrap">
@@ -100,12 +109,6 @@ export function DeliveryItem({
       </DisclosureButton>
       {open && (
         <div id={panelId} className="space-y-3 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="delivery-details">
-          {d.status === 'pending' && (
-            <p className="flex items-center gap-2 text-xs text-slate-600">
-              <Spinner className="size-3 text-indigo-500" />
-              {pendingNote(d, now)}
-            </p>
-          )}
           {count > 0 && (
             <ol className="space-y-2">
               {d.attempts.map((a) => (

@@ -10,7 +10,7 @@ export function EventsField({ value, onChange, error }: { value: string[]; onCha
   return (
     <fieldset aria-describedby={error ? 'events-error' : undefined}>
       <legend className="text-sm font-medium text-slate-800">Events to send</legend>
-      <p className="mt-0.5 text-xs text-slate-500">Choose what this endpoint receives. You can send it a test event at any time.</p>
+      <p className="mt-0.5 text-xs text-slate-500">The execution events are ticked to start with: change them to what this endpoint needs. You can send it a test event at any time.</p>
       <label className={`mt-2 flex cursor-pointer items-start gap-3 rounded-lg p-3 ring-1 ${all ? 'bg-indigo-50 ring-indigo-500' : 'ring-slate-200 hover:bg-slate-50'}`}>
         <input
           type="checkbox"

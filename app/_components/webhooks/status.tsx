@@ -14,11 +14,12 @@ export function disabledNote(webhook: Pick<Webhook, 'enabled' | 'disabledReason'
 }
 
 export function WebhookStatusBadge({ webhook, className }: { webhook: Pick<Webhook, 'enabled' | 'disabledReason'>; className?: string }) {
-  const automatic = disabledNote(webhook) !== null;
+  const note = disabledNote(webhook);
   return (
     <Badge
-      tone={webhook.enabled ? 'green' : automatic ? 'red' : 'slate'}
+      tone={webhook.enabled ? 'green' : note ? 'red' : 'slate'}
       className={className}
+      title={webhook.enabled ? 'Events are sent to this endpoint' : (note ?? 'Paused by hand: nothing is sent until it is enabled')}
       data-testid="webhook-status"
       data-enabled={webhook.enabled}
     >

@@ -16,28 +16,26 @@ import { useSetEnabled } from './use-set-enabled';
 import { WebhookDetails } from './webhook-details';
 import { WebhookSecretModal } from './webhook-secret-modal';
 
-/** On/off: enabling also revives an endpoint the server disabled (410, or failing for days). */
-function EnabledSwitch({ webhook }: { webhook: Webhook }) {
+/**
+ * The one on/off action (the badge beside the title says which it is): Disable, or Enable, which
+ * also revives an endpoint the server disabled (410, or failing for days).
+ */
+function EnabledAction({ webhook }: { webhook: Webhook }) {
   const update = useSetEnabled();
   const on = webhook.enabled;
   return (
     <div className="flex items-center gap-2">
-      <button
-        type="button"
-        role="switch"
-        aria-checked={on}
-        aria-label="Enabled"
+      <Button
+        variant={on ? 'secondary' : 'primary'}
         onClick={() => update.mutate({ id: webhook.id, enabled: !on })}
         disabled={update.isPending}
-        className="inline-flex items-center gap-2 rounded-md px-1 py-2 text-sm font-medium text-slate-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60"
+        title={on ? 'Stop sending events to this endpoint until you enable it again' : 'Send events to this endpoint again'}
         data-testid="webhook-enabled-toggle"
+        data-enabled={on}
       >
-        <span aria-hidden className={`relative inline-flex h-5 w-9 shrink-0 rounded-full transition-colors ${on ? 'bg-indigo-600' : 'bg-slate-300'}`}>
-          <span className={`absolute top-0.5 left-0.5 size-4 rounded-full bg-white shadow transition-transform ${on ? 'translate-x-4' : ''}`} />
-        </span>
-        {update.isPending ? <Spinner className="size-3.5" /> : null}
-        {on ? 'Enabled' : 'Disabled'}
-      </button>
+        {update.isPending && <Spinner className="size-3.5" />}
+        {on ? 'Disable' : 'Enable'}
+      </Button>
       {update.isError && (
         <span role="alert" className="text-xs text-red-600">
           {errorMessage(update.error)}
@@ -105,7 +103,8 @@ export function WebhookView({ id }: { id: string }) {
           {w.description && <p className="mt-1 max-w-2xl text-sm break-words text-slate-600">{w.description}</p>}
         </div>
         <div className="flex flex-wrap items-center gap-2">
-          <EnabledSwitch webhook={w} />
+          {/* A server-disabled endpoint's Enable sits in the note below, with the reason. */}
+          {!note && <EnabledAction webhook={w} />}
           <Button
             variant="secondary"
             onClick={() => sendTest(w.id)}

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client';
+import type { ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { newId } from '../../platform/ids';
 import type { Services } from '../runtime';
@@ -30,12 +31,12 @@ export async function startRun(
   actor: Actor,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inPlace: boolean },
+  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger },
 ): Promise<Run> {
   const slot = opts.inPlace ? (services.executions?.reserve() ?? null) : null;
   let start: Awaited<ReturnType<typeof startExecution>>;
   try {
-    start = await startExecution(db, actor, agentId, input, { id: opts.id ?? newId('exe'), inline: slot !== null });
+    start = await startExecution(db, actor, agentId, input, { id: opts.id ?? newId('exe'), inline: slot !== null, ...(opts.trigger ? { trigger: opts.trigger } : {}) });
   } catch (err) {
     slot?.release();
     throw err;

@@ -56,6 +56,7 @@ const step = z.object({
 const trigger = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('api') }),
+    z.object({ type: z.literal('playground') }),
     z.object({
       type: z.literal('schedule'),
       scheduleId: z.string().meta({ example: 'sch_01JD8X41B2C3D4E5F6G7H8J9K0' }),
@@ -64,7 +65,7 @@ const trigger = z
   ])
   .meta({
     id: 'ExecutionTrigger',
-    description: 'What started it: a call of the API or the dashboard (`api`), or an occurrence of a schedule (`schedule`).',
+    description: 'What started it: a call of the API (`api`), a message in the dashboard’s playground (`playground`), or an occurrence of a schedule (`schedule`).',
     example: { type: 'api' },
   });
 

@@ -59,6 +59,7 @@ export const executionsRouter = router({
   /**
    * Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): starts a run
    * through the same entry point, in place when it can, since the playground follows it at once.
+   * Its `trigger` is `playground`, so the lists tell these runs from the API's.
    */
   start: apiProcedure
     .meta({ scope: 'agents:execute' })
@@ -66,7 +67,7 @@ export const executionsRouter = router({
     .output(executionSchema)
     .mutation(async ({ ctx, input }) => {
       const { agentId, ...rest } = input;
-      const { row } = await startRun(ctx.services, ctx.db, ctx.actor, agentId, rest, { inPlace: true });
+      const { row } = await startRun(ctx.services, ctx.db, ctx.actor, agentId, rest, { inPlace: true, trigger: { type: 'playground' } });
       return executionView(row);
     }),
 });
