@@ -12,13 +12,14 @@ export default async function Home() {
   if (await currentSession()) redirect('/dashboard/keys');
   return (
     <div className="flex min-h-screen flex-col">
-      <header className="mx-auto flex w-full max-w-5xl items-center justify-between px-6 py-5">
+      {/* On a phone the header keeps the logo and Sign in: the page offers the reference just below. */}
+      <header className="mx-auto flex w-full max-w-5xl items-center justify-between gap-4 px-6 py-5">
         <Logo />
-        <nav className="flex items-center gap-2 text-sm">
-          <ButtonLink href="/docs" variant="ghost">
+        <nav className="flex shrink-0 items-center gap-2 text-sm">
+          <ButtonLink href="/docs" variant="ghost" className="max-sm:hidden">
             API reference
           </ButtonLink>
-          <ButtonLink href="/signin" variant="secondary">
+          <ButtonLink href="/signin" variant="secondary" className="whitespace-nowrap">
             Sign in
           </ButtonLink>
         </nav>

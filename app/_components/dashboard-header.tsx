@@ -23,10 +23,12 @@ const SECTIONS = [
   { href: '/dashboard/events', label: 'Events' },
 ];
 
-// Phones get two rows (logo and controls; workspace and the Menu button, whose panel lists every
-// section, one per line, so however many there are each is in view), up to 1280 px two (the
-// workspace and the navigation share the second), wider screens one. The navigation is one
-// element either way, restyled as the panel on a phone.
+// Two rows on every screen: the logo and the controls, then the workspace and the navigation (on
+// a phone the Menu button, whose panel lists every section, one per line, so however many there
+// are each is in view). The header is never wider than 1280 px, and one row would leave the
+// workspace's name a few letters beside six links, the switch and the account. The name takes
+// what the links leave; when that is under 11 rem (a tablet) the links move to a row of their own.
+// The navigation is one element either way, restyled as the panel on a phone.
 export function DashboardHeader({
   workspace,
   user,
@@ -69,8 +71,8 @@ export function DashboardHeader({
         <Link href="/dashboard/agents" aria-label="Dashboard" className="shrink-0">
           <Logo compact />
         </Link>
-        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-4 gap-y-2 max-sm:flex-nowrap xl:order-none xl:w-auto xl:flex-1 xl:flex-nowrap xl:gap-x-6">
-          <div className="flex min-w-0 items-center gap-2 xl:border-l xl:border-slate-200 xl:pl-6">
+        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-6 gap-y-2 max-sm:flex-nowrap max-sm:gap-x-4">
+          <div className="flex min-w-0 flex-1 items-center gap-2 sm:min-w-44">
             <span className="truncate text-sm font-medium text-slate-800" title={workspace.name} data-testid="workspace-name">
               {workspace.name}
             </span>
@@ -95,7 +97,7 @@ export function DashboardHeader({
           <nav
             ref={navRef}
             id={navId}
-            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-1 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto xl:ml-0`}
+            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-1 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto`}
             aria-label="Main"
           >
             {SECTIONS.map((s) => {

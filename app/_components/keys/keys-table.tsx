@@ -1,11 +1,13 @@
-import type { ReactNode } from 'react';
-import { formatCount, formatDate, formatRelative } from '@/app/_lib/format';
+import { formatCount, formatDate, formatDay, formatRelative } from '@/app/_lib/format';
 import type { KeyItem } from '@/app/_lib/types';
-import { CardTable, CELL, DayCell, LABEL } from '../card-table';
+import { CardTable, CELL, DayCell, LABEL, type Column } from '../card-table';
 import { Badge, Button } from '../ui';
 
-// "Requests (24 h)" on two lines, so the table still fits a 1280 px screen.
-const COLUMNS: ReactNode[] = ['Name', 'Key', 'Environment', 'Scopes', 'Last used', <>Requests<br />(24 h)</>, 'Expires', 'Created', ''];
+// The table fits its card from lg (1024 px) up: the list shows one environment (the switch above
+// it, and each prefix says it), so its badge is on the phone's card only; "Requests (24 h)" takes
+// two lines; dates are days (the time on hover); a name wraps anywhere rather than widening the
+// table. Between lg and xl the Created column gives way.
+const COLUMNS: Column[] = ['Name', 'Key', 'Scopes', 'Last used', <>Requests<br />(24 h)</>, 'Expires', { label: 'Created', className: 'max-xl:hidden' }, ''];
 
 function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   if (!expiresAt) return <span className="text-slate-500">Never</span>;
@@ -16,7 +18,7 @@ function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
       </Badge>
     );
   }
-  return <span title={formatDate(expiresAt)}>{formatDate(expiresAt)}</span>;
+  return <span title={formatDate(expiresAt)}>{formatDay(expiresAt)}</span>;
 }
 
 /** `requests`: each key's API requests in the last 24 hours (undefined until known). */
@@ -40,17 +42,17 @@ export function KeysTable({
           data-key-id={k.id}
           className="align-top max-lg:grid max-lg:grid-cols-6 max-lg:items-center max-lg:gap-x-3 max-lg:gap-y-3 max-lg:p-4 lg:hover:bg-slate-50/60"
         >
-          <td className={`${CELL} font-medium break-words text-slate-900 max-lg:col-span-4 lg:min-w-40`}>{k.name}</td>
-          <td className={`${CELL} max-lg:col-span-4 max-lg:row-start-2`}>
+          <td className={`${CELL} font-medium wrap-anywhere text-slate-900 max-lg:col-span-4 lg:min-w-40`}>{k.name}</td>
+          <td className={`${CELL} max-lg:col-span-6 max-lg:row-start-2 max-lg:flex max-lg:items-center max-lg:justify-between max-lg:gap-3`}>
             <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-slate-700" data-testid="key-prefix">
               {k.prefix}…
             </code>
-          </td>
-          <td className={`${CELL} max-lg:col-span-2 max-lg:row-start-2 max-lg:justify-self-end`}>
-            <Badge tone={k.environment === 'test' ? 'amber' : 'green'}>{k.environment}</Badge>
+            <Badge tone={k.environment === 'test' ? 'amber' : 'green'} className="lg:hidden">
+              {k.environment}
+            </Badge>
           </td>
           <td className={`${CELL} max-lg:col-span-6`}>
-            <div className="flex flex-wrap gap-1 lg:max-w-sm lg:min-w-56">
+            <div className="flex flex-wrap gap-1 lg:max-w-sm lg:min-w-40 xl:min-w-56">
               {k.scopes.length === 0 && <span className="text-slate-400">None</span>}
               {k.scopes.map((s) => (
                 <Badge key={s} className="font-mono">
@@ -71,8 +73,8 @@ export function KeysTable({
             <span className={LABEL}>Expires</span>
             <Expiry expiresAt={k.expiresAt} now={now} />
           </td>
-          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-3" />
-          <td className="px-4 py-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
+          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-3 lg:max-xl:hidden" />
+          <td className="py-2 pr-4 pl-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
             <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
               Revoke
             </Button>

@@ -1,12 +1,27 @@
 'use client';
 
-import { useRef } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { CreatedKey, StarterCall } from '@/app/_lib/types';
 import { CopyStatus, SecretField, selectContents, useCopy } from '../copy';
 import { SecretModalFrame } from '../modal';
 import { Badge, Button } from '../ui';
 
 const code = (text: string) => <code className="font-mono text-[0.95em] text-slate-800">{text}</code>;
+
+/** Whether the element's `content` is wider than its box (so it scrolls sideways), kept up to date. */
+function useOverflowsX(ref: RefObject<HTMLElement | null>, content: unknown): boolean {
+  const [overflows, setOverflows] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setOverflows(el.scrollWidth > el.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref, content]);
+  return overflows;
+}
 
 // Shows a new key's secret exactly once, with a first request to try it. The parent drops the
 // key from its state on "Done", so nothing on the page can show it again.
@@ -18,7 +33,10 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
   const call = calls.find((c) => created.scopes.some((s) => s === c.scope)) ?? calls[0];
   const allowed = call !== undefined && created.scopes.some((s) => s === call.scope);
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
-  const curl = call ? `curl ${origin}${call.path} \\\n  -H "Authorization: Bearer ${created.key}"` : null;
+  // One argument a line, each but the last ending in " \"; a line never wraps (the block scrolls
+  // sideways instead), so the key stays whole and no "\" is left alone on a line.
+  const curl = call ? [`curl ${origin}${call.path}`, `-H "Authorization: Bearer ${created.key}"`].join(' \\\n  ') : null;
+  const curlScrolls = useOverflowsX(curlRef, curl);
 
   return (
     <SecretModalFrame
@@ -58,14 +76,21 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
               {curlCopy.state === 'copied' ? 'Copied' : 'Copy'}
             </Button>
           </div>
+          {/* Focusable, so the keyboard can scroll it too. */}
           <pre
             ref={curlRef}
+            tabIndex={0}
             aria-labelledby="first-request-label"
             data-testid="secret-curl"
-            className="rounded-md bg-slate-900 px-3 py-2.5 font-mono text-[13px] leading-relaxed break-all whitespace-pre-wrap text-slate-100"
+            className="overflow-x-auto rounded-md bg-slate-900 px-3 py-2.5 font-mono text-xs leading-relaxed whitespace-pre text-slate-100 [color-scheme:dark] focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             {curl}
           </pre>
+          {curlScrolls && (
+            <p className="text-xs text-slate-500" data-testid="secret-curl-scroll-hint">
+              Scroll the command sideways to see all of it, or copy it whole.
+            </p>
+          )}
           <CopyStatus state={curlCopy.state} testId="curl-copy-status" />
           <p className="text-xs text-slate-500" data-testid="secret-curl-note">
             {allowed ? (
