@@ -31,10 +31,10 @@ async function main() {
   const phases = startupPhases(log);
   recordLaunch(phases);
   const runtime = await openRuntime({ phases });
-  let server: Server | undefined;
+  const listening: { server?: Server } = {};
   const stopIfAsked = async () => {
     if (!startupSignal) return;
-    if (server) await closeServer(server);
+    if (listening.server) await closeServer(listening.server);
     await closeRuntime(runtime);
     log.info({ signal: startupSignal }, 'stopped during start-up');
     process.exit(0);
@@ -45,7 +45,8 @@ async function main() {
   // built and loaded, and a browser sees a page that says so (api/http/starting.ts).
   const dashboard: Dashboard | undefined =
     process.env.DASHBOARD !== 'false' ? { starting: { phase: 'next', since: Date.now() } } : undefined;
-  server = createAppServer({ ...runtime, dashboard });
+  const server = createAppServer({ ...runtime, dashboard });
+  listening.server = server;
   const { url, hint } = await listen(server);
   const data = dataLocation();
   log.info(
