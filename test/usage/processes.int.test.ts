@@ -98,14 +98,21 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   });
 
   it('counts requests served by either web process, and a web process stopped with SIGTERM flushes its count', async () => {
-    const before = (await requestsUsage(a)).totals.requests;
+    // Reads of the test before may still sit unflushed in either process: `before` can be short by
+    // them, so the wait below holds until the 404s of both processes are in too.
+    const start = (await requestsUsage(a)).totals;
+    const before = start.requests;
     const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => call(i % 2 ? a : b, 'GET', i % 3 ? '/v1/agents' : '/v1/agents/agt_01JD8X41B2C3D4E5F6G7H8J9K0').then((r) => r.status)));
     assert.equal(statuses.filter((s) => s === 404).length, 10);
     // b is stopped before its 2 s flush comes round: what it counted is written at shutdown.
     assert.equal(await stop(b), 0);
     // The two reads of `before` and this one count too: 1 (before) + 30 + the reads until it holds.
-    const after = await until(() => requestsUsage(a), (u) => u.totals.requests >= before + 31, 'requests not all counted');
-    assert.ok(after.totals.clientErrors >= 10);
+    const after = await until(
+      () => requestsUsage(a),
+      (u) => u.totals.requests >= before + 31 && u.totals.clientErrors >= start.clientErrors + 10,
+      'requests not all counted',
+    );
+    assert.ok(after.totals.clientErrors >= start.clientErrors + 10);
     b = await startProcess({ ...env, RUN_WORKERS: 'false' });
     await waitReady(b);
   });
