@@ -1,14 +1,14 @@
 import type { ExecutionStatus } from '@/app/_lib/types';
+import { EXECUTION_STATUSES, isActive } from '@/server/modules/executions/statuses';
 import { Badge } from '../ui';
 
 // One colour per execution status, everywhere: queued slate, running indigo (pulsing),
 // succeeded green, failed red, cancelled amber.
 
-const TONE = { queued: 'slate', running: 'indigo', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const;
+const TONE = { queued: 'slate', running: 'indigo', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const satisfies Record<ExecutionStatus, string>;
 
-export const STATUSES: readonly ExecutionStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
-
-export const isActive = (status: ExecutionStatus) => status === 'queued' || status === 'running';
+/** Every status in the order a run goes through them, and which are still under way (statuses.ts). */
+export { EXECUTION_STATUSES as STATUSES, isActive };
 
 export function StatusBadge({ status, className }: { status: ExecutionStatus; className?: string }) {
   return (

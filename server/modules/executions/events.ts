@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { executionSchema } from './schemas';
+import { TERMINAL_EVENT_TYPES, terminalEventType, type TerminalEventType } from './statuses';
 
 // The events of one execution (docs/api.md, "Executions"): what `stream: true`, GET
 // /v1/executions/:id/stream and the dashboard's stream send, one Server-Sent Event each (`event:`
@@ -74,17 +75,16 @@ export type EventData<T extends ExecutionEventType> = Omit<EventOf<T>, 'type'>;
 /** The types, in the order a run sends them (the started event first, the terminal ones last). */
 export const EXECUTION_EVENT_TYPES = executionEventSchema.options.map((o) => o.shape.type.value) as readonly ExecutionEventType[];
 
-/** The events that end a stream: exactly one of them, last, carrying the finished execution. */
-export const TERMINAL_EVENT_TYPES = ['execution.succeeded', 'execution.failed', 'execution.cancelled'] as const satisfies readonly ExecutionEventType[];
-export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+// The terminal events are `execution.<final status>` (statuses.ts); each is an event of the contract.
+export { TERMINAL_EVENT_TYPES, terminalEventType, type TerminalEventType };
+type Holds<T extends true> = T;
+/** A compile-time check: every terminal event type is an event type of the contract. */
+export type TerminalEventsInContract = Holds<TerminalEventType extends ExecutionEventType ? true : false>;
 
 /** The events a running worker records between the started and the terminal event. */
 export type ProgressEventType = Exclude<ExecutionEventType, TerminalEventType | 'execution.started'>;
 
 export const isTerminalEvent = (type: string): type is TerminalEventType => (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
-
-/** The terminal event of a final status. */
-export const terminalEventType = (status: 'succeeded' | 'failed' | 'cancelled'): TerminalEventType => `execution.${status}`;
 
 /** An event as recorded: its type and the rest of it, typed together. */
 export type RecordedEvent<T extends ExecutionEventType = ExecutionEventType> = { [K in T]: { type: K; data: EventData<K> } }[T];

@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/client';
 import { terminalEventType } from './events';
 import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
+import { isFinal } from './statuses';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
@@ -114,7 +115,7 @@ export class RunLog implements LocalRun {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const tail = this.live.localTail(this.row.id);
-    if (final && tail && final.status !== 'queued' && final.status !== 'running') {
+    if (final && tail && isFinal(final.status)) {
       const type = terminalEventType(final.status);
       tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, { type, data: { execution: executionView(final) } }) }]);
       tail.markPersisted(final.eventSeq);

@@ -8,6 +8,7 @@ import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
+import { ACTIVE_STATUSES } from './statuses';
 import { env } from '../../platform/env.js';
 
 // The one module that moves an execution through its states (docs/api.md, "Executions"):
@@ -18,9 +19,7 @@ import { env } from '../../platform/env.js';
 // conversation, writes the webhook event (the outbox) and signals the change, in one transaction.
 
 export type ExecutionRow = typeof executions.$inferSelect;
-export const FINAL: readonly ExecutionStatus[] = ['succeeded', 'failed', 'cancelled'];
-export const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running'];
-export const isFinal = (status: ExecutionStatus) => FINAL.includes(status);
+export { isFinal } from './statuses';
 
 /**
  * A worker stops renewing its heartbeat only when it died: this long without one is `worker_lost`
@@ -294,14 +293,14 @@ export const announceQueued = (t: { workspaceId: string; environment: string }) 
         select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
-export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE });
+export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE_STATUSES });
 
 /** Cancels every queued and running execution of an agent (the agent is being deleted); `db` may be a transaction. */
 export async function cancelAgentExecutions(db: Db, agentId: string): Promise<number> {
   const active = await db
     .select({ id: executions.id })
     .from(executions)
-    .where(and(eq(executions.agentId, agentId), inArray(executions.status, [...ACTIVE])));
+    .where(and(eq(executions.agentId, agentId), inArray(executions.status, [...ACTIVE_STATUSES])));
   let n = 0;
   for (const { id } of active) if (await cancel(db, id)) n++;
   return n;

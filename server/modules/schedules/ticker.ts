@@ -7,6 +7,7 @@ import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
 import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from '../executions/lines';
 import { startExecution } from '../executions/service';
+import { ACTIVE_STATUSES } from '../executions/statuses';
 import { emit } from '../events/emit';
 import { scheduledRun, scheduleView } from './service';
 import { catchUp } from './timing';
@@ -95,7 +96,7 @@ async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date):
           eq(executions.workspaceId, s.workspaceId),
           eq(executions.environment, s.environment),
           eq(executions.scheduleId, s.id),
-          inArray(executions.status, ['queued', 'running']),
+          inArray(executions.status, [...ACTIVE_STATUSES]),
         ),
       )
       .limit(1);

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import { FINAL_STATUSES } from '../executions/statuses';
 import { bucketSql } from './histogram';
 import { pricedFrom } from './prices';
 import type { executionUsageRowSchema } from './schemas';
@@ -50,9 +51,7 @@ export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsag
     },
     counts: [
       ['executions', sql`coalesce(sum(executions), 0)`],
-      ['succeeded', byStatus('succeeded')],
-      ['failed', byStatus('failed')],
-      ['cancelled', byStatus('cancelled')],
+      ...FINAL_STATUSES.map((s): [string, SQL] => [s, byStatus(s)]),
       ['input_tokens', sql`coalesce(sum(input_tokens), 0)`],
       ['output_tokens', sql`coalesce(sum(output_tokens), 0)`],
       ['tool_calls', sql`coalesce(sum(tool_calls), 0)`],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GRANULARITIES } from '../../../db/schema';
+import { FINAL_STATUSES } from '../executions/statuses';
 import { limitSchema } from '../../platform/pagination';
 import { LIMITS, RETENTION_DAYS } from './range';
 
@@ -36,7 +37,7 @@ export const executionAnalyticsInput = z.strictObject({
     .optional(),
   agentId: id.meta({ description: 'Only this agent (an unknown id gives empty rows).' }).optional(),
   model: id.meta({ description: 'Only this model, `provider/model`.' }).optional(),
-  status: z.enum(['succeeded', 'failed', 'cancelled']).meta({ description: 'Only executions that ended in this status.' }).optional(),
+  status: z.enum(FINAL_STATUSES).meta({ description: 'Only executions that ended in this status.' }).optional(),
 });
 
 export const requestAnalyticsInput = z.strictObject({
@@ -54,7 +55,7 @@ export const executionUsageRowSchema = z
   .object({
     agentId: z.string().optional().meta({ description: 'With `groupBy=agentId`.' }),
     model: z.string().optional().meta({ description: 'With `groupBy=model`.' }),
-    status: z.enum(['succeeded', 'failed', 'cancelled']).optional().meta({ description: 'With `groupBy=status`.' }),
+    status: z.enum(FINAL_STATUSES).optional().meta({ description: 'With `groupBy=status`.' }),
     executions: z.number().int().meta({ example: 120 }),
     succeeded: z.number().int().meta({ example: 112 }),
     failed: z.number().int().meta({ example: 6 }),

@@ -1,0 +1,36 @@
+// The states of an execution, and the one place that says which of them are final
+// (docs/executions.md, "Lifecycle"). Every other list derives from these: the terminal event
+// types, the webhook event types, the usage filters, the dashboard's badge, the ticker's "still
+// active" test. It imports only the column's values (no drizzle), so the dashboard reads it in the
+// browser too.
+import { EXECUTION_STATUSES, type ExecutionStatus } from '../../../db/schema/values';
+
+/** Every status, in the order a run goes through them (the column's values). */
+export { EXECUTION_STATUSES, type ExecutionStatus };
+
+/** The statuses a run ends in: it never leaves one, and each has exactly one terminal event. */
+export const FINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
+export type FinalStatus = (typeof FINAL_STATUSES)[number];
+export type ActiveStatus = Exclude<ExecutionStatus, FinalStatus>;
+
+export const isFinal = (status: ExecutionStatus): status is FinalStatus => (FINAL_STATUSES as readonly string[]).includes(status);
+export const isActive = (status: ExecutionStatus): status is ActiveStatus => !isFinal(status);
+
+/** The statuses of a run still under way (queued or running). */
+export const ACTIVE_STATUSES = EXECUTION_STATUSES.filter(isActive) as readonly ActiveStatus[];
+
+/** Where each status may go next; a final status goes nowhere. */
+export const TRANSITIONS: { readonly [S in ExecutionStatus]: readonly ExecutionStatus[] } = {
+  queued: ['running', 'cancelled'],
+  running: ['succeeded', 'failed', 'cancelled'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** The terminal event of a final status: `execution.<status>`. */
+export type TerminalEventType = `execution.${FinalStatus}`;
+export const terminalEventType = (status: FinalStatus): TerminalEventType => `execution.${status}`;
+
+/** The events that end a stream: exactly one of them, last, carrying the finished execution. */
+export const TERMINAL_EVENT_TYPES = FINAL_STATUSES.map(terminalEventType) as readonly TerminalEventType[];
