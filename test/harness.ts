@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SQL } from 'drizzle-orm';
 import postgres from 'postgres';
-import type { Db } from '../db/client';
+import type { Database, Db } from '../db/client';
 import type { Environment, Plan } from '../db/schema';
 import type { Scope } from '../server/modules/keys/scopes';
 
@@ -179,6 +179,28 @@ export async function createTestDatabase(opts: { empty?: boolean } = {}): Promis
       } finally {
         await sql.end({ timeout: 5 });
       }
+    },
+  };
+}
+
+/**
+ * A migrated database of the kind TEST_DB says, with no server: for tests beside the code that
+ * call a module directly. `close()` closes and removes it.
+ */
+export async function bareTestDatabase(): Promise<{ database: Database; close(): Promise<void> }> {
+  const { openDatabase } = await import('../db/client');
+  const { migrateDatabase } = await import('../db/migrate');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-bare-'));
+  const pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
+  if (!pg) await prepareDataDir(dataDir);
+  const database = await openDatabase({ dataDir, databaseUrl: pg?.url, max: 2 });
+  await migrateDatabase(database);
+  return {
+    database,
+    async close() {
+      await database.close();
+      await pg?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isNull } from 'drizzle-orm';
-import { openDatabase, type Database } from '../../db/client';
-import { migrateDatabase } from '../../db/migrate';
+import type { Database } from '../../db/client';
 import { apiKeys, workspaces, type Environment } from '../../db/schema';
-import { createTestDatabase, DB_KIND } from '../../test/harness';
+import { bareTestDatabase } from '../../test/harness';
 import { ApiError } from './errors';
 import { newId } from './ids';
 import { keysetList, type ListScope } from './keyset';
@@ -20,15 +16,7 @@ import type { Page } from './pagination';
 let database: Database;
 let cleanup: () => Promise<void>;
 before(async () => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-keyset-'));
-  const pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
-  database = await openDatabase({ dataDir: tmp, databaseUrl: pg?.url, max: 2 });
-  await migrateDatabase(database);
-  cleanup = async () => {
-    await database.close();
-    await pg?.drop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  };
+  ({ database, close: cleanup } = await bareTestDatabase());
 });
 after(() => cleanup?.());
 

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { openDatabase, type Database } from '../../../db/client';
-import { migrateDatabase } from '../../../db/migrate';
+import type { Database } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { workspaces } from '../../../db/schema';
-import { createTestDatabase, DB_KIND } from '../../../test/harness';
+import { bareTestDatabase } from '../../../test/harness';
 import { newId } from '../../platform/ids';
 import { compactAll } from './compactor';
 import { executionSeries } from './executions';
@@ -24,15 +22,7 @@ const PRICES: PriceTable = { 'openai/priced': { input: 1, output: 2 } };
 let database: Database;
 let cleanup: () => Promise<void>;
 before(async () => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-prices-'));
-  const pg = DB_KIND === 'postgres' ? await createTestDatabase() : undefined;
-  database = await openDatabase({ dataDir: tmp, databaseUrl: pg?.url, max: 2 });
-  await migrateDatabase(database);
-  cleanup = async () => {
-    await database.close();
-    await pg?.drop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  };
+  ({ database, close: cleanup } = await bareTestDatabase());
 });
 after(() => cleanup?.());
 
