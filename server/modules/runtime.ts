@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client';
-import type { Bus } from '../platform/bus';
+import type { Bus } from '../platform/notify';
 import type { Live } from './executions/live';
 import type { ExecutionPool } from './executions/pool';
 import type { Jobs } from '../platform/jobs';

@@ -1,7 +1,7 @@
 import { openDatabase, type Database } from '../../db/client';
 import { DataDirLockedError } from '../../db/lock';
 import { migrateDatabase } from '../../db/migrate';
-import { openBus } from '../platform/bus';
+import { openBus } from '../platform/notify';
 import { Live } from '../modules/executions/live';
 import { StreamGuard } from '../platform/streams/guard';
 import { env } from '../platform/env.js';

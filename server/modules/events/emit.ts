@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import type { Environment } from '../../../db/schema';
 import { newId } from '../../platform/ids';
+import { CHANNELS, notifyCall } from '../../platform/notify';
 import type { AnyEventType } from './types';
 
 // The outbox (docs/webhooks.md): an event is written by the transaction that makes the change, so
@@ -26,7 +27,7 @@ export function emit(tx: Db, scope: EventScope, type: AnyEventType, object: obje
         insert into events (id, workspace_id, environment, type, object, webhook_id)
         values (${id}, ${scope.workspaceId}, ${scope.environment}, ${type}, ${JSON.stringify(object)}::json, ${opts.webhookId ?? null})
         returning id
-      ) select pg_notify('aas_events', '') from e`,
+      ) select ${notifyCall(CHANNELS.outbox, null)} from e`,
     )
     .then(() => id);
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { newId } from '../../platform/ids';
+import { CHANNELS, notifyCall } from '../../platform/notify';
 
 // Queued turns (docs/executions.md, "Queued turns"): executions waiting in a line for the run
 // ahead of them, in order. Two lines exist:
@@ -69,7 +70,7 @@ export async function handOn(tx: Db, done: Finished): Promise<void> {
           select ${newId('msg')}, ${done.conversationId}, p.id, 'user', p.input, json_build_object('role', 'user', 'content', p.input) from promoted p
           returning id
         )
-        select pg_notify('aas_jobs', 'executions') from promoted`,
+        select ${notifyCall(CHANNELS.work, 'executions')} from promoted`,
   );
   if (done.scheduleId === null) return;
   // A schedule's line has its own lock (lockScheduleLine), which the tick takes while it decides
@@ -91,6 +92,6 @@ export async function handOn(tx: Db, done: Finished): Promise<void> {
         ), promoted as (
           update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id
         )
-        select pg_notify('aas_jobs', 'executions') from promoted`,
+        select ${notifyCall(CHANNELS.work, 'executions')} from promoted`,
   );
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
-import type { Bus } from '../../platform/bus';
+import { CHANNELS, notify, type Bus } from '../../platform/notify';
 import { log } from '../../platform/log';
 import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } from './events';
 
@@ -14,7 +14,7 @@ import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } fro
 // A tail holds a window of recent events, bounded in bytes; a stream behind the window reads
 // the rest from the database itself. Events are rendered as SSE blocks once, for every stream.
 
-const followSignal = (id: string) => sql`select pg_notify('aas_follow', ${id})`;
+const followSignal = (id: string) => notify(CHANNELS.follow, id);
 
 export const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
@@ -204,9 +204,7 @@ export class Live {
     private readonly bus: Bus,
   ) {
     this.offs.push(
-      bus.subscribe('aas_execution', (payload) => {
-        const [id, , final] = payload.split(':');
-        if (!id) return;
+      bus.subscribe(CHANNELS.executionEvents, ({ id, final }) => {
         const tail = this.tails.get(id);
         if (tail && !tail.local) {
           // The run has started somewhere: ask again to write promptly (it may have started after the first ask).

@@ -1,7 +1,7 @@
 import { asc, inArray } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { agents, messages } from '../../../db/schema';
-import type { Bus } from '../../platform/bus';
+import { CHANNELS, type Bus } from '../../platform/notify';
 import type { Headroom } from '../../platform/headroom';
 import { log } from '../../platform/log';
 import { allocate, queuedTenants } from './admission';
@@ -66,9 +66,9 @@ export class ExecutionPool {
       if (run) fn(run);
     };
     this.offs.push(
-      this.bus.subscribe('aas_jobs', (payload) => payload === 'executions' && this.signal()),
-      this.bus.subscribe('aas_cancel', byId((run) => run.controller.abort('cancelled'))),
-      this.bus.subscribe('aas_follow', byId((run) => run.log.follow())),
+      this.bus.subscribe(CHANNELS.work, (work) => work === 'executions' && this.signal()),
+      this.bus.subscribe(CHANNELS.cancel, byId((run) => run.controller.abort('cancelled'))),
+      this.bus.subscribe(CHANNELS.follow, byId((run) => run.log.follow())),
       this.bus.onReconnect(() => this.signal()),
     );
     const beat = setInterval(() => void this.beat(), HEARTBEAT_MS);

@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
+import { CHANNELS, notify } from '../../platform/notify';
 import type { Page, PageParams } from '../../platform/pagination';
 import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
@@ -188,7 +189,7 @@ export async function startExecution(
       return { row, timeoutSeconds: agent.timeoutSeconds, ahead: waiting.ahead };
     }
     if (!running) {
-      await Promise.all([...writes, tx.execute(sql`select pg_notify('aas_jobs', 'executions')`)]);
+      await Promise.all([...writes, tx.execute(notify(CHANNELS.work, 'executions'))]);
       return { row, timeoutSeconds: agent.timeoutSeconds };
     }
     // A new conversation's history is the message just written: nothing to read back.

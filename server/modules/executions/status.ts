@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
 import { intArray, queryRows, textArray } from '../../../db/rows';
@@ -10,6 +10,7 @@ import { recordedEvent, terminalEventType, type ProgressEventType, type Recorded
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES } from './statuses';
 import { env } from '../../platform/env.js';
+import { CHANNELS, notify, notifyCall, type EventsSignal } from '../../platform/notify';
 
 // The one module that moves an execution through its states (docs/api.md, "Executions"):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
@@ -29,6 +30,17 @@ export const HEARTBEAT_MS = Math.round(env.EXECUTION_HEARTBEAT_SECONDS * 1000);
 export const LOST_AFTER_MS = Math.round(env.EXECUTION_LOST_AFTER_SECONDS * 1000);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The time liveness is judged by: the database's own, or a fixed one a test sets and moves. */
+export interface Clock {
+  now(): SQL;
+}
+export const databaseClock: Clock = { now: () => sql`now()` };
+/** A clock at `ms` (epoch milliseconds) that `advance` moves on: for tests of the lifecycle. */
+export function fixedClock(ms: number): Clock & { advance(byMs: number): void } {
+  let at = ms;
+  return { now: () => sql`${new Date(at).toISOString()}::timestamptz`, advance: (byMs) => void (at += byMs) };
+}
 
 /** The execution as the API shows it. */
 export function executionView(row: ExecutionRow): ExecutionView {
@@ -53,8 +65,6 @@ export function executionView(row: ExecutionRow): ExecutionView {
   };
 }
 
-// Payload `<id>:<seq>`, and `<id>:<seq>:final` for the terminal event (what `wait: true` waits for).
-const eventsSignal = (id: string, seq: number, final = false) => `${id}:${seq}${final ? ':final' : ''}`;
 
 /**
  * Sequence numbers a running worker may hand out ahead of the events it has written
@@ -82,18 +92,18 @@ export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
  * JSON), however many there are (the query builder spent milliseconds of CPU binding a run's
  * forty deltas one value at a time).
  */
-const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[], signal: string) =>
+const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[], signal: EventsSignal) =>
   tx.execute(sql`with ins as (
       insert into execution_events (execution_id, seq, type, data)
       select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)
-    ) select pg_notify('aas_execution', ${signal})`);
+    ) select ${notifyCall(CHANNELS.executionEvents, signal)}`);
 
 /** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
   const view = executionView(row);
   const seq = startedSeq(row);
   return Promise.all([
-    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }], eventsSignal(row.id, seq)),
+    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }], { id: row.id, seq, final: false }),
     emit(tx, row, 'execution.started', view),
   ]);
 }
@@ -154,11 +164,11 @@ export interface RunRef {
  * Renews the heartbeat of every run a process holds, in one statement. Returns the ids that are
  * still its own; the others were cancelled or declared lost (their worker aborts them).
  */
-export async function heartbeat(db: Db, runs: RunRef[]): Promise<Set<string>> {
+export async function heartbeat(db: Db, runs: RunRef[], clock = databaseClock): Promise<Set<string>> {
   if (runs.length === 0) return new Set();
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`update executions e set heartbeat_at = now()
+    sql`update executions e set heartbeat_at = ${clock.now()}
         from unnest(${textArray(runs.map((r) => r.id))}, ${intArray(runs.map((r) => r.attempt))}) as mine(id, attempt)
         where e.id = mine.id and e.attempt = mine.attempt and e.status = 'running'
         returning e.id`,
@@ -191,7 +201,7 @@ export async function appendEvents(db: Db, id: string, attempt: number, events: 
       from s, json_array_elements(${JSON.stringify(events)}::json) as e(value)
       returning seq
     )
-    select max(seq) as last, pg_notify('aas_execution', ${id} || ':' || max(seq)) from ins having max(seq) is not null`,
+    select max(seq) as last, ${notifyCall(CHANNELS.executionEvents, sql`${id} || ':' || max(seq)`)} from ins having max(seq) is not null`,
   );
   return rows.length > 0;
 }
@@ -261,7 +271,7 @@ export async function finish(
     const view = executionView(row);
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }], eventsSignal(id, row.eventSeq, true)),
+      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }], { id, seq: row.eventSeq, final: true }),
       emit(tx, row, terminalEventType(outcome.status), view),
       // The conversation is freed, and counts the run's messages in the same statement: a
       // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
@@ -278,7 +288,7 @@ export async function finish(
         .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
         .execute(),
       extra?.(tx, row),
-      outcome.status === 'cancelled' ? tx.execute(sql`select pg_notify('aas_cancel', ${id})`) : null,
+      outcome.status === 'cancelled' ? tx.execute(notify(CHANNELS.cancel, id)) : null,
       row.startedAt ? tx.execute(announceQueued(row)) : null,
     ]);
     // After the conversation was freed (above, in order): the next queued turn of its lines may run.
@@ -289,7 +299,7 @@ export async function finish(
 
 /** Wakes the workers when the tenant has queued runs (one of its slots just freed). */
 export const announceQueued = (t: { workspaceId: string; environment: string }) =>
-  sql`select pg_notify('aas_jobs', 'executions') where exists (
+  sql`select ${notifyCall(CHANNELS.work, 'executions')} where exists (
         select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
@@ -310,11 +320,11 @@ export async function cancelAgentExecutions(db: Db, agentId: string): Promise<nu
  * Running executions whose worker stopped renewing its heartbeat become `failed` with
  * `worker_lost`: never `running` forever, and never sent to the model a second time.
  */
-export async function failLostExecutions(db: Db): Promise<string[]> {
+export async function failLostExecutions(db: Db, clock = databaseClock): Promise<string[]> {
   const stale = await db
     .select({ id: executions.id, attempt: executions.attempt })
     .from(executions)
-    .where(and(eq(executions.status, 'running'), lt(executions.heartbeatAt, sql`now() - ${`${LOST_AFTER_MS} milliseconds`}::interval`)));
+    .where(and(eq(executions.status, 'running'), lt(executions.heartbeatAt, sql`${clock.now()} - ${`${LOST_AFTER_MS} milliseconds`}::interval`)));
   const lost: string[] = [];
   for (const { id, attempt } of stale) {
     const row = await finish(

@@ -1,9 +1,9 @@
 import type { Db } from '../../../db/client';
-import type { Bus } from '../../platform/bus';
+import { CHANNELS, type Bus } from '../../platform/notify';
 import { log } from '../../platform/log';
 import { drainWebhook } from './deliver';
 import { claimEndpoints, LEASE_RENEW_MS, releaseLease, renewLeases, type Lease } from './lanes';
-import { wakeDeliveries, WEBHOOKS_SIGNAL } from './wake';
+import { wakeDeliveries } from './wake';
 
 // The webhook drains of one worker process (docs/webhooks.md, "Fair delivery"): `slots` endpoints
 // at once, each taken by a lease (lanes.ts) and drained one delivery after another. It looks for
@@ -62,7 +62,7 @@ export function startDeliveries(db: Db, bus: Bus, slots: number): () => Promise<
     drains.set(lease.webhookId, d);
   };
 
-  const offSignal = bus.subscribe('aas_jobs', (payload) => payload === WEBHOOKS_SIGNAL && signal());
+  const offSignal = bus.subscribe(CHANNELS.work, (work) => work === 'webhooks' && signal());
   const offReconnect = bus.onReconnect(signal);
   const renewer = setInterval(() => {
     const held = [...drains.values()].filter((d) => !d.lost);

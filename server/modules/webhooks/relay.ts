@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
 import { events, webhookDeliveries, webhooks } from '../../../db/schema';
-import type { Bus } from '../../platform/bus';
+import { CHANNELS, type Bus } from '../../platform/notify';
 import { newId } from '../../platform/ids';
 import { log } from '../../platform/log';
 import { wakeDeliveries } from './wake';
@@ -117,7 +117,7 @@ export function startRelay(db: Db, bus: Bus): () => Promise<void> {
       }
     })();
   };
-  const offEvents = bus.subscribe('aas_events', run);
+  const offEvents = bus.subscribe(CHANNELS.outbox, run);
   const offReconnect = bus.onReconnect(run);
   const timer = setInterval(run, POLL_MS);
   timer.unref();

@@ -1,13 +1,11 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import { CHANNELS, notify } from '../../platform/notify';
 
 // The signal that deliveries may be due (NOTIFY `aas_jobs` 'webhooks'): every process's
 // dispatcher (dispatcher.ts) looks for endpoints to drain when it arrives. Sent inside the
 // transaction that made the deliveries due, it is delivered at its commit. Nothing is lost
 // when it is: the deliveries table is the queue, and dispatchers look at it every few seconds.
 
-export const WEBHOOKS_SIGNAL = 'webhooks';
-
 export function wakeDeliveries(db: Db): Promise<unknown> {
-  return db.execute(sql`select pg_notify('aas_jobs', ${WEBHOOKS_SIGNAL})`);
+  return db.execute(notify(CHANNELS.work, 'webhooks'));
 }
