@@ -12,6 +12,15 @@
 // platform/ratelimit/store.ts), never imported from above. There are no exceptions.
 const OUTSIDE_LAYERS = '^server/(?!(platform|modules|api|processes)/)';
 
+// Executions are reached through their public files only (docs/executions.md, "The engine"):
+// engine.ts (start, cancel, wait, follow, enqueue), service.ts (reads), schemas.ts, events.ts
+// and statuses.ts. The process wiring and the edges still reach three more, each on its way out
+// (docs/engine-plan.md): live.ts and pool.ts (built by processes/, typed in modules/runtime.ts;
+// live.ts's SSE block for the OpenAPI example), dashboard-stream.ts (the dashboard's stream
+// route). This list shrinks, never grows.
+const EXECUTIONS_PUBLIC = '^server/modules/executions/(engine|service|schemas|events|statuses)\\.ts$';
+const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool|dashboard-stream)\\.ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -35,6 +44,20 @@ module.exports = {
       comment: 'server/api/ (the edges) imports nothing from processes/: the processes wire the api, not the other way.',
       from: { path: '^server/api/' },
       to: { path: '^server/processes/' },
+    },
+    {
+      name: 'modules-reach-executions-through-its-face',
+      severity: 'error',
+      comment: 'Another module imports executions only through its public files (engine, service, schemas, events, statuses).',
+      from: { path: '^server/modules/(?!executions/)[^/]+/' },
+      to: { path: '^server/modules/executions/', pathNot: EXECUTIONS_PUBLIC },
+    },
+    {
+      name: 'edges-reach-executions-through-its-face',
+      severity: 'error',
+      comment: 'The edges, the processes and the process state reach executions through its public files (and the few on their way out).',
+      from: { path: '^(server/(api|processes)/|server/modules/runtime\\.ts$|app/)' },
+      to: { path: '^server/modules/executions/', pathNot: [EXECUTIONS_PUBLIC, EXECUTIONS_ON_THEIR_WAY_OUT] },
     },
     {
       name: 'db-imports-no-server',

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client';
 import type { Bus } from '../platform/notify';
+import type { Engine } from './executions/engine';
 import type { Live } from './executions/live';
 import type { ExecutionPool } from './executions/pool';
 import type { Jobs } from '../platform/jobs';
@@ -27,6 +28,8 @@ export interface ProcessRuntime {
   streams: StreamGuard;
   /** API request usage counted by this process, flushed every few seconds (usage analytics). */
   usage: RequestUsage;
+  /** The one face of executions: start, cancel, wait for and follow runs (executions/engine.ts). */
+  engine: Engine;
   /** The executions this process runs (when it runs workers). */
   executions?: ExecutionPool;
   /** Stops this process's worker timers (the worker_lost sweeper); set when it runs workers. */
@@ -36,7 +39,7 @@ export interface ProcessRuntime {
 }
 
 /** What a request may use of its process, given in its context (never reached for from a global). */
-export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions'>;
+export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions' | 'engine'>;
 
 interface Slots {
   runtime?: ProcessRuntime;

@@ -2,6 +2,7 @@ import { openDatabase, type Database } from '../../db/client';
 import { DataDirLockedError } from '../../db/lock';
 import { migrateDatabase } from '../../db/migrate';
 import { openBus } from '../platform/notify';
+import { createEngine } from '../modules/executions/engine';
 import { Live } from '../modules/executions/live';
 import { StreamGuard } from '../platform/streams/guard';
 import { env } from '../platform/env.js';
@@ -102,7 +103,9 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     streams.start();
     const usage = new RequestUsage(database.db, env.USAGE_ANALYTICS);
     usage.start();
-    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, workers };
+    // The engine reads the pool at each start: the workers (and their pool) start after it.
+    const engine = createEngine({ db: database.db, live, pool: () => runtime.executions });
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers };
     setRuntime(runtime);
     if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));
     return runtime;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Db } from '../../../db/client';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { ApiError, notFound } from '../../platform/errors';
 import { assertSafeKeys } from '../../platform/metadata';
@@ -9,13 +8,13 @@ import type { MarkerReplay } from './idempotency';
 import type { RawRoute } from './routes';
 import type { Services } from '../../modules/runtime';
 import { findNul, inputError } from '../trpc/input-errors';
+import { executionView, type Run } from '../../modules/executions/engine';
 import { executionEventSchema, recordedEvent } from '../../modules/executions/events';
 import { sseBlock } from '../../modules/executions/live';
 import { executeInput } from '../../modules/executions/schemas';
-import { startRun } from '../../modules/executions/execute';
 import { findExecutionState } from '../../modules/executions/service';
-import { executionView, isFinal } from '../../modules/executions/status';
-import { responseSink, streamEvents, waitForFinal, watchFinal } from '../../modules/executions/stream';
+import { isFinal } from '../../modules/executions/statuses';
+import { closeSignal, responseSink } from '../sse';
 import { newId } from '../../platform/ids';
 
 // The two execution routes that write their own response: execute (202, 200 or an event
@@ -68,7 +67,7 @@ export const executeRoute: RawRoute = {
       },
     },
   },
-  async handle({ db, services, key, params, query, body }): Promise<Answer> {
+  async handle({ services, key, params, query, body }): Promise<Answer> {
     errorIfQuery(query);
     const raw = await body();
     const nul = findNul(raw);
@@ -78,18 +77,18 @@ export const executeRoute: RawRoute = {
     if (!parsed.success) throw inputError(parsed.error.issues, raw);
     const input = parsed.data;
     if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const { live, streams } = services;
+    const { engine, streams } = services;
     const id = newId('exe');
     // A stream counts against the key's open streams, a wait against the workspace's waiting
     // requests, before anything is created.
     const open = input.stream ? await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId }) : null;
     const waiting = input.wait ? streams.acquireWait(key!.workspaceId) : null;
     // `wait: true` listens for the terminal event before the execution exists (never too late).
-    const watch = input.wait ? watchFinal(live, id) : undefined;
-    let started: Awaited<ReturnType<typeof startRun>>;
+    const watch = input.wait ? engine.watch(id) : undefined;
+    let started: Run;
     try {
       // A caller that waits or streams is served fastest by a run in this process (no hand-over).
-      started = await startRun(services, db, key!, params.id!, input, { id, inPlace: input.wait === true || input.stream === true });
+      started = await engine.start(key!, params.id!, input, { id, inPlace: input.wait === true || input.stream === true });
     } catch (err) {
       watch?.close();
       open?.close();
@@ -105,7 +104,7 @@ export const executeRoute: RawRoute = {
         marker: JSON.stringify({ $stream: row.id }),
         async write(res) {
           try {
-            await streamEvents({ db, live, executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
+            await engine.follow({ executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
           } finally {
             open!.close();
           }
@@ -120,7 +119,7 @@ export const executeRoute: RawRoute = {
           try {
             // Run here: its outcome as recorded (unless another party ended it: then read it).
             const final = run ? await run : null;
-            const done = final ?? (await waitForFinal(db, live, row.id, (timeoutSeconds * (1 + ahead) + WAIT_GRACE_SECONDS) * 1000, res, watch));
+            const done = final ?? (await engine.wait(row.id, { timeoutMs: (timeoutSeconds * (1 + ahead) + WAIT_GRACE_SECONDS) * 1000, signal: closeSignal(res), watch }));
             if (final) watch?.close();
             await respond(res, json(200, executionView(done)));
           } finally {
@@ -163,7 +162,7 @@ export const streamRoute: RawRoute = {
     }
     const row = await findExecutionState(db, key!, params.id!);
     if (!row) throw notFound('execution', params.id!);
-    const { live, streams } = services;
+    const { engine, streams } = services;
     const open = await streams.acquire({ kind: 'key', id: key!.keyId, workspaceId: key!.workspaceId });
     return {
       status: 200,
@@ -172,7 +171,7 @@ export const streamRoute: RawRoute = {
           const sink = responseSink(res);
           // Finished, and the client has every event already: nothing more will come.
           if (isFinal(row.status) && afterSeq >= row.eventSeq) return sink.end();
-          await streamEvents({ db, live, executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
+          await engine.follow({ executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
         } finally {
           open.close();
         }
@@ -182,7 +181,7 @@ export const streamRoute: RawRoute = {
 };
 
 /** The replay of an idempotent execute that answered with a stream or a wait: the same answer, for the same execution. */
-export const replayExecution = (db: Db, { live, streams }: Services): MarkerReplay => async (marker, key) => {
+export const replayExecution = ({ engine, streams }: Services): MarkerReplay => async (marker, key) => {
   const id = marker.$stream ?? marker.$wait!;
   if (marker.$stream) {
     const open = await streams.acquire({ kind: 'key', id: key.keyId, workspaceId: key.workspaceId });
@@ -190,7 +189,7 @@ export const replayExecution = (db: Db, { live, streams }: Services): MarkerRepl
       status: 200,
       async write(res) {
         try {
-          await streamEvents({ db, live, executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+          await engine.follow({ executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
         } finally {
           open.close();
         }
@@ -202,7 +201,7 @@ export const replayExecution = (db: Db, { live, streams }: Services): MarkerRepl
     status: 200,
     async write(res) {
       try {
-        const done = await waitForFinal(db, live, id, (900 + WAIT_GRACE_SECONDS) * 1000, res);
+        const done = await engine.wait(id, { timeoutMs: (900 + WAIT_GRACE_SECONDS) * 1000, signal: closeSignal(res) });
         await respond(res, json(200, executionView(done)));
       } finally {
         waiting();

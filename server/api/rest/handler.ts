@@ -37,7 +37,7 @@ interface KeyRef {
 
 export function createRestHandler(deps: { db: Db; limits: RateLimits; services: Services; usage?: RequestUsage }) {
   const { db, limits, services } = deps;
-  const replayMarker = replayExecution(db, services);
+  const replayMarker = replayExecution(services);
   const routes = buildRouteTable(appRouter, RAW_ROUTES);
   const addresses = createAddressGuard(limits);
   const unknownKeys = createUnknownKeys();

@@ -5,7 +5,7 @@ import { agents, type StoredTool } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
-import { cancelAgentExecutions } from '../executions/status';
+import { cancelAgentRuns } from '../executions/engine';
 import { deleteAgentSchedules } from '../schedules/service';
 import { isId, newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';
@@ -320,7 +320,7 @@ export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Da
     const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning();
     if (!row) throw notFound('agent', id);
     // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`.
-    await cancelAgentExecutions(tx, row.id);
+    await cancelAgentRuns(tx, row.id);
     // Its schedules go with it (their `schedule.deleted` events before the agent's).
     await deleteAgentSchedules(tx, actor, row.id);
     await emit(tx, actor, 'agent.deleted', agentView(row));

@@ -28,7 +28,7 @@ export interface Run {
 export async function startRun(
   services: Pick<Services, 'executions'>,
   db: Db,
-  actor: Actor,
+  actor: Pick<Actor, 'workspaceId' | 'environment'>,
   agentId: string,
   input: ExecuteInput,
   opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger },

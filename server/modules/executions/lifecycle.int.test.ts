@@ -3,11 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
-import { agents, workspaces } from '../../../db/schema';
 import { bareTestDatabase } from '../../../test/harness';
+import { seedTenant, type SeededTenant } from '../../../test/seed-db';
 import { newId } from '../../platform/ids';
 import { CHANNELS, openBus, type Bus } from '../../platform/notify';
-import type { Tenant } from './admission';
 import { startExecution } from './service';
 import { appendEvents, cancel, claimQueued, failLostExecutions, finish, fixedClock, heartbeat, LOST_AFTER_MS, type ExecutionRow } from './status';
 import { recordedEvent } from './events';
@@ -33,15 +32,8 @@ after(async () => {
 });
 
 const db = () => database.db;
-type T = Tenant & { agentId: string };
-
-async function tenant(): Promise<T> {
-  const workspaceId = newId('ws');
-  const agentId = newId('agt');
-  await db().insert(workspaces).values({ id: workspaceId, name: 'Lifecycle' });
-  await db().insert(agents).values({ id: agentId, workspaceId, environment: 'live', name: 'a', model: 'openai-compatible/fake-1', maxSteps: 5, timeoutSeconds: 60, toolSecret: 'unused' });
-  return { workspaceId, environment: 'live', agentId };
-}
+type T = SeededTenant;
+const tenant = () => seedTenant(db(), 'Lifecycle');
 
 const start = (t: T, input: string, conversationId?: string) =>
   startExecution(db(), t, t.agentId, { input, ...(conversationId ? { conversationId, ifBusy: 'enqueue' as const } : {}) }).then((r) => r.row);

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { executions } from '../../../db/schema';
@@ -39,33 +38,6 @@ export const SSE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Accel-Buffering': 'no',
 };
-
-export function responseSink(res: ServerResponse): EventSink {
-  res.writeHead(200, { ...SSE_HEADERS, Connection: 'keep-alive' });
-  res.flushHeaders();
-  const closed = () => res.destroyed || res.writableEnded;
-  return {
-    write: (chunk) => res.write(chunk),
-    drained: () =>
-      closed() || !res.writableNeedDrain
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const done = () => {
-              res.off('drain', done);
-              res.off('close', done);
-              resolve();
-            };
-            res.once('drain', done);
-            res.once('close', done);
-          }),
-    end: () => res.end(),
-    destroy: () => res.destroy(),
-    get closed() {
-      return closed();
-    },
-    onClose: (fn) => void res.once('close', fn),
-  };
-}
 
 /** A web ReadableStream sink (the dashboard's route handler): pulled by the client, 64 KB of queue at most. */
 export function webSink(): { sink: EventSink; stream: ReadableStream<Uint8Array> } {
@@ -255,27 +227,28 @@ export function watchFinal(live: Live, executionId: string) {
     close: off,
   };
 }
-type Watch = ReturnType<typeof watchFinal>;
+export type Watch = ReturnType<typeof watchFinal>;
 
 /**
- * Waits until the execution is final (or `timeoutMs` passed, or the caller left) and returns its
- * row as it is then. With `watch` (opened before the execution was created), the first read
- * waits for a signal: nothing can have been missed.
+ * Waits until the execution is final (or `timeoutMs` passed, or the caller left: `signal`) and
+ * returns its row as it is then. With `watch` (opened before the execution was created), the
+ * first read waits for a signal: nothing can have been missed.
  */
-export async function waitForFinal(db: Db, live: Live, executionId: string, timeoutMs: number, res?: ServerResponse, watch?: Watch): Promise<ExecutionRow> {
+export async function waitForFinal(db: Db, live: Live, executionId: string, timeoutMs: number, signal?: AbortSignal, watch?: Watch): Promise<ExecutionRow> {
   const fresh = watch !== undefined;
   watch ??= watchFinal(live, executionId);
-  res?.once('close', watch.signal);
+  signal?.addEventListener('abort', watch.signal, { once: true });
   const deadline = Date.now() + timeoutMs;
   try {
     if (fresh) await watch.wait(Math.min(WAIT_POLL_MS, timeoutMs));
     for (;;) {
       const [row] = await db.select().from(executions).where(eq(executions.id, executionId));
       // A caller that went away stops the wait (never the execution).
-      if (!row || isFinal(row.status) || Date.now() >= deadline || res?.destroyed) return row!;
+      if (!row || isFinal(row.status) || Date.now() >= deadline || signal?.aborted) return row!;
       await watch.wait(Math.min(WAIT_POLL_MS, deadline - Date.now()));
     }
   } finally {
+    signal?.removeEventListener('abort', watch.signal);
     watch.close();
   }
 }

@@ -11,8 +11,7 @@ import { keysetList } from '../../platform/keyset';
 import { assertUnderLimit } from '../../platform/resource-limit';
 import { assertSafeKeys } from '../../platform/metadata';
 import type { Page, PageParams } from '../../platform/pagination';
-import { startExecution } from '../executions/service';
-import { executionView } from '../executions/status';
+import { enqueue, executionView } from '../executions/engine';
 import type { ExecutionView } from '../executions/schemas';
 import { MAX_SCHEDULES, type createScheduleInput, type scheduleSchema, type updateScheduleInput } from './schemas';
 import { checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
@@ -263,7 +262,7 @@ export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<
   if (!s) throw notFound('schedule', id);
   return transaction(db, async (tx) => {
     const run = scheduledRun(s, new Date());
-    const { row } = await startExecution(tx, actor, s.agentId, run.input, { trigger: run.trigger });
+    const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger });
     await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));
     return executionView(row);
   });

@@ -1,13 +1,10 @@
-import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
-import { executions, schedules } from '../../../db/schema';
-import { ApiError } from '../../platform/errors';
+import { schedules } from '../../../db/schema';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
-import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from '../executions/lines';
-import { startExecution } from '../executions/service';
-import { ACTIVE_STATUSES } from '../executions/statuses';
+import { enqueueOccurrence } from '../executions/engine';
 import { emit } from '../events/emit';
 import { scheduledRun, scheduleView } from './service';
 import { catchUp } from './timing';
@@ -78,49 +75,11 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
   });
 }
 
-/**
- * Creates the occurrence's execution (in a savepoint: a refused start leaves the tick whole); null
- * when it creates none. While the previous run is active, `skip` creates nothing and `enqueue`
- * creates a queued turn (executions/lines.ts): in the conversation's line when the schedule
- * continues one, else in the schedule's own line (under its lock).
- */
+/** Creates the occurrence's execution through the engine (its overlap rule there); null when it creates none. */
 async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date): Promise<string | null> {
-  let waiting: { on: 'schedule'; turn: number } | undefined;
-  if (s.overlap === 'skip' || s.conversationId === null) {
-    if (s.overlap === 'enqueue') await lockScheduleLine(tx, s.id);
-    const [active] = await tx
-      .select({ id: executions.id })
-      .from(executions)
-      .where(
-        and(
-          eq(executions.workspaceId, s.workspaceId),
-          eq(executions.environment, s.environment),
-          eq(executions.scheduleId, s.id),
-          inArray(executions.status, [...ACTIVE_STATUSES]),
-        ),
-      )
-      .limit(1);
-    if (active && s.overlap === 'skip') return null;
-    if (active) {
-      const line = await lineState(tx, { on: 'schedule', id: s.id });
-      if (line.waiting >= MAX_WAITING_TURNS) {
-        log.warn({ schedule: s.id }, `a schedule’s occurrence was skipped: ${MAX_WAITING_TURNS} of its runs already wait`);
-        return null;
-      }
-      waiting = { on: 'schedule', turn: line.nextTurn };
-    }
-  }
-  try {
-    const run = scheduledRun(s, occurrence);
-    const { row } = await transaction(tx, (sp) =>
-      startExecution(sp, { workspaceId: s.workspaceId, environment: s.environment }, s.agentId, run.input, { trigger: run.trigger, ...(waiting ? { waiting } : {}) }),
-    );
-    return row.id;
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    log.warn({ schedule: s.id, code: err.code }, 'a schedule’s occurrence created no execution');
-    return null;
-  }
+  const run = scheduledRun(s, occurrence);
+  const fired = await enqueueOccurrence(tx, { scheduleId: s.id, workspaceId: s.workspaceId, environment: s.environment, agentId: s.agentId, overlap: s.overlap, conversationId: s.conversationId, ...run });
+  return 'executionId' in fired ? fired.executionId : null;
 }
 
 /** Ticks at once, then a few milliseconds past the start of every minute (an occurrence at hh:mm:00 is then due), until stopped. */

@@ -1,5 +1,5 @@
-import { cancelExecution, deleteConversation, getConversation, getExecution, listConversations, listExecutions } from '../../../modules/executions/service';
-import { startRun } from '../../../modules/executions/execute';
+import { executionView } from '../../../modules/executions/engine';
+import { deleteConversation, getConversation, getExecution, listConversations, listExecutions } from '../../../modules/executions/service';
 import {
   conversationListSchema,
   conversationSchema,
@@ -11,7 +11,6 @@ import {
   listConversationsInput,
   listExecutionsInput,
 } from '../../../modules/executions/schemas';
-import { executionView } from '../../../modules/executions/status';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
 import { z } from 'zod';
@@ -54,7 +53,7 @@ export const executionsRouter = router({
     })
     .input(idInput)
     .output(executionSchema)
-    .mutation(({ ctx, input }) => cancelExecution(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => ctx.services.engine.cancel(ctx.actor, input.id)),
 
   /**
    * Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): starts a run
@@ -67,7 +66,7 @@ export const executionsRouter = router({
     .output(executionSchema)
     .mutation(async ({ ctx, input }) => {
       const { agentId, ...rest } = input;
-      const { row } = await startRun(ctx.services, ctx.db, ctx.actor, agentId, rest, { inPlace: true, trigger: { type: 'playground' } });
+      const { row } = await ctx.services.engine.start(ctx.actor, agentId, rest, { inPlace: true, trigger: { type: 'playground' } });
       return executionView(row);
     }),
 });
