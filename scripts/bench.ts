@@ -12,12 +12,14 @@
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
 //   BENCH_STORES (redis,postgres,redis-off): which app topologies to run for the lists; redis-off is
 //   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
-//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules): which parts to run; see scripts/bench/*.ts
+//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules): which parts to run; see scripts/bench/*.ts.
+//   `clients` (model clients' CPU per streamed call, no database) runs only when named: BENCH_PARTS=clients
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
+import { benchClients } from './bench/clients';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
 import { benchNoisy } from './bench/noisy';
@@ -199,6 +201,9 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
 }
 
 async function main() {
+  // The model clients need no database: they run first, and alone when they are the only part.
+  if (PARTS.includes('clients')) await benchClients();
+  if (PARTS.every((p) => p === 'clients')) return;
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${dbName}`);

@@ -31,9 +31,9 @@ export interface FakeModel {
   reset(): Promise<void>;
 }
 
-/** Starts the hosted-pace fake model in its own process. */
-export async function startFakeModel(): Promise<FakeModel> {
-  const child = fork('scripts/bench/fake-model.ts', { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Starts the hosted-pace fake model in its own process (`env`: BENCH_TOKEN_MS… for another pace). */
+export async function startFakeModel(env: NodeJS.ProcessEnv = process.env): Promise<FakeModel> {
+  const child = fork('scripts/bench/fake-model.ts', { env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = <T>(type: string) => new Promise<T>((resolve) => child.on('message', function on(m: { type: string }) {
     if (m.type !== type) return;
     child.off('message', on);
