@@ -15,12 +15,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
 import os from 'node:os';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAICompatible, type OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
+import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage } from 'ai';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { runModelLoop } from '../../server/modules/executions/model-loop';
+import { fastCompatibleChat } from '../../server/modules/models/compatible';
 import { startFakeModel, type FakeModel } from './hosted';
 import { median, range, stopAll } from './util';
 
@@ -33,7 +34,7 @@ const CONCURRENCY = Number(process.env.BENCH_CLIENT_CONCURRENCY ?? 100);
 const WARMUP = Number(process.env.BENCH_CLIENT_WARMUP ?? 100);
 const PACES = (process.env.BENCH_CLIENT_PACE ?? 'hosted,instant').split(',').filter((p) => p in PACE_ENV);
 const MODES = (process.env.BENCH_CLIENT_MODES ?? 'text,tool').split(',') as Mode[];
-const WANTED = (process.env.BENCH_CLIENT_VARIANTS ?? 'A,B,C,D,E,F').split(',');
+const WANTED = (process.env.BENCH_CLIENT_VARIANTS ?? 'A,B,C,D,E,F,G').split(',');
 const ABORTS = Number(process.env.BENCH_CLIENT_ABORTS ?? 5);
 const PROFILE = process.env.BENCH_CLIENT_PROFILE === '1';
 
@@ -96,11 +97,13 @@ function variants(url: string): { list: Record<string, { title: string; run: Var
     return out;
   };
 
-  // B: today's loop (model-loop.ts) over experimental_streamLanguageModelCall, called as the runner does.
-  const B: Variant = async (mode, signal, onDelta) => {
+  // B: the run's loop (model-loop.ts) over experimental_streamLanguageModelCall, called as the
+  // runner does, on the provider's model; G: the same on the model the service runs for
+  // openai-compatible (models/compatible.ts: the provider's request, our reader).
+  const loop = (on: LanguageModel): Variant => async (mode, signal, onDelta) => {
     const out = empty();
     const r = await runModelLoop(
-      { model, instructions: INSTRUCTIONS, history: history(mode), tools: mode === 'tool' ? aiTools : {}, maxSteps: 2, temperature: null, signal },
+      { model: on, instructions: INSTRUCTIONS, history: history(mode), tools: mode === 'tool' ? aiTools : {}, maxSteps: 2, temperature: null, signal },
       {
         text: async (delta) => {
           out.text += delta;
@@ -114,6 +117,8 @@ function variants(url: string): { list: Record<string, { title: string; run: Var
     out.outputTokens = r.steps.reduce((sum, s) => sum + s.usage.outputTokens, 0);
     return out;
   };
+  const B = loop(model);
+  const G = loop(fastCompatibleChat(model as OpenAICompatibleChatLanguageModel, { baseURL: url, apiKey: 'bench' }));
 
   // C: the provider's doStream read directly (its SSE parsing and zod check per chunk, no SDK loop).
   const v4 = model as unknown as LanguageModelV4;
@@ -195,6 +200,7 @@ function variants(url: string): { list: Record<string, { title: string; run: Var
     D: { title: 'D openai chat.completions stream', run: D },
     E: { title: 'E undici fetch + hand SSE', run: E },
     F: { title: 'F undici request + hand SSE', run: F },
+    G: { title: 'G model-loop.ts on the service’s reader (compatible.ts)', run: G },
   };
   return { list, close: () => dispatcher.close() };
 }

@@ -1,9 +1,10 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible';
 import { APICallError, LoadAPIKeyError, RetryError, type LanguageModel } from 'ai';
 import { env } from '../../platform/env.js';
 import { MAX_MODEL_LENGTH, PROVIDERS, type Provider } from './providers';
+import { fastCompatibleChat } from './compatible';
 import { sandboxModel } from './sandbox';
 
 // Which model an agent's `provider/model` string runs on. Providers are configured by the
@@ -91,7 +92,12 @@ function factory(provider: Provider): Factory {
         ...(env.OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.OPENAI_COMPATIBLE_API_KEY } : {}),
         includeUsage: true, // usage in streamed answers (stream_options.include_usage)
       });
-      make = (id) => compatible.chatModel(id);
+      // Streamed through the cheap reader (compatible.ts): the hot path of every run on this provider.
+      const settings = { baseURL: env.OPENAI_COMPATIBLE_BASE_URL!, ...(env.OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.OPENAI_COMPATIBLE_API_KEY } : {}) };
+      make = (id) => {
+        const chat = compatible.chatModel(id);
+        return chat instanceof OpenAICompatibleChatLanguageModel ? fastCompatibleChat(chat, settings) : chat;
+      };
       break;
     }
   }
