@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids';
 import type { StreamGuard } from '../../platform/streams/guard';
 import type { Live } from './live';
 import { findExecutionState } from './service';
-import { isFinal } from './status';
+import { isFinal } from './lifecycle';
 import { SSE_HEADERS, streamEvents, webSink } from './stream';
 
 // The dashboard's live view of an execution (the playground, the execution page), for the

@@ -10,7 +10,7 @@ import { newId } from '../../platform/ids';
 import { openBus, type Bus } from '../../platform/notify';
 import { createEngine, enqueueOccurrence, type Engine, type Occurrence } from './engine';
 import { Live } from './live';
-import { cancel } from './status';
+import { cancel } from './lifecycle';
 
 // The engine's face on the real database (PGlite or PostgreSQL, as TEST_DB says), with no worker
 // pool: a start is queued, a cancel and a wait go through the face, and a schedule's occurrence

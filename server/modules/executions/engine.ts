@@ -12,7 +12,7 @@ import type { Live } from './live';
 import type { ExecutionPool } from './pool';
 import type { ExecuteInput, ExecutionView } from './schemas';
 import { cancelExecution, startExecution } from './service';
-import { cancelAgentExecutions, executionView, type ExecutionRow } from './status';
+import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
 import { ACTIVE_STATUSES } from './statuses';
 import { SSE_HEADERS, streamEvents, waitForFinal, watchFinal, type EventSink, type Watch } from './stream';
 
@@ -23,7 +23,7 @@ import { SSE_HEADERS, streamEvents, waitForFinal, watchFinal, type EventSink, ty
 //     runs from memory, waits woken by its notifications;
 //   - in the caller's transaction (`enqueue`, `enqueueOccurrence`, `cancelAgentRuns`): queued
 //     runs and cancels that need nothing of the process, written with the caller's other rows.
-// Behind it, status.ts alone writes `status` and statuses.ts alone says which statuses are final.
+// Behind it, lifecycle.ts alone writes `status` and statuses.ts alone says which statuses are final.
 
 type Scope = Pick<Actor, 'workspaceId' | 'environment'>;
 

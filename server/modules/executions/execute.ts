@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids';
 import type { Services } from '../runtime';
 import type { ExecuteInput } from './schemas';
 import { startExecution } from './service';
-import type { ExecutionRow } from './status';
+import type { ExecutionRow } from './lifecycle';
 
 // The one entry point that starts an execution, for every face: REST's execute (async, wait,
 // stream) and the dashboard's playground. A caller about to follow the run (a wait, a stream,

@@ -8,7 +8,7 @@ import { seedTenant, type SeededTenant } from '../../../test/seed-db';
 import { newId } from '../../platform/ids';
 import { CHANNELS, openBus, type Bus } from '../../platform/notify';
 import { startExecution } from './service';
-import { appendEvents, cancel, claimQueued, failLostExecutions, finish, fixedClock, heartbeat, LOST_AFTER_MS, type ExecutionRow } from './status';
+import { appendEvents, cancel, claimQueued, failLostExecutions, finish, fixedClock, heartbeat, LOST_AFTER_MS, type ExecutionRow } from './lifecycle';
 import { recordedEvent } from './events';
 
 // The lifecycle driven directly on the real database (PGlite or PostgreSQL, as TEST_DB says),

@@ -8,7 +8,7 @@ import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
 import { RunLog } from './recorder';
 import { runAgent, type Started } from './runner';
-import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type ExecutionRow, type RunRef } from './status';
+import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type ExecutionRow, type RunRef } from './lifecycle';
 
 // The executions a worker process runs (docs/concurrency.md): EXECUTION_CONCURRENCY slots. Free
 // slots take queued runs by the fair claim (admission.ts) when a run is queued or a slot frees

@@ -2,7 +2,7 @@ import type { Db } from '../../../db/client';
 import { terminalEventType } from './events';
 import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
 import { isFinal } from './statuses';
-import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './status';
+import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the

@@ -9,7 +9,7 @@ import type { Db } from '../../../db/client';
 import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
-import { finish, type ExecutionRow, type Outcome } from './status';
+import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop } from './model-loop';
 import type { RunLog } from './recorder';
 

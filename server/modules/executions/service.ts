@@ -14,7 +14,7 @@ import type { ConversationSummaryView, ConversationView, ExecuteInput, Execution
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
-import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './status';
+import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './lifecycle';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/client';
 import { executions } from '../../../db/schema';
 import { env } from '../../platform/env.js';
 import { blockAround, PIECE_CHARS, readEvents, readPiece, TERMINAL, type Live, type StoredEvent } from './live';
-import { isFinal, type ExecutionRow } from './status';
+import { isFinal, type ExecutionRow } from './lifecycle';
 
 // Following an execution from any web process while it runs in any worker (docs/executions.md,
 // "Streams"). A stream takes the execution's events from this process's tail (live.ts), writes
