@@ -7,6 +7,7 @@ import { startDeliveries } from '../modules/webhooks/dispatcher';
 import { startCompactor } from '../modules/usage/compactor';
 import { startRelay } from '../modules/webhooks/relay';
 import { startScheduleTicker } from '../modules/schedules/ticker';
+import { startLoops, type LoopDef } from './loops';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
 // Every queue of the service, declared by every process at start-up (a send inside a transaction on
@@ -32,27 +33,50 @@ export async function declareQueues(jobs: ProcessRuntime['jobs']): Promise<void>
  * webhook deliveries), the compactor of usage records and the schedule ticker. Returns the function that stops them, letting running executions finish.
  */
 export async function startWorkers(runtime: ProcessRuntime): Promise<() => Promise<void>> {
-  const { jobs } = runtime;
+  const loops = await startLoops(workerLoops(runtime));
+  log.debug({ loops: loops.names }, 'background loops started');
+  return loops.stop;
+}
+
+/**
+ * A worker's loops, in the order they start (they stop in reverse): each after the loops it
+ * feeds — the deliveries before the relay that makes them, both and the usage compactor before
+ * the executions whose runs write their events and records, the schedule ticker, which starts
+ * runs, last (so it stops first).
+ */
+export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
+  const { jobs, bus, live } = runtime;
   const db = runtime.database.db;
-  await jobs.work(maintenanceQueue, async (job) => {
-    const result = await runMaintenance(db);
-    log.info({ job: job.id, ...result }, 'maintenance done');
-  });
-  await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
-  const headroom = env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
-  const pool = new ExecutionPool(db, runtime.bus, runtime.live, env.EXECUTION_CONCURRENCY, headroom);
-  pool.start();
-  runtime.executions = pool;
-  const stopDeliveries = startDeliveries(db, runtime.bus, WEBHOOK_CONCURRENCY);
-  const stopRelay = startRelay(db, runtime.bus);
-  const stopCompactor = env.USAGE_ANALYTICS ? startCompactor(db, env.USAGE_COMPACT_SECONDS * 1000) : async () => {};
-  const stopTicker = startScheduleTicker(db);
-  return async () => {
-    await stopTicker();
-    await pool.stop(10_000);
-    headroom?.close();
-    await stopRelay();
-    await stopDeliveries();
-    await stopCompactor();
-  };
+  return [
+    {
+      name: 'maintenance jobs',
+      start: async () => {
+        await jobs.work(maintenanceQueue, async (job) => {
+          const result = await runMaintenance(db);
+          log.info({ job: job.id, ...result }, 'maintenance done');
+        });
+        await jobs.schedule(maintenanceQueue, MAINTENANCE_CRON);
+        // pg-boss's workers stop with the job queue itself (closeRuntime).
+        return async () => {};
+      },
+    },
+    { name: 'webhook deliveries', start: () => startDeliveries(db, bus, WEBHOOK_CONCURRENCY) },
+    { name: 'webhook relay', start: () => startRelay(db, bus) },
+    { name: 'usage compactor', start: () => (env.USAGE_ANALYTICS ? startCompactor(db, env.USAGE_COMPACT_SECONDS * 1000) : async () => {}) },
+    {
+      // The runs of this process, their heartbeat and the worker_lost sweeper; stopping lets running ones finish (10 s).
+      name: 'executions',
+      start: () => {
+        const headroom = env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
+        const pool = new ExecutionPool(db, bus, live, env.EXECUTION_CONCURRENCY, headroom);
+        pool.start();
+        runtime.executions = pool;
+        return async () => {
+          await pool.stop(10_000);
+          headroom?.close();
+        };
+      },
+    },
+    { name: 'schedule ticker', start: () => startScheduleTicker(db) },
+  ];
 }
