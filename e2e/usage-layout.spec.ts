@@ -111,14 +111,16 @@ for (const viewport of [
       await seed(page, request);
 
       // Usage is counted within seconds: reload until the page has it (slowly on a busy machine).
+      // Executions are counted as they end, requests when the web process flushes its counts
+      // (every 2 s): wait for both, or the top keys may still be empty on the page loaded.
       await page.goto('/dashboard/usage');
       await expect(async () => {
         await page.reload();
         await expect(page.getByTestId('usage-content').or(page.getByTestId('usage-empty'))).toBeVisible({ timeout: 30_000 });
         await expect(page.getByTestId('summary-executions-value')).toHaveText('4', { timeout: 1_000 });
+        await expect(page.getByTestId('top-keys-table-row')).toHaveCount(1, { timeout: 1_000 });
       }).toPass({ timeout: 120_000, intervals: [1_000] });
       await expect(page.getByTestId('top-agents-table-row')).toHaveCount(2);
-      await expect(page.getByTestId('top-keys-table-row')).toHaveCount(1);
 
       // The failed run used no tokens: it cost nothing, and the range's cost is known.
       const cost = page.getByTestId('summary-cost');
