@@ -14,6 +14,7 @@
 //   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
 //   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules): which parts to run; see scripts/bench/*.ts.
 //   `clients` (model clients' CPU per streamed call, no database) runs only when named: BENCH_PARTS=clients
+//   `peers` (Mastra and this service at a hosted model's pace, in the same run) only when named: BENCH_PARTS=peers
 import autocannon from 'autocannon';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ import { benchClients } from './bench/clients';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
 import { benchNoisy } from './bench/noisy';
+import { benchPeers } from './bench/peers';
 import { benchSchedules } from './bench/schedules';
 import { benchUsage } from './bench/usage';
 import { benchWebhooks } from './bench/webhooks';
@@ -251,6 +253,7 @@ async function main() {
     if (PARTS.includes('noisy')) await benchNoisy({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('usage')) await benchUsage({ ...setup, redisUrl: REDIS_URL }, ADMIN_URL);
     if (PARTS.includes('schedules')) await benchSchedules({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('peers')) await benchPeers({ ...setup, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -79,8 +79,11 @@ export function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   });
 }
 
-/** An app process that runs its own workers, on PostgreSQL (the bench database) or embedded (a fresh data dir). */
-async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: string): Promise<App> {
+/**
+ * An app process that runs its own workers, on PostgreSQL (the bench database) or embedded (a fresh
+ * data dir), with keys enough for `clients` clients; `detached`: in a process group of its own.
+ */
+export async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: string, { clients = CLIENTS, detached = false } = {}): Promise<App> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   let env: NodeJS.ProcessEnv = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: modelUrl, RUN_WORKERS: 'true', PORT: String(port) };
@@ -94,11 +97,11 @@ async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: stri
     await cli(env, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
     key = await cli(env, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
   }
-  const app = spawnService('server/processes/main.ts', env);
+  const app = spawnService('server/processes/main.ts', env, false, detached);
   await waitFor(`${origin}/readyz`, app);
   const c: Client = { agent: clientAgent(), origin, key };
   const keys = [key];
-  for (let i = keys.length; i < Math.ceil(CLIENTS / 50); i++) {
+  for (let i = keys.length; i < Math.ceil(clients / 50); i++) {
     keys.push((await call<{ key: string }>(c, 'POST', '/v1/keys', { name: `hosted ${i}`, scopes: ['agents:read', 'agents:write', 'agents:execute'] }, 201)).body.key);
   }
   await c.agent.close();
