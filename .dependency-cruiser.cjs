@@ -14,12 +14,11 @@ const OUTSIDE_LAYERS = '^server/(?!(platform|modules|api|processes)/)';
 
 // Executions are reached through their public files only (docs/executions.md, "The engine"):
 // engine.ts (start, cancel, wait, follow, enqueue), service.ts (reads), schemas.ts, events.ts
-// and statuses.ts. The process wiring and the edges still reach three more, each on its way out
-// (docs/engine-plan.md): live.ts and pool.ts (built by processes/, typed in modules/runtime.ts;
-// live.ts's SSE block for the OpenAPI example), dashboard-stream.ts (the dashboard's stream
-// route). This list shrinks, never grows.
+// and statuses.ts. The process wiring still reaches two more, on their way out
+// (docs/engine-plan.md): live.ts and pool.ts (built by processes/, typed in modules/runtime.ts).
+// This list shrinks, never grows.
 const EXECUTIONS_PUBLIC = '^server/modules/executions/(engine|service|schemas|events|statuses)\\.ts$';
-const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool|dashboard-stream)\\.ts$';
+const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -8,7 +8,7 @@ import { Agent, request } from 'undici';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { createAgent, execute, parseSse, waitFor } from './helpers';
+import { createAgent, execute, parseSse, readStream, waitFor } from './helpers';
 
 // What one tenant's streams may hold (docs/concurrency.md): at most 100 open event streams per
 // API key and per dashboard session (429 beyond), ended within seconds when the key is revoked
@@ -143,15 +143,15 @@ describe('revocation', () => {
 
 describe('dashboard sessions', () => {
   it('at most 100 open streams per session; they end within 5 s when the session ends', async () => {
-    const { dashboardStream } = await import('../../server/modules/executions/dashboard-stream');
+    const { dashboardStream } = await import('../../server/api/dashboard-stream');
     const { startSession, endSession } = await import('../../server/modules/auth/sessions');
     const { getRuntime } = await import('../../server/modules/runtime');
-    const { live, streams } = getRuntime();
+    const { engine, streams } = getRuntime();
     const k = await api.seed.key({ ...UNLIMITED });
     const id = await longRun(k);
     const sessionId = await startSession(api.db, k.workspace.userId);
     const actor = { kind: 'user' as const, userId: k.workspace.userId, sessionId, workspaceId: k.workspace.id, environment: k.environment, scopes: k.scopes };
-    const follow = () => dashboardStream({ db: api.db, live, streams, actor, executionId: id, afterSeq: 0 });
+    const follow = () => dashboardStream({ db: api.db, engine, streams, actor, executionId: id, afterSeq: 0 });
     const responses: Response[] = [];
     for (let i = 0; i < 100; i++) {
       const res = await follow();
@@ -237,6 +237,13 @@ describe('a client that stops reading', () => {
     const grew = (peak - base) / 1024 / 1024;
     // Buffering the stream for every client would hold 16 × 6 MB.
     assert.ok(grew < 40, `memory held grew by ${grew.toFixed(0)} MB`);
+
+    // A client that reads gets every event whole: the large ones are read and sent piece by piece.
+    const whole = await readStream(`${api.url}/v1/executions/${res.body.id}/stream`, { key: k.key });
+    const last = whole.events.at(-1)!;
+    assert.equal(last.event, 'execution.succeeded');
+    assert.equal((last.data as unknown as { execution: { output: string } }).execution.output, big);
+    assert.deepEqual(whole.events.map((e) => e.id), whole.events.map((_, i) => whole.events[0]!.id + i), 'every event, in order');
   });
 });
 

@@ -9,12 +9,11 @@ import type { RawRoute } from './routes';
 import type { Services } from '../../modules/runtime';
 import { findNul, inputError } from '../trpc/input-errors';
 import { executionView, type Run } from '../../modules/executions/engine';
-import { executionEventSchema, recordedEvent } from '../../modules/executions/events';
-import { sseBlock } from '../../modules/executions/live';
+import { executionEventSchema } from '../../modules/executions/events';
 import { executeInput } from '../../modules/executions/schemas';
 import { findExecutionState } from '../../modules/executions/service';
 import { isFinal } from '../../modules/executions/statuses';
-import { closeSignal, responseSink } from '../sse';
+import { closeSignal, sseBlock, writeEventsTo } from '../sse';
 import { newId } from '../../platform/ids';
 
 // The two execution routes that write their own response: execute (202, 200 or an event
@@ -39,7 +38,7 @@ const eventStreamDoc = {
   content: {
     'text/event-stream': {
       schema: { type: 'string' as const, description: 'Blocks of `id:`, `event:` and `data:` lines; each `data:` is an `ExecutionEvent` (components/schemas).' },
-      example: sseBlock(2, recordedEvent('text.delta', { delta: 'Hello', step: 0 })),
+      example: sseBlock(2, 'text.delta', JSON.stringify({ type: 'text.delta', delta: 'Hello', step: 0 })),
     },
   },
 };
@@ -104,7 +103,7 @@ export const executeRoute: RawRoute = {
         marker: JSON.stringify({ $stream: row.id }),
         async write(res) {
           try {
-            await engine.follow({ executionId: row.id, afterSeq: 0, sink: responseSink(res), stop: open!.signal });
+            await writeEventsTo(res, (signal) => engine.follow({ executionId: row.id, afterSeq: 0, signal }), open!.signal);
           } finally {
             open!.close();
           }
@@ -168,10 +167,10 @@ export const streamRoute: RawRoute = {
       status: 200,
       async write(res) {
         try {
-          const sink = responseSink(res);
-          // Finished, and the client has every event already: nothing more will come.
-          if (isFinal(row.status) && afterSeq >= row.eventSeq) return sink.end();
-          await engine.follow({ executionId: row.id, afterSeq, sink, stop: open.signal, final: isFinal(row.status) });
+          const final = isFinal(row.status);
+          // Finished, and the client has every event already: nothing more will come (an empty stream).
+          const follow = final && afterSeq >= row.eventSeq ? async function* () {} : (signal: AbortSignal) => engine.follow({ executionId: row.id, afterSeq, signal, final });
+          await writeEventsTo(res, follow, open.signal);
         } finally {
           open.close();
         }
@@ -189,7 +188,7 @@ export const replayExecution = ({ engine, streams }: Services): MarkerReplay => 
       status: 200,
       async write(res) {
         try {
-          await engine.follow({ executionId: id, afterSeq: 0, sink: responseSink(res), stop: open.signal });
+          await writeEventsTo(res, (signal) => engine.follow({ executionId: id, afterSeq: 0, signal }), open.signal);
         } finally {
           open.close();
         }

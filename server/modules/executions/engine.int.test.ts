@@ -13,8 +13,8 @@ import { Live } from './live';
 import { cancel } from './lifecycle';
 
 // The engine's face on the real database (PGlite or PostgreSQL, as TEST_DB says), with no worker
-// pool: a start is queued, a cancel and a wait go through the face, and a schedule's occurrence
-// follows its overlap rule (skip, a queued turn in the schedule's line, the line full).
+// pool: a start is queued, a cancel, a wait and a follow go through the face, and a schedule's
+// occurrence follows its overlap rule (skip, a queued turn in the schedule's line, the line full).
 
 let database: Database;
 let cleanup: () => Promise<void>;
@@ -58,6 +58,42 @@ describe('the engine', () => {
     const row = await engine.wait(run.row.id, { timeoutMs: 60_000, signal: controller.signal });
     assert.equal(row.status, 'queued');
     assert.ok(Date.now() - started < 5_000);
+    await cancel(database.db, run.row.id);
+  });
+});
+
+describe('following', () => {
+  const collect = async (events: AsyncIterable<{ seq: number; type: string; json: string | null }>) => {
+    const out = [];
+    for await (const e of events) out.push(e);
+    return out;
+  };
+
+  it('yields a run’s events as they are signalled, ends after the terminal one, and replays a finished run', async () => {
+    const t = await seedTenant(database.db, 'Engine');
+    const run = await engine.start(t, t.agentId, { input: 'hello' }, { inPlace: false });
+    const following = collect(engine.follow({ executionId: run.row.id, afterSeq: 0, signal: new AbortController().signal }));
+    await engine.cancel(t, run.row.id);
+    const events = await following;
+    assert.deepEqual(events.map((e) => e.type), ['execution.cancelled']);
+    const cancelled = JSON.parse(events[0]!.json!) as { type: string; execution: { id: string; status: string } };
+    assert.equal(cancelled.type, 'execution.cancelled');
+    assert.deepEqual([cancelled.execution.id, cancelled.execution.status], [run.row.id, 'cancelled']);
+    const replayed = await collect(engine.follow({ executionId: run.row.id, afterSeq: 0, signal: new AbortController().signal, final: true }));
+    assert.deepEqual(replayed, events);
+    assert.deepEqual(await collect(engine.follow({ executionId: run.row.id, afterSeq: events[0]!.seq, signal: new AbortController().signal, final: true })), []);
+    assert.equal(live.has(run.row.id), false, 'the tail is released');
+  });
+
+  it('ends when its signal aborts, the run going on', async () => {
+    const t = await seedTenant(database.db, 'Engine');
+    const run = await engine.start(t, t.agentId, { input: 'hello' }, { inPlace: false });
+    const controller = new AbortController();
+    const following = collect(engine.follow({ executionId: run.row.id, afterSeq: 0, signal: controller.signal }));
+    setTimeout(() => controller.abort(), 50);
+    assert.deepEqual(await following, []);
+    assert.equal(live.has(run.row.id), false, 'the tail is released');
+    assert.equal((await engine.wait(run.row.id, { timeoutMs: 0 })).status, 'queued');
     await cancel(database.db, run.row.id);
   });
 });

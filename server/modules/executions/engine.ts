@@ -14,7 +14,7 @@ import type { ExecuteInput, ExecutionView } from './schemas';
 import { cancelExecution, startExecution } from './service';
 import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
 import { ACTIVE_STATUSES } from './statuses';
-import { SSE_HEADERS, streamEvents, waitForFinal, watchFinal, type EventSink, type Watch } from './stream';
+import { followEvents, waitForFinal, watchFinal, type FollowEvent, type FollowOptions, type Watch } from './follow';
 
 // The one face of executions (docs/executions.md, "The engine"): every other module and every
 // edge starts, cancels, waits for and follows runs through this file, and reads them through
@@ -50,8 +50,8 @@ export interface Engine {
   watch(executionId: string): Watch;
   /** The execution once final, or as it is when `timeoutMs` passed or `signal` aborted (the run goes on). */
   wait(executionId: string, opts: { timeoutMs: number; signal?: AbortSignal; watch?: Watch }): Promise<ExecutionRow>;
-  /** Sends an execution's events after `afterSeq` to `sink`, live, until its terminal event or `stop`. */
-  follow(opts: { executionId: string; afterSeq: number; sink: EventSink; stop: AbortSignal; final?: boolean }): Promise<void>;
+  /** An execution's events after `afterSeq`, live, until its terminal event or `signal` (the edge writes them: server/api/sse.ts). */
+  follow(opts: FollowOptions): AsyncIterable<FollowEvent>;
 }
 
 export function createEngine(deps: EngineDeps): Engine {
@@ -61,7 +61,7 @@ export function createEngine(deps: EngineDeps): Engine {
     cancel: (scope, id) => cancelExecution(db, scope, id),
     watch: (executionId) => watchFinal(live, executionId),
     wait: (executionId, opts) => waitForFinal(db, live, executionId, opts.timeoutMs, opts.signal, opts.watch),
-    follow: (opts) => streamEvents({ db, live, ...opts }),
+    follow: (opts) => followEvents(db, live, opts),
   };
 }
 
@@ -135,5 +135,5 @@ export async function enqueueOccurrence(tx: Db, o: Occurrence): Promise<{ execut
 /** Cancels every queued and running execution of an agent, in the agent's delete transaction; returns how many. */
 export const cancelAgentRuns = (tx: Db, agentId: string): Promise<number> => cancelAgentExecutions(tx, agentId);
 
-export { executionView, SSE_HEADERS };
-export type { EventSink, ExecutionRow, Run, Watch };
+export { executionView };
+export type { ExecutionRow, FollowEvent, FollowOptions, Run, Watch };

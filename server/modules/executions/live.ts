@@ -12,7 +12,8 @@ import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } fro
 //     for every stream of this process following it, and asks the run's process to write its
 //     events promptly (NOTIFY `aas_follow`: a run nobody follows from afar writes them lazily).
 // A tail holds a window of recent events, bounded in bytes; a stream behind the window reads
-// the rest from the database itself. Events are rendered as SSE blocks once, for every stream.
+// the rest from the database itself. Events are rendered as JSON once, for every stream (the
+// edge, server/api/sse.ts, frames them: the domain writes no HTTP).
 
 const followSignal = (id: string) => notify(CHANNELS.follow, id);
 
@@ -26,13 +27,13 @@ export const PAGE = 500;
 export interface LiveEvent {
   seq: number;
   type: ExecutionEventType;
-  /** The SSE block: `id:`, `event:`, `data:`. */
-  frame: string;
+  /** The whole event as JSON text (events.ts), its type first. */
+  json: string;
 }
 
-/** The SSE block of an event: `data:` is the whole event (events.ts), its type first. */
-export function sseBlock(seq: number, { type, data }: RecordedEvent): string {
-  return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/** An event's JSON text, as every stream sends it: the type first, then its data. */
+export function eventJson({ type, data }: RecordedEvent): string {
+  return JSON.stringify({ type, ...data });
 }
 
 /** The events of one execution this process has seen, from `from` on, with no gaps but before the terminal event. */
@@ -66,7 +67,7 @@ export class Tail {
     for (const e of events) {
       if (e.seq <= this.hi) continue;
       this.events.push(e);
-      this.bytes += e.frame.length;
+      this.bytes += e.json.length;
       this.hi = e.seq;
       added = true;
       if (TERMINAL.has(e.type)) this.final = true;
@@ -88,7 +89,7 @@ export class Tail {
       const first = this.events[0]!;
       if (this.local && first.seq > this.persisted) break;
       this.events.shift();
-      this.bytes -= first.frame.length;
+      this.bytes -= first.json.length;
     }
   }
 
@@ -126,38 +127,35 @@ export class Tail {
 }
 
 /**
- * The SSE block of a stored event, built by PostgreSQL from the event's JSON text: the same bytes
- * as `sseBlock` (events are stored as JSON.stringify wrote them, and `json` keeps the text).
+ * A stored event's JSON text, built by PostgreSQL: the same characters as `eventJson` (events are
+ * stored as JSON.stringify wrote them, and the `json` type keeps the text).
  */
-const FRAME = sql.raw(
-  `'id: ' || seq || E'\\nevent: ' || type || E'\\ndata: {"type":' || to_json(type)::text || ` +
-    `(case when data::text = '{}' then '}' else ',' || substr(data::text, 2) end) || E'\\n\\n'`,
-);
+const JSON_TEXT = sql.raw(`'{"type":' || to_json(type)::text || (case when data::text = '{}' then '}' else ',' || substr(data::text, 2) end)`);
 /** A read returns rows up to about this many characters (always at least one row). */
 const PAGE_CHARS = 256 * 1024;
 /** Events larger than this are read and sent piece by piece (a stream never holds one whole). */
 export const PIECE_CHARS = 256 * 1024;
 
-/** A stored event: its block, or (a large one read for one stream) only its data's length, to read in pieces. */
+/** A stored event: its JSON text, or (a large one read for one stream) only its data's length, to read in pieces. */
 export interface StoredEvent {
   seq: number;
   type: ExecutionEventType;
-  frame: string | null;
+  json: string | null;
   /** Characters of the event's data (its JSON text). */
   length: number;
 }
 
 /**
  * Reads an execution's events after `seq` (and before `below`) from the database: a page of at
- * most PAGE rows and about PAGE_CHARS characters. `whole`: every block in full (a tail shared by
- * streams); otherwise blocks over PIECE_CHARS come as their length only (`readPiece`).
+ * most PAGE rows and about PAGE_CHARS characters. `whole`: every event in full (a tail shared by
+ * streams); otherwise events over PIECE_CHARS come as their length only (`readPiece`).
  */
 export async function readEvents(db: Db, executionId: string, seq: number, opts: { below?: number; whole?: boolean } = {}): Promise<StoredEvent[]> {
   const below = opts.below ?? 2_147_483_647;
   const whole = opts.whole ?? true;
   return queryRows<StoredEvent>(
     db,
-    sql`select seq, type, length, case when ${whole} or length <= ${PIECE_CHARS} then ${FRAME} end as frame from (
+    sql`select seq, type, length, case when ${whole} or length <= ${PIECE_CHARS} then ${JSON_TEXT} end as json from (
           select seq, type, data, length, sum(length) over (order by seq) as upto from (
             select seq, type, data, length(data::text)::int as length from execution_events
             where execution_id = ${executionId} and seq > ${seq} and seq < ${below}
@@ -176,15 +174,15 @@ export async function readPiece(db: Db, executionId: string, seq: number, from: 
   return row?.piece ?? '';
 }
 
-/** The SSE block of a large event around its data (`{…}`, sent in pieces): what comes before the data's first `{`… after it. */
-export const blockAround = (seq: number, type: ExecutionEventType) => ({
-  before: `id: ${seq}\nevent: ${type}\ndata: {"type":${JSON.stringify(type)},`,
-  after: '\n\n',
-});
+/** A large event's JSON text in pieces, read from the database as they are taken: the type, then its data after the first `{`. */
+export async function* eventPieces(db: Db, executionId: string, e: Pick<StoredEvent, 'seq' | 'type' | 'length'>): AsyncGenerator<string> {
+  yield `{"type":${JSON.stringify(e.type)},`;
+  for (let from = 1; from < e.length; from += PIECE_CHARS) yield await readPiece(db, executionId, e.seq, from);
+}
 
 /** A run in this process, as the tails see it: the events it has made so far (written or not). */
 export interface LocalRun {
-  /** Every event of the run so far, `execution.started` first, rendered. */
+  /** Every event of the run so far, `execution.started` first, as JSON. */
   events(): LiveEvent[];
   /** The events up to here are in the database. */
   persisted(): number;
@@ -316,7 +314,7 @@ export class Live {
           this.again.delete(tail.id);
           const events = await readEvents(this.db, tail.id, tail.hi);
           if (tail.local) return; // the run moved into this process meanwhile: it feeds the tail now
-          tail.append(events.map((e) => ({ seq: e.seq, type: e.type, frame: e.frame! })));
+          tail.append(events.map((e) => ({ seq: e.seq, type: e.type, json: e.json! })));
           if (events.length < PAGE && !this.again.has(tail.id)) return;
         }
       } catch (err) {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/client';
 import { terminalEventType } from './events';
-import { sseBlock, type Live, type LiveEvent, type LocalRun } from './live';
+import { eventJson, type Live, type LiveEvent, type LocalRun } from './live';
 import { isFinal } from './statuses';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 
@@ -45,8 +45,8 @@ export class RunLog implements LocalRun {
   events(): LiveEvent[] {
     const started = startedSeq(this.row);
     return [
-      { seq: started, type: 'execution.started', frame: sseBlock(started, { type: 'execution.started', data: { execution: executionView(this.row) } }) },
-      ...this.all.map((e) => ({ seq: e.seq, type: e.type, frame: sseBlock(e.seq, e) })),
+      { seq: started, type: 'execution.started', json: eventJson({ type: 'execution.started', data: { execution: executionView(this.row) } }) },
+      ...this.all.map((e) => ({ seq: e.seq, type: e.type, json: eventJson(e) })),
     ];
   }
 
@@ -62,7 +62,7 @@ export class RunLog implements LocalRun {
     this.all.push(e);
     this.pending.push(e);
     // Rendered only for streams of this process that follow the run.
-    this.live.localTail(this.row.id)?.append([{ seq, type: event.type, frame: sseBlock(seq, event) }]);
+    this.live.localTail(this.row.id)?.append([{ seq, type: event.type, json: eventJson(event) }]);
     this.pendingBytes += approximateSize(event);
     if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
@@ -117,7 +117,7 @@ export class RunLog implements LocalRun {
     const tail = this.live.localTail(this.row.id);
     if (final && tail && isFinal(final.status)) {
       const type = terminalEventType(final.status);
-      tail.append([{ seq: final.eventSeq, type, frame: sseBlock(final.eventSeq, { type, data: { execution: executionView(final) } }) }]);
+      tail.append([{ seq: final.eventSeq, type, json: eventJson({ type, data: { execution: executionView(final) } }) }]);
       tail.markPersisted(final.eventSeq);
     }
     this.live.unlocal(this.row.id);

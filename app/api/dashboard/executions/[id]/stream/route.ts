@@ -1,10 +1,10 @@
 import { cookies } from 'next/headers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
+import { dashboardStream } from '@/server/api/dashboard-stream';
 import { actorFromSession, currentSession, parseEnvironment } from '@/server/modules/auth/session';
-import { dashboardStream } from '@/server/modules/executions/dashboard-stream';
 import { getRuntime } from '@/server/modules/runtime';
 
-// The dashboard's live view of an execution (server/modules/executions/dashboard-stream.ts). EventSource
+// The dashboard's live view of an execution (server/api/dashboard-stream.ts). EventSource
 // cannot send headers, so the environment comes as `?environment=` (else the dashboard's
 // environment cookie), and a resumed stream names its last event in `Last-Event-ID` (or `?after=`).
 
@@ -21,6 +21,6 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const [{ id }, session, jar] = await Promise.all([params, currentSession(), cookies()]);
   const url = new URL(req.url);
   const environment = parseEnvironment(url.searchParams.get('environment') ?? jar.get(ENVIRONMENT_COOKIE)?.value);
-  const { database, live, streams } = getRuntime();
-  return dashboardStream({ db: database.db, live, streams, actor: actorFromSession(session, environment), executionId: id, afterSeq: afterSeq(req, url) });
+  const { database, engine, streams } = getRuntime();
+  return dashboardStream({ db: database.db, engine, streams, actor: actorFromSession(session, environment), executionId: id, afterSeq: afterSeq(req, url) });
 }
