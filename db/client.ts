@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { withPreparedStatements } from './pglite-prepared';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -52,7 +53,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // Every caller's calls wait in its own line, served in turn (db/lanes.ts).
     const turns = new Turns();
     const turn = <R>(call: () => Promise<R>) => turns.run(call);
-    const db = drizzlePglite(forDrizzle(pglite, turn), { schema }) as unknown as Db;
+    // drizzle's statements run as named prepared statements: parsed and planned once per text (db/pglite-prepared.ts).
+    const db = drizzlePglite(forDrizzle(withPreparedStatements(pglite), turn), { schema }) as unknown as Db;
     return {
       kind: 'pglite',
       db,

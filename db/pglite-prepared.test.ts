@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import { withPreparedStatements } from './pglite-prepared';
+
+// Named prepared statements on an in-memory PGlite: the same rows and errors as PGlite's own
+// `query`, each text parsed once, at most `max` kept, transactions as before, and a table
+// changed under a kept statement.
+
+let plain: PGlite;
+let pg: PGlite;
+const named = async () => (await plain.query<{ n: number }>(`select count(*)::int as n from pg_prepared_statements where not from_sql`)).rows[0]!.n;
+
+before(async () => {
+  plain = await PGlite.create();
+  pg = withPreparedStatements(plain, 4);
+  await plain.exec(`create table t (id text primary key, n int, b bigint, ok boolean, j json, jb jsonb, at timestamptz, tags text[], x double precision)`);
+});
+after(() => plain.close());
+
+describe('withPreparedStatements', () => {
+  it('answers as PGlite’s own query does, for every kind of value, by object and by array', async () => {
+    const insert = `insert into t values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`;
+    const rows: unknown[][] = [
+      ['a', 1, 9007199254740993n, true, JSON.stringify({ k: [1, 'é'] }), JSON.stringify({ z: null }), new Date('2026-11-27T01:02:03.456Z'), ['x', 'y,z', '"q"'], 1.5],
+      ['b', null, null, false, null, null, null, [], -0.25],
+    ];
+    for (const values of rows) {
+      const mine = await pg.query(insert, values);
+      await plain.query(`delete from t where id = $1`, [values[0]]);
+      const theirs = await plain.query(insert, values);
+      assert.deepEqual(mine.rows, theirs.rows);
+      assert.deepEqual(mine.fields, theirs.fields);
+      assert.equal(mine.affectedRows, theirs.affectedRows);
+    }
+    const select = `select id, n, tags from t where id = any($1::text[]) order by id`;
+    assert.deepEqual((await pg.query(select, [['a', 'b']], { rowMode: 'array' })).rows, (await plain.query(select, [['a', 'b']], { rowMode: 'array' })).rows);
+    assert.deepEqual((await pg.query(`select $1::text as s`, ['x'])).rows, [{ s: 'x' }]);
+  });
+
+  it('parses a text once, and keeps at most `max` texts (the least recently used closed first)', async () => {
+    await plain.exec(`deallocate all`);
+    for (let i = 0; i < 3; i++) await pg.query(`select $1::int + 1 as v`, [i]);
+    assert.equal(await named(), 1);
+    for (let i = 0; i < 6; i++) assert.deepEqual((await pg.query(`select $1::int + ${i} as v`, [1])).rows, [{ v: 1 + i }]);
+    assert.equal(await named(), 4);
+  });
+
+  it('gives the database’s errors with their codes, and the statement still works after', async () => {
+    const insert = `insert into t (id, n) values ($1, $2)`;
+    await pg.query(insert, ['dup', 1]);
+    await assert.rejects(pg.query(insert, ['dup', 2]), (err: { code?: string }) => err.code === '23505');
+    await pg.query(insert, ['dup2', 2]);
+    await assert.rejects(pg.query(`selec nothing`), (err: { code?: string }) => err.code === '42601');
+    await assert.rejects(pg.query(`select $1::int`, ['not a number']), (err: { code?: string }) => err.code === '22P02');
+    assert.deepEqual((await pg.query(`select n from t where id = $1`, ['dup2'])).rows, [{ n: 2 }]);
+    assert.ok((await named()) <= 4, 'a failed parse keeps no statement');
+  });
+
+  it('runs a transaction’s statements as named ones; a failure rolls it all back', async () => {
+    await pg.transaction(async (tx) => {
+      await tx.query(`insert into t (id, n) values ($1, $2)`, ['tx1', 1]);
+      await tx.query(`update t set n = n + $2 where id = $1`, ['tx1', 1]);
+    });
+    assert.deepEqual((await pg.query(`select n from t where id = $1`, ['tx1'])).rows, [{ n: 2 }]);
+    await assert.rejects(
+      pg.transaction(async (tx) => {
+        await tx.query(`insert into t (id, n) values ($1, $2)`, ['tx2', 1]);
+        await tx.query(`insert into t (id, n) values ($1, $2)`, ['tx2', 1]);
+      }),
+      (err: { code?: string }) => err.code === '23505',
+    );
+    assert.deepEqual((await pg.query(`select count(*)::int as c from t where id = $1`, ['tx2'])).rows, [{ c: 0 }]);
+  });
+
+  it('parses a statement again when its table changed under it, or it was deallocated', async () => {
+    const all = `select * from t where id = $1`;
+    const before = (await pg.query<Record<string, unknown>>(all, ['a'])).rows[0]!;
+    await plain.exec(`alter table t add column extra text default 'new'`);
+    const afterwards = (await pg.query<Record<string, unknown>>(all, ['a'])).rows[0]!;
+    assert.equal(afterwards.extra, 'new');
+    assert.equal(afterwards.id, before.id);
+    // Gone altogether (nothing of ours deallocates; the database may): prepared again.
+    await plain.exec(`deallocate all`);
+    assert.equal((await pg.query<Record<string, unknown>>(all, ['a'])).rows[0]!.id, 'a');
+  });
+});

@@ -1,0 +1,66 @@
+// A count of the embedded database's work per execution: runs `wait` executions one after the
+// other on PGlite against the fake model (in this process), and counts the statements PGlite
+// ran (extended protocol Bind `B`, simple query `Q`), the protocol messages by kind, and the time
+// spent inside PGlite. Not part of `npm run bench`.
+// Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode]
+import { startFakeOpenAI } from '../../test/fakes/openai';
+import { startServer } from '../../test/harness';
+
+const RUNS = Number(process.argv[2] ?? 50);
+const MODE = (process.argv[3] ?? 'wait') as 'wait' | 'stream' | 'async';
+const fake = await startFakeOpenAI({ record: false, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
+const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x' } });
+const { getRuntime } = await import('../../server/modules/runtime');
+const pglite = getRuntime().database.pglite! as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
+const k = await api.seed.key({ plan: 'enterprise' } as never);
+const created = await api.request<{ id: string }>('POST', '/v1/agents', { key: k.key, body: { name: 'a', model: 'openai-compatible/m', instructions: 'x' } });
+const agentId = created.body.id;
+const counts = new Map<string, number>();
+const times = new Map<string, number>();
+const byKind = new Map<string, [number, number]>();
+const names = new Map<string, string>();
+let statements = 0;
+let inside = 0;
+let counting = false;
+const original = pglite.execProtocolStream.bind(pglite);
+pglite.execProtocolStream = async (m, o) => {
+  const t = performance.now();
+  try {
+    return await original(m, o);
+  } finally {
+    const cstr = (at: number) => Buffer.from(m.subarray(at, m.indexOf(0, at))).toString();
+    if (m[0] === 0x50) names.set(cstr(5), cstr(m.indexOf(0, 5) + 1)); // Parse: name, text
+    if (counting) {
+      inside += performance.now() - t;
+      const kind = String.fromCharCode(m[0]!);
+      byKind.set(kind, [(byKind.get(kind)?.[0] ?? 0) + 1, (byKind.get(kind)?.[1] ?? 0) + performance.now() - t]);
+      if (m[0] === 0x42 || m[0] === 0x51) {
+        // Bind (portal, statement: a statement's name, or the unnamed one parsed just before) or a simple Query.
+        statements++;
+        const text = (m[0] === 0x51 ? cstr(5) : (names.get(cstr(m.indexOf(0, 5) + 1)) ?? '?')).replace(/\s+/g, ' ').slice(0, 110);
+        counts.set(text, (counts.get(text) ?? 0) + 1);
+        times.set(text, (times.get(text) ?? 0) + performance.now() - t);
+      }
+    }
+  }
+};
+const run = async () => {
+  const body = MODE === 'async' ? { input: 'hi' } : { input: 'hi', [MODE]: true };
+  const res = await fetch(`${api.url}/v1/agents/${agentId}/execute`, { method: 'POST', headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await res.text();
+};
+for (let i = 0; i < 5; i++) await run();
+await new Promise((r) => setTimeout(r, 3000));
+counting = true;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+for (let i = 0; i < RUNS; i++) await run();
+await new Promise((r) => setTimeout(r, 2500)); // lazy writes, relay, usage flush
+counting = false;
+const cpu = process.cpuUsage(cpu0);
+console.log(`${RUNS} ${MODE} runs in ${(performance.now() - t0).toFixed(0)} ms; process CPU ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(1)} ms/run (fake model in this process too)`);
+console.log(`statements/run ${(statements / RUNS).toFixed(1)}; inside PGlite ${(inside / RUNS).toFixed(2)} ms/run (${(inside / statements).toFixed(3)} ms/statement)`);
+for (const [kind, [n, ms]] of byKind) console.log(`message ${kind}: ${(n / RUNS).toFixed(1)}/run, ${(ms / n).toFixed(3)} ms each`);
+for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`${(n / RUNS).toFixed(2).padStart(6)} ${(times.get(text)! / n).toFixed(2).padStart(6)} ms  ${text}`);
+await api.close();
+await fake.close();
