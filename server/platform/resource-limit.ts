@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { ScopedTable } from './keyset';
 import { ApiError, type ErrorCode } from './errors';
+import { advisoryXactLock } from '../../db/advisory';
 
 /**
  * The count and the insert of a resource with a per-environment limit as one step (call in the
@@ -14,7 +15,7 @@ export async function assertUnderLimit(
   owner: { workspaceId: string; environment: string },
   limit: { name: string; max: number; code: Extract<ErrorCode, 'webhook_limit_reached' | 'schedule_limit_reached'> },
 ): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${limit.name}:${owner.workspaceId}:${owner.environment}`}))`);
+  await advisoryXactLock(tx, sql`hashtext(${`${limit.name}:${owner.workspaceId}:${owner.environment}`})`);
   const [row] = (await tx
     .select({ n: sql<number>`count(*)::int` })
     .from(table)

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import type { Environment } from '../../../db/schema';
 import { PLAN_CONCURRENCY } from '../ratelimit/plans';
+import { advisoryXactLock } from '../../../db/advisory';
 
 // Who may start running now (docs/concurrency.md). A workspace runs at most its plan's number of
 // executions at once per environment, counted over every process: each decision to start runs
@@ -32,7 +33,7 @@ export const limitOf = (w: string): SQL =>
  * sent before the lock would read the tenant's running runs before another claimer committed.
  */
 export function lockTenant(tx: Db, t: Tenant): Promise<unknown> {
-  return tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.exec:${t.workspaceId}:${t.environment}`}, 0))`).then((r) => r);
+  return advisoryXactLock(tx, sql`hashtextextended(${`aas.exec:${t.workspaceId}:${t.environment}`}, 0)`);
 }
 
 /**

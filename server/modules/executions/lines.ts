@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { newId } from '../../platform/ids';
 import { CHANNELS, notifyCall } from '../../platform/notify';
+import { advisoryXactLock } from '../../../db/advisory';
 
 // Queued turns (docs/executions.md, "Queued turns"): executions waiting in a line for the run
 // ahead of them, in order. Two lines exist:
@@ -35,7 +36,7 @@ export async function lineState(tx: Db, line: Line): Promise<{ waiting: number; 
 
 /** The lock of a schedule's line (a transaction-level advisory lock): the tick's enqueue and the hand-on take it. */
 export function lockScheduleLine(tx: Db, scheduleId: string): Promise<unknown> {
-  return tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`schedule-line:${scheduleId}`}))`);
+  return advisoryXactLock(tx, sql`hashtext(${`schedule-line:${scheduleId}`})`);
 }
 
 interface Finished {

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows, textArray } from '../../../db/rows';
 import { transaction } from '../../../db/transaction';
+import { advisoryXactLock } from '../../../db/advisory';
 
 // Which endpoints get a drain now (docs/webhooks.md, "Fair delivery"). The deliveries table is the
 // queue: an endpoint with a pending delivery due now is a candidate, and a process takes an
@@ -45,7 +46,7 @@ interface Candidate {
  */
 export async function claimEndpoints(db: Db, free: number): Promise<{ leases: Lease[]; nextDue: number | null }> {
   return transaction(db, async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
+    await advisoryXactLock(tx, sql`${CLAIM_LOCK}`);
     // The endpoints with pending deliveries: a skip scan of the due index (one probe per endpoint,
     // however many deliveries it has), each with its earliest due time.
     const rows = await queryRows<{ id: string; ws: string; wait: number; leased: boolean }>(

@@ -6,6 +6,7 @@ import { CHANNELS, type Bus } from '../../platform/notify';
 import { newId } from '../../platform/ids';
 import { log } from '../../platform/log';
 import { wakeDeliveries } from './wake';
+import { advisoryXactLock } from '../../../db/advisory';
 
 // The outbox relay: events not dispatched yet become one delivery per matching enabled webhook
 // of their workspace and environment (a test event: its one webhook), due now, in the same
@@ -33,7 +34,7 @@ const micros = (column: AnyPgColumn) => sql<string>`(extract(epoch from ${column
 /** Dispatches up to BATCH events; returns how many it took. */
 export async function relayOnce(db: Db): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK})`);
+    await advisoryXactLock(tx, sql`${RELAY_LOCK}`);
     const batch = await tx
       .select({ id: events.id, workspaceId: events.workspaceId, environment: events.environment, type: events.type, webhookId: events.webhookId, at: micros(events.createdAt) })
       .from(events)

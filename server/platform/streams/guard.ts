@@ -4,6 +4,7 @@ import type { Db } from '../../../db/client';
 import { queryRows, textArray } from '../../../db/rows';
 import { ApiError } from '../errors';
 import { log } from '../log';
+import { advisoryXactLock } from '../../../db/advisory';
 
 // Requests that hold a connection for long (docs/concurrency.md):
 //   - event streams: at most MAX_STREAMS open per API key or dashboard session, and
@@ -78,7 +79,7 @@ export class StreamGuard {
       // something awaits it, so the first two are started here (`.then`); handed to `Promise.all`
       // as they were, they went out after the count (an async function starts its own at once):
       // 108 of 130 concurrent opens of one key got a stream on PostgreSQL.
-      const locked = tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0))`).then((r) => r);
+      const locked = advisoryXactLock(tx, sql`hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0)`);
       const swept = tx.execute(sql`delete from stream_leases where workspace_id = ${holder.workspaceId} and expires_at < now()`).then((r) => r);
       const [, , rows] = await Promise.all([
         locked,
