@@ -13,3 +13,17 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
  */
 export const textArray = (values: readonly string[]): SQL => sql`string_to_array(${values.join(',')}, ',')::text[]`;
 export const intArray = (values: readonly number[]): SQL => sql`string_to_array(${values.join(',')}, ',')::int[]`;
+
+/**
+ * Several data-modifying statements (inserts, updates) as one statement: each in a WITH, run
+ * exactly once whether read or not, then `select` of `signals` (NOTIFY calls, delivered at the
+ * commit). Foreign keys are checked at the statement's end, so a row may reference one inserted
+ * beside it. One statement instead of several: each costs a round of parse, plan and protocol.
+ */
+export function writeAll(writes: SQL[], signals: SQL[] = []): SQL {
+  const parts = sql.join(
+    writes.map((w, i) => sql`${sql.raw(`w${i}`)} as (${w})`),
+    sql`, `,
+  );
+  return sql`with ${parts} select ${signals.length > 0 ? sql.join(signals, sql`, `) : sql`1`}`;
+}

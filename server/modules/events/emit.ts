@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import { writeAll } from '../../../db/rows';
 import type { Environment } from '../../../db/schema';
 import { newId } from '../../platform/ids';
 import { CHANNELS, notifyCall } from '../../platform/notify';
@@ -20,14 +21,20 @@ export interface EventScope {
  * change). `object` is the resource exactly as the REST API shows it. Returns the event id.
  */
 export function emit(tx: Db, scope: EventScope, type: AnyEventType, object: object, opts: { webhookId?: string } = {}): Promise<string> {
+  const event = outboxEvent(scope, type, object, opts);
+  return tx.execute(writeAll([event.insert], [event.signal])).then(() => event.id);
+}
+
+/**
+ * An outbox event as parts of a larger statement (db/rows.ts `writeAll`): its insert and its
+ * signal, for a change that writes it in the same statement as its other rows.
+ */
+export function outboxEvent(scope: EventScope, type: AnyEventType, object: object, opts: { webhookId?: string } = {}): { id: string; insert: SQL; signal: SQL } {
   const id = newId('evt');
-  return tx
-    .execute(
-      sql`with e as (
-        insert into events (id, workspace_id, environment, type, object, webhook_id)
-        values (${id}, ${scope.workspaceId}, ${scope.environment}, ${type}, ${JSON.stringify(object)}::json, ${opts.webhookId ?? null})
-        returning id
-      ) select ${notifyCall(CHANNELS.outbox, null)} from e`,
-    )
-    .then(() => id);
+  return {
+    id,
+    insert: sql`insert into events (id, workspace_id, environment, type, object, webhook_id)
+        values (${id}, ${scope.workspaceId}, ${scope.environment}, ${type}, ${JSON.stringify(object)}::json, ${opts.webhookId ?? null})`,
+    signal: notifyCall(CHANNELS.outbox, null),
+  };
 }

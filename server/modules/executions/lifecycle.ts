@@ -1,16 +1,16 @@
 import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
-import { intArray, queryRows, textArray } from '../../../db/rows';
+import { intArray, queryRows, textArray, writeAll } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
-import { emit } from '../events/emit';
+import { outboxEvent } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES } from './statuses';
 import { env } from '../../platform/env.js';
-import { CHANNELS, notify, notifyCall, type EventsSignal } from '../../platform/notify';
+import { CHANNELS, notify, notifyCall } from '../../platform/notify';
 
 // The one module that moves an execution through its states (docs/api.md, "Executions"):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
@@ -87,25 +87,33 @@ export const startFields = {
 export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
 
 /**
- * Inserts events of one execution with their sequence numbers and signals them (NOTIFY
- * `aas_execution`, delivered at the commit): one statement, one parameter for the events (as
- * JSON), however many there are (the query builder spent milliseconds of CPU binding a run's
- * forty deltas one value at a time).
+ * Inserts events of one execution with their sequence numbers, as part of a statement
+ * (db/rows.ts `writeAll`): one parameter for the events (as JSON), however many there are (the
+ * query builder spent milliseconds of CPU binding a run's forty deltas one value at a time).
+ * Its signal (NOTIFY `aas_execution`, delivered at the commit) goes in the same statement.
  */
-const insertEvents = (tx: Db, id: string, events: (RecordedEvent & { seq: number })[], signal: EventsSignal) =>
-  tx.execute(sql`with ins as (
-      insert into execution_events (execution_id, seq, type, data)
-      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)
-    ) select ${notifyCall(CHANNELS.executionEvents, signal)}`);
+const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): SQL =>
+  sql`insert into execution_events (execution_id, seq, type, data)
+      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`;
 
-/** Appends a just-started execution's `execution.started` event, its outbox event, and signals it (in the transaction that started it). */
-export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
+/**
+ * What records a just-started execution, as parts of a statement: its `execution.started` event
+ * and its outbox event, with their signals (in the transaction that started it).
+ */
+export function startedWrites(row: ExecutionRow): { writes: SQL[]; signals: SQL[] } {
   const view = executionView(row);
   const seq = startedSeq(row);
-  return Promise.all([
-    insertEvents(tx, row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }], { id: row.id, seq, final: false }),
-    emit(tx, row, 'execution.started', view),
-  ]);
+  const outbox = outboxEvent(row, 'execution.started', view);
+  return {
+    writes: [eventsInsert(row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]), outbox.insert],
+    signals: [notifyCall(CHANNELS.executionEvents, { id: row.id, seq, final: false }), outbox.signal],
+  };
+}
+
+/** Records a just-started execution (`startedWrites`) in one statement. */
+export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
+  const { writes, signals } = startedWrites(row);
+  return tx.execute(writeAll(writes, signals));
 }
 
 /**
@@ -269,15 +277,15 @@ export async function finish(
       .returning();
     if (!row) return null;
     const view = executionView(row);
-    // Issued together: pipelined on the transaction's connection, run in this order.
-    await Promise.all([
-      insertEvents(tx, id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminalEventType(outcome.status), { execution: view }) }], { id, seq: row.eventSeq, final: true }),
-      emit(tx, row, terminalEventType(outcome.status), view),
+    const terminal = terminalEventType(outcome.status);
+    const outbox = outboxEvent(row, terminal, view);
+    const writes = [
+      eventsInsert(id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminal, { execution: view }) }]),
+      outbox.insert,
       // The conversation is freed, and counts the run's messages in the same statement: a
       // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
       // written with its messages, so a list page reads them from the conversation rows.
       // (startExecution counts the user message in the statement that creates or takes it.)
-      outcome.messages?.length ? tx.insert(messages).values(outcome.messages).execute() : null,
       tx
         .update(conversations)
         .set({
@@ -286,7 +294,13 @@ export async function finish(
           ...(outcome.messages?.length ? { messageCount: sql`${conversations.messageCount} + ${outcome.messages.length}`, lastMessageAt: sql`now()` } : {}),
         })
         .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
-        .execute(),
+        .getSQL(),
+    ];
+    if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
+    // Issued together: pipelined on the transaction's connection, run in this order.
+    await Promise.all([
+      // One statement: the events, the outbox event, the conversation and its messages, and the signals.
+      tx.execute(writeAll(writes, [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal])),
       extra?.(tx, row),
       outcome.status === 'cancelled' ? tx.execute(notify(CHANNELS.cancel, id)) : null,
       row.startedAt ? tx.execute(announceQueued(row)) : null,

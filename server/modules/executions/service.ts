@@ -1,20 +1,21 @@
-import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
+import { writeAll } from '../../../db/rows';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
-import { CHANNELS, notify } from '../../platform/notify';
+import { CHANNELS, notifyCall } from '../../platform/notify';
 import type { Page, PageParams } from '../../platform/pagination';
 import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
-import { cancel, executionView, isFinal, recordStarted, RESERVE, type ExecutionRow } from './lifecycle';
+import { cancel, executionView, isFinal, RESERVE, startedWrites, type ExecutionRow } from './lifecycle';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -167,34 +168,38 @@ export async function startExecution(
       heartbeatAt: running ? now : null,
       eventSeq: running ? 1 + RESERVE : 0,
     };
-    // Round trip 2: the rows (the conversation before those that reference it), and either the
-    // started event with the history the run needs, or the wake-up of the workers.
-    const writes: Promise<unknown>[] = [];
+    // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
+    // with its outbox event, or the wake-up of the workers; with it, the history the run needs.
+    const writes: SQL[] = [];
+    const signals: SQL[] = [];
     if (continued === undefined) {
       writes.push(
         tx
           .insert(conversations)
           .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1, lastMessageAt: sql`now()` })
-          .execute(),
+          .getSQL(),
       );
     }
-    writes.push(tx.insert(executions).values(row).execute());
-    if (waiting?.on === 'conversation') {
-      await Promise.all(writes);
-      return { row, timeoutSeconds: agent.timeoutSeconds, ahead: waiting.ahead };
+    writes.push(tx.insert(executions).values(row).getSQL());
+    // A turn waiting in its conversation's line has its user message written when its turn comes.
+    if (waiting?.on !== 'conversation') {
+      writes.push(tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).getSQL());
     }
-    writes.push(tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).execute());
-    if (waiting) {
-      await Promise.all(writes);
-      return { row, timeoutSeconds: agent.timeoutSeconds, ahead: waiting.ahead };
+    if (running) {
+      const started = startedWrites(row);
+      writes.push(...started.writes);
+      signals.push(...started.signals);
+    } else if (!waiting) {
+      signals.push(notifyCall(CHANNELS.work, 'executions'));
     }
+    const written = tx.execute(writeAll(writes, signals)).then((r) => r);
     if (!running) {
-      await Promise.all([...writes, tx.execute(notify(CHANNELS.work, 'executions'))]);
-      return { row, timeoutSeconds: agent.timeoutSeconds };
+      await written;
+      return { row, timeoutSeconds: agent.timeoutSeconds, ...(waiting ? { ahead: waiting.ahead } : {}) };
     }
     // A new conversation's history is the message just written: nothing to read back.
     const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
-    const [history] = await Promise.all([historyQ, ...writes, recordStarted(tx, row)]);
+    const [history] = await Promise.all([historyQ, written]);
     return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
   });
 }
