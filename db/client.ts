@@ -48,7 +48,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const release = acquireDataDirLock(opts.dataDir);
   try {
-    const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'));
+    // shared_buffers 32 MB, not PostgreSQL's 128 MB: PGlite's WebAssembly memory holds them
+    // whole, and a process's RSS is what a laptop and a small host feel (docs/concurrency.md,
+    // "Memory per run"); the pages they would hold are in the OS's page cache anyway.
+    const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'), { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
     const defaults = adoptDrizzleParsers(pglite);
     // Every caller's calls wait in its own line, served in turn (db/lanes.ts).
     const turns = new Turns();
