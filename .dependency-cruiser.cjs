@@ -20,6 +20,32 @@ const OUTSIDE_LAYERS = '^server/(?!(platform|modules|api|processes)/)';
 const EXECUTIONS_PUBLIC = '^server/modules/executions/(engine|service|schemas|events|statuses)\\.ts$';
 const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts$';
 
+// Every other module is reached from outside it through its public files only: each module's
+// face is the list below (executions has its own two rules above). A file that is not on its
+// module's list is the module's own business; importing it from elsewhere fails `npm run lint`.
+// To widen a face, add the file here on purpose (and say why in the commit); lists shrink as
+// modules gain one face each (docs/engine-plan.md, step 10).
+const MODULE_FACES = {
+  agents: 'schemas|service',
+  auth: 'callback-path|guards|options|session|sessions|signin-errors|users',
+  events: 'emit|schemas|service|types',
+  keys: 'format|schemas|scopes|service|unknown-keys',
+  models: 'providers|registry|sandbox',
+  ratelimit: 'dashboard|index|plans',
+  schedules: 'schemas|service|ticker',
+  secrets: 'reseal|stored',
+  tools: 'http-tool|mcp-tool|schema-pool|toolset',
+  usage: 'compactor|prune|requests|schemas|service',
+  webhooks: 'dispatcher|relay|schemas|service',
+};
+const faceRules = Object.entries(MODULE_FACES).map(([module, face]) => ({
+  name: `${module}-reached-through-its-face`,
+  severity: 'error',
+  comment: `Outside server/modules/${module}/, only its public files are imported: ${face.split('|').join(', ')}.`,
+  from: { pathNot: `^server/modules/${module}/` },
+  to: { path: `^server/modules/${module}/`, pathNot: `^server/modules/${module}/(${face})\\.tsx?$` },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -57,6 +83,14 @@ module.exports = {
       comment: 'The edges, the processes and the process state reach executions through its public files (and the few on their way out).',
       from: { path: '^(server/(api|processes)/|server/modules/runtime\\.ts$|app/)' },
       to: { path: '^server/modules/executions/', pathNot: [EXECUTIONS_PUBLIC, EXECUTIONS_ON_THEIR_WAY_OUT] },
+    },
+    ...faceRules,
+    {
+      name: 'no-cycle-between-modules',
+      severity: 'error',
+      comment: 'No import cycle runs through two modules of server/modules/ (nor through a module and the files beside the modules).',
+      from: { path: '^server/modules/([^/]+)/' },
+      to: { circular: true, via: { pathNot: '^server/modules/$1/' } },
     },
     {
       name: 'db-imports-no-server',

@@ -2,7 +2,7 @@ import type { Db } from '../../../db/client';
 import type { ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { newId } from '../../platform/ids';
-import type { Services } from '../runtime';
+import type { ExecutionPool } from './pool';
 import type { ExecuteInput } from './schemas';
 import { startExecution } from './service';
 import type { ExecutionRow } from './lifecycle';
@@ -26,7 +26,7 @@ export interface Run {
 }
 
 export async function startRun(
-  services: Pick<Services, 'executions'>,
+  services: { executions?: ExecutionPool },
   db: Db,
   actor: Pick<Actor, 'workspaceId' | 'environment'>,
   agentId: string,
