@@ -5,8 +5,9 @@ import { environmentColumn, textEnum, ts } from './columns';
 // Usage analytics (docs/analytics.md). Nothing here is written on the request path or as a
 // shared row in an execution's finish transaction:
 // - `usage_execution_records`: one append-only row per execution that reached a final state,
-//   written by a trigger in the transaction that made it final (so it exists exactly once,
-//   whichever process or path ended the run), deleted when compacted;
+//   written by the lifecycle's `finish` in the transaction that made it final (so it exists
+//   exactly once, whichever process or path ended the run; migration 0007's trigger writes the
+//   same row until a later release drops it), deleted when compacted;
 // - `usage_execution_rollups` / `usage_request_rollups`: hour and day rows, grown by additive
 //   upserts (counters add, duration histograms merge) by the compactor and by each process's
 //   request buffer; pruned past their retention.

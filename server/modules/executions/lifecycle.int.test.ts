@@ -196,3 +196,43 @@ async function until(check: () => boolean, ms = 5_000) {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('the usage record', () => {
+  it('is written by finish itself: the same record with migration 0007’s trigger dropped as with it', async () => {
+    const t = await tenant();
+    const steps = [
+      { index: 0, text: '', toolCalls: [{ id: 'c1', name: 'a', arguments: {} }, { id: 'c2', name: 'b', arguments: {} }], toolResults: [], finishReason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, startedAt: '', completedAt: '' },
+      { index: 1, text: 'answer', toolCalls: [{ id: 'c3', name: 'a', arguments: {} }], toolResults: [], finishReason: 'stop', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 }, startedAt: '', completedAt: '' },
+    ];
+    const end = (row: ExecutionRow) =>
+      finish(db(), row.id, { status: 'succeeded', output: 'answer', steps, usage: { inputTokens: 12, outputTokens: 5 } }, { from: ['running'], attempt: row.attempt }, undefined, { pending: [], terminalSeq: row.eventSeq });
+    const record = async (id: string) =>
+      (
+        await queryRows<Record<string, unknown>>(
+          db(),
+          sql`select status, model, agent_id, input_tokens, output_tokens, tool_calls, duration_ms, completed_at = (select completed_at from executions where id = ${id}) as at_completion
+              from usage_execution_records where execution_id = ${id}`,
+        )
+      )[0];
+    await start(t, 'one');
+    const [first] = await claim(t);
+    await end(first!);
+    const byTrigger = await record(first!.id);
+    await db().execute(sql`drop trigger executions_usage_on_final on executions`);
+    try {
+      await start(t, 'two');
+      const [second] = await claim(t);
+      await end(second!);
+      const byFinish = await record(second!.id);
+      assert.ok(byFinish, 'finish wrote the record with no trigger');
+      assert.deepEqual({ ...byFinish, duration_ms: null }, { ...byTrigger, duration_ms: null });
+      assert.deepEqual([byFinish.tool_calls, byFinish.input_tokens, byFinish.at_completion], [3, 12, true]);
+      assert.ok(Number(byFinish.duration_ms) >= 0);
+      assert.equal((await state(second!.id)).usage, 1);
+    } finally {
+      await db().execute(sql`create trigger executions_usage_on_final after update of status on executions for each row
+        when (NEW.status in ('succeeded', 'failed', 'cancelled') and OLD.status not in ('succeeded', 'failed', 'cancelled'))
+        execute function usage_record_execution()`);
+    }
+  });
+});

@@ -17,7 +17,8 @@ import { CHANNELS, notify, notifyCall } from '../../platform/notify';
 // Every transition is a conditional UPDATE on the status (and, for a worker's writes, on its
 // `attempt`): a late worker changes 0 rows and its write is dropped, so `cancelled` and every
 // final state stay as they are. A final transition also appends the terminal event, frees the
-// conversation, writes the webhook event (the outbox) and signals the change, in one transaction.
+// conversation, writes the webhook event (the outbox) and the usage record, and signals the
+// change, in one transaction.
 
 export type ExecutionRow = typeof executions.$inferSelect;
 export { isFinal } from './statuses';
@@ -95,6 +96,23 @@ export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
 const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): SQL =>
   sql`insert into execution_events (execution_id, seq, type, data)
       select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`;
+
+/**
+ * The execution's usage record (docs/analytics.md), as part of finish's statement: the
+ * execution just made final, its duration from its start, its tokens and tool calls. Migration
+ * 0007's trigger writes the same record in the same transaction while processes of earlier
+ * releases may still run (ON CONFLICT: whichever comes first; the compactor sees neither before
+ * the commit); a later release drops the trigger, and finish alone writes it (docs/engine-plan.md).
+ */
+function usageRecord(row: ExecutionRow): SQL {
+  const done = row.completedAt ?? new Date();
+  const durationMs = row.startedAt ? Math.max(0, done.getTime() - row.startedAt.getTime()) : null;
+  const toolCalls = row.steps.reduce((n, step) => n + (Array.isArray(step.toolCalls) ? step.toolCalls.length : 0), 0);
+  return sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
+    values (${row.id}, ${row.workspaceId}, ${row.environment}, ${row.agentId}, ${row.model}, ${row.status}, ${done.toISOString()}::timestamptz, ${durationMs}::int,
+            ${row.inputTokens}::int, ${row.outputTokens}::int, ${toolCalls}::int)
+    on conflict (execution_id) do nothing`;
+}
 
 /**
  * What records a just-started execution, as parts of a statement: its `execution.started` event
@@ -282,6 +300,7 @@ export async function finish(
     const writes = [
       eventsInsert(id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminal, { execution: view }) }]),
       outbox.insert,
+      usageRecord(row),
       // The conversation is freed, and counts the run's messages in the same statement: a
       // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
       // written with its messages, so a list page reads them from the conversation rows.
@@ -299,7 +318,7 @@ export async function finish(
     if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      // One statement: the events, the outbox event, the conversation and its messages, and the signals.
+      // One statement: the events, the outbox event, the usage record, the conversation and its messages, and the signals.
       tx.execute(writeAll(writes, [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal])),
       extra?.(tx, row),
       outcome.status === 'cancelled' ? tx.execute(notify(CHANNELS.cancel, id)) : null,
