@@ -160,7 +160,7 @@ export function watchRss(pids: number[]) {
 
 const ms = (x: number) => (Number.isNaN(x) ? '–' : x < 10 ? x.toFixed(1) : Math.round(x).toString());
 
-interface Phase {
+export interface Phase {
   done: number;
   failed: number;
   /** Why runs failed: `HTTP <status>`, a stream's terminal event (`none`: it ended without one), or the error. */

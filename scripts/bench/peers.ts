@@ -22,7 +22,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { cpuMs } from './cpu';
 import type { ExecutionsSetup } from './executions';
-import { call, clientAgent, startApp, startFakeModel, streamOnce, type Client, type FakeModel } from './hosted';
+import { call, clientAgent, startApp, startFakeModel, streamOnce, type Client, type FakeModel, type Phase } from './hosted';
 import { freePorts, median, percentile, rssMb, sleep, stopAll } from './util';
 
 const CLIENTS = Number(process.env.BENCH_PEERS_CLIENTS ?? 200);
@@ -217,19 +217,12 @@ async function startOurs(setup: ExecutionsSetup, modelUrl: string): Promise<Serv
   };
 }
 
-interface Measured {
+/** A hosted-pace phase (hosted.ts), with the server's CPU as one figure (its whole process group). */
+interface Measured extends Omit<Phase, 'cpu'> {
   round: number;
   server: string;
   mode: Mode;
-  done: number;
-  failed: number;
-  why: Map<string, number>;
-  seconds: number;
-  latency: number[];
-  first: number[];
   cpu: number;
-  rest: { client: number; model: number };
-  rss: number;
   modelMs: number;
   maxInFlight: number;
 }
