@@ -6,8 +6,8 @@ import { environmentColumn, textEnum, ts } from './columns';
 // shared row in an execution's finish transaction:
 // - `usage_execution_records`: one append-only row per execution that reached a final state,
 //   written by the lifecycle's `finish` in the transaction that made it final (so it exists
-//   exactly once, whichever process or path ended the run; migration 0007's trigger writes the
-//   same row until a later release drops it), deleted when compacted;
+//   exactly once, whichever process or path ended the run; migration 0007's trigger wrote it
+//   before, 0015 dropped it), deleted when compacted;
 // - `usage_execution_rollups` / `usage_request_rollups`: hour and day rows, grown by additive
 //   upserts (counters add, duration histograms merge) by the compactor and by each process's
 //   request buffer; pruned past their retention.

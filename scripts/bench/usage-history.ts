@@ -1,7 +1,7 @@
 // A child of `npm run bench`'s usage part (scripts/bench/usage.ts): on the database of its
 // environment (DATABASE_URL, or the PGlite data dir DATA_DIR), makes a workspace with a live key,
 // writes USAGE_HISTORY (1,000,000) executions' usage records spread over the last 366 days the
-// way the trigger writes them, and compacts them into rollups, timed. Prints one JSON line:
+// way finish writes them, and compacts them into rollups, timed. Prints one JSON line:
 // `{key, insertMs, compactMs, compactCpuMs, rollupRows}`. CPU: this process (on PGlite, the
 // database too) plus, on PostgreSQL, its one backend (a pool of one connection).
 import { sql } from 'drizzle-orm';

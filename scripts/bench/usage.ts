@@ -1,8 +1,8 @@
 // The usage-analytics part of `npm run bench` (docs/benchmark.md, docs/analytics.md):
 // 1. What recording costs executions: one app process (workers in it) on the fake ~1 ms model,
 //    measured as the executions part measures it, with recording on and off in alternate rounds.
-//    Off = USAGE_ANALYTICS=false (no request counting, no compaction) and the usage triggers on
-//    `executions` disabled in the bench database for that round (no usage record written).
+//    Off = USAGE_ANALYTICS=false (no request counting, no compaction); the usage record is part
+//    of finish's one statement (migration 0015) and is written in both.
 //    (What it costs the lists is the list part's "usage analytics off" server.)
 // 2. History: USAGE_HISTORY (1,000,000) executions' usage records over 366 days written and
 //    compacted (time and CPU), then the 366-day query grouped by agent, BENCH_USAGE_QUERIES (30)
@@ -22,7 +22,6 @@ import { freePorts, percentile, sleep, spawnService, stopAll, waitFor } from './
 const ROUNDS = Number(process.env.BENCH_USAGE_ROUNDS ?? 2);
 const QUERIES = Number(process.env.BENCH_USAGE_QUERIES ?? 30);
 const DBS = (process.env.BENCH_USAGE_DBS ?? 'postgres,pglite').split(',');
-const TRIGGERS = ['executions_usage_on_final', 'executions_usage_on_insert'];
 
 async function recordingCost(setup: ExecutionsSetup): Promise<void> {
   const fake = await startFakeOpenAI({ latencyMs: 1, record: false });
@@ -32,7 +31,6 @@ async function recordingCost(setup: ExecutionsSetup): Promise<void> {
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const on of round % 2 ? [true, false] : [false, true]) {
-        for (const t of TRIGGERS) await sql.unsafe(`alter table executions ${on ? 'enable' : 'disable'} trigger ${t}`);
         const env = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: fake.url, USAGE_ANALYTICS: on ? 'true' : 'false' };
         const topology = await start('single', env);
         try {
@@ -45,7 +43,6 @@ async function recordingCost(setup: ExecutionsSetup): Promise<void> {
       }
     }
   } finally {
-    for (const t of TRIGGERS) await sql.unsafe(`alter table executions enable trigger ${t}`);
     await sql.end();
     await fake.close();
   }

@@ -118,7 +118,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   });
 
   it('two compactors over one backlog count every record once', async () => {
-    // A backlog of 30,000 records as the trigger writes them, compacted by the worker's
+    // A backlog of 30,000 records as finish writes them, compacted by the worker's
     // compactor and two more here at once.
     await database.db.execute(sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
       select 'exe_backlog_' || g, ${workspaceId}, 'live', 'agt_backlog', 'openai-compatible/fake-1', 'succeeded', now() - interval '1 minute', g % 1000, 3, 2, 0

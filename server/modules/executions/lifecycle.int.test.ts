@@ -198,7 +198,7 @@ async function until(check: () => boolean, ms = 5_000) {
 }
 
 describe('the usage record', () => {
-  it('is written by finish itself: the same record with migration 0007’s trigger dropped as with it', async () => {
+  it('is written by finish itself (migration 0015 dropped 0007’s trigger): status, model, tokens, tool calls, duration', async () => {
     const t = await tenant();
     const steps = [
       { index: 0, text: '', toolCalls: [{ id: 'c1', name: 'a', arguments: {} }, { id: 'c2', name: 'b', arguments: {} }], toolResults: [], finishReason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, startedAt: '', completedAt: '' },
@@ -214,25 +214,19 @@ describe('the usage record', () => {
               from usage_execution_records where execution_id = ${id}`,
         )
       )[0];
+    const triggers = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from pg_trigger where tgname like 'executions_usage_on_%'`);
+    assert.equal(triggers[0]!.n, 0, 'no usage trigger is left');
     await start(t, 'one');
     const [first] = await claim(t);
     await end(first!);
-    const byTrigger = await record(first!.id);
-    await db().execute(sql`drop trigger executions_usage_on_final on executions`);
-    try {
-      await start(t, 'two');
-      const [second] = await claim(t);
-      await end(second!);
-      const byFinish = await record(second!.id);
-      assert.ok(byFinish, 'finish wrote the record with no trigger');
-      assert.deepEqual({ ...byFinish, duration_ms: null }, { ...byTrigger, duration_ms: null });
-      assert.deepEqual([byFinish.tool_calls, byFinish.input_tokens, byFinish.at_completion], [3, 12, true]);
-      assert.ok(Number(byFinish.duration_ms) >= 0);
-      assert.equal((await state(second!.id)).usage, 1);
-    } finally {
-      await db().execute(sql`create trigger executions_usage_on_final after update of status on executions for each row
-        when (NEW.status in ('succeeded', 'failed', 'cancelled') and OLD.status not in ('succeeded', 'failed', 'cancelled'))
-        execute function usage_record_execution()`);
-    }
+    const byFinish = await record(first!.id);
+    assert.ok(byFinish, 'finish wrote the record');
+    assert.deepEqual(
+      { ...byFinish, duration_ms: null, agent_id: null },
+      { status: 'succeeded', model: first!.model, agent_id: null, input_tokens: 12, output_tokens: 5, tool_calls: 3, duration_ms: null, at_completion: true },
+    );
+    assert.ok(Number(byFinish.duration_ms) >= 0);
+    assert.equal(byFinish.agent_id, first!.agentId);
+    assert.equal((await state(first!.id)).usage, 1);
   });
 });

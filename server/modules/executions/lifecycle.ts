@@ -99,10 +99,9 @@ const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): 
 
 /**
  * The execution's usage record (docs/analytics.md), as part of finish's statement: the
- * execution just made final, its duration from its start, its tokens and tool calls. Migration
- * 0007's trigger writes the same record in the same transaction while processes of earlier
- * releases may still run (ON CONFLICT: whichever comes first; the compactor sees neither before
- * the commit); a later release drops the trigger, and finish alone writes it (docs/engine-plan.md).
+ * execution just made final, its duration from its start, its tokens and tool calls. The only
+ * writer of usage records (migration 0015 dropped 0007's trigger); ON CONFLICT keeps one should a
+ * final row ever be finished twice (it cannot: finish only moves a row out of an active status).
  */
 function usageRecord(row: ExecutionRow): SQL {
   const done = row.completedAt ?? new Date();

@@ -49,7 +49,7 @@ describe('execution statuses', () => {
     assert.deepEqual(enumOf(executionUsageRowSchema.shape.status.unwrap()), [...FINAL_STATUSES]);
   });
 
-  it('are what the SQL of the schema and migrations says (the usage trigger, the active-runs index)', () => {
+  it('are what the SQL of the schema and migrations says (0007’s usage trigger, the active-runs index)', () => {
     const list = (xs: readonly string[]) => `(${xs.map((x) => `'${x}'`).join(', ')})`;
     const migrations = fs
       .readdirSync(path.join(root, 'db/migrations'))
