@@ -40,13 +40,13 @@ export function dashboardLimitsSuite(store: StoreName): void {
   }
 
   const start = (ws: Workspace, agentId: string, input: string, environment: 'test' | 'live' = 'test') =>
-    dashboardCall(api, ws, 'mutation', 'executions.start', { agentId, input }, { environment });
+    dashboardCall(api, ws, 'mutation', 'executions.execute', { id: agentId, input }, { environment });
 
   const executionsOf = async (ws: Workspace) =>
     (await api.query<{ n: number }>(sql`select count(*)::int as n from executions where workspace_id = ${ws.id}`))[0]!.n;
 
   describe(`dashboard mutations under the plan's limits (${store} store)`, () => {
-    it('a starter workspace gets 60 of 150 concurrent executions.start; 90 are 429 rate_limit_exceeded and write nothing', async () => {
+    it('a starter workspace gets 60 of 150 concurrent executions.execute; 90 are 429 rate_limit_exceeded and write nothing', async () => {
       const { workspace, key, agentId } = await starter();
       const calls = await Promise.all(Array.from({ length: 150 }, (_, i) => start(workspace, agentId, `run ${i}`)));
       const ok = calls.filter((c) => c.status === 200);

@@ -1,10 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
-import type { HeadersObject, OperationObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { HeadersObject, OperationObject, ResponseObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { createSchema } from 'zod-openapi';
 import { executionEventSchema } from '../modules/executions/events';
 import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from '../platform/errors';
+import { eventStreamContent } from './event-stream-doc';
 import { introduction } from './openapi-guide';
 import { buildRouteTable, type RawRoute } from './rest/routes';
 import type { Meta } from './trpc/init';
@@ -97,10 +98,10 @@ function errorTable(): string {
   ].join('\n');
 }
 
-/** The codes a procedure declares in its meta (`errors`). */
-function declaredErrors(router: AnyRouter, procedurePath: string): readonly ErrorCode[] {
+/** A procedure's meta. */
+function metaOf(router: AnyRouter, procedurePath: string): Meta | undefined {
   const procedure: unknown = router._def.procedures[procedurePath];
-  return (procedure as { _def: { meta?: Meta } } | undefined)?._def.meta?.errors ?? [];
+  return (procedure as { _def: { meta?: Meta } } | undefined)?._def.meta;
 }
 
 /** A route that needs no key can only fail by the per-address limit or unexpectedly. */
@@ -141,10 +142,16 @@ export function buildOpenApiDocument(router: AnyRouter = appRouter, raw: readonl
     if (route.target.kind !== 'procedure') continue;
     const op = (doc.paths?.[route.template] as Record<string, OperationObject> | undefined)?.[route.method.toLowerCase()];
     if (!op) continue;
-    const success = op.responses?.['200'];
+    const success = op.responses?.['200'] as ResponseObject | undefined;
+    const meta = metaOf(router, route.target.path);
+    // A procedure that may also answer 200 with its output or an event stream (execute's `wait` and `stream`).
+    const alsoOk: ResponsesObject = meta?.eventStream
+      ? { '200': { description: meta.eventStream.description, headers: rateLimitHeaders, content: { ...success?.content, ...eventStreamContent } } }
+      : {};
     op.responses = {
+      ...alsoOk,
       ...(success ? { [String(route.successStatus)]: { ...success, headers: rateLimitHeaders } } : {}),
-      ...errorResponses(operationErrors(route.method, declaredErrors(router, route.target.path))),
+      ...errorResponses(operationErrors(route.method, meta?.errors ?? [])),
     };
     // zod-openapi puts a query parameter's description on its schema only; renderers read the parameter's.
     for (const param of op.parameters ?? []) {

@@ -174,7 +174,12 @@ describe('executions in the document', () => {
     const execute = operation('post', '/v1/agents/{id}/execute');
     const statuses = Object.keys(execute.responses ?? {}).sort();
     for (const s of ['200', '202', '404', '409']) assert.ok(statuses.includes(s), `execute documents no ${s}`);
-    assert.ok((execute.responses?.['200'] as ResponseObject).content?.['text/event-stream']);
+    // Execute is a procedure: its 200 is generated from its meta (`eventStream`), JSON or the stream.
+    const ok = (execute.responses?.['200'] as ResponseObject).content ?? {};
+    assert.deepEqual(Object.keys(ok).sort(), ['application/json', 'text/event-stream']);
+    assert.deepEqual(ok['application/json']!.schema, (execute.responses?.['202'] as ResponseObject).content?.['application/json']?.schema);
+    assert.deepEqual((ok['text/event-stream']!.schema as Record<string, unknown>)['x-itemSchema'], { $ref: '#/components/schemas/ExecutionEvent' });
+    assert.equal(execute.operationId, 'agents-execute');
     assert.match((execute.responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
     const body = (execute.requestBody as RequestBodyObject).content['application/json']!.schema as Schema;
     assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['conversationId', 'ifBusy', 'input', 'metadata', 'stream', 'wait']);

@@ -70,7 +70,7 @@ describe('REST bodies', () => {
 describe('the dashboard face (tRPC)', () => {
   it('refuses a lone surrogate in a mutation or a query with invalid_parameter and the path, nothing written', async () => {
     const executions = await count('executions');
-    const start = await dashboardCall(api, admin.workspace, 'mutation', 'executions.start', { agentId, input: 'secret \ud800' });
+    const start = await dashboardCall(api, admin.workspace, 'mutation', 'executions.execute', { id: agentId, input: 'secret \ud800' });
     assert.equal(start.status, 400, JSON.stringify(start.error));
     assert.deepEqual(start.error?.data.apiError, { type: 'invalid_request_error', code: 'invalid_parameter', param: 'input' });
     assert.equal(await count('executions'), executions);
@@ -82,7 +82,7 @@ describe('the dashboard face (tRPC)', () => {
     const list = await dashboardCall(api, admin.workspace, 'query', 'executions.list', { after: 'exe_\ud800' });
     assert.equal(list.status, 400);
     assert.equal(list.error?.data.apiError?.param, 'after');
-    const fine = await dashboardCall(api, admin.workspace, 'mutation', 'executions.start', { agentId, input: 'hello 😀' });
+    const fine = await dashboardCall(api, admin.workspace, 'mutation', 'executions.execute', { id: agentId, input: 'hello 😀' });
     assert.equal(fine.status, 200, JSON.stringify(fine.error));
   });
 });

@@ -231,8 +231,8 @@ describe('list', () => {
     for (const res of [queued, waited]) assert.deepEqual(res.body.trigger, { type: 'api' });
     const read = await api.request<Execution>('GET', `/v1/executions/${waited.body.id}`, { key: owner.key });
     assert.deepEqual(read.body.trigger, { type: 'api' });
-    // A message sent in the dashboard's playground (executions.start) says so, on both faces.
-    const played = await dashboardCall<Execution>(api, owner.workspace, 'mutation', 'executions.start', { agentId: a, input: 'from the playground' });
+    // A message sent in the dashboard's playground (executions.execute) says so, on both faces.
+    const played = await dashboardCall<Execution>(api, owner.workspace, 'mutation', 'executions.execute', { id: a, input: 'from the playground' });
     assert.equal(played.status, 200, JSON.stringify(played.error));
     assert.deepEqual(played.result!.trigger, { type: 'playground' });
     const readPlayed = await api.request<Execution>('GET', `/v1/executions/${played.result!.id}`, { key: owner.key });

@@ -7,7 +7,7 @@ import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-strea
 import type { Execution, ExecutionStatus } from '@/app/_lib/types';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 
-// The playground's conversation: each message starts an execution (executions.start), whose
+// The playground's conversation: each message starts an execution (executions.execute, as POST /v1/agents/:id/execute), whose
 // events arrive over Server-Sent Events from /api/dashboard/executions/:id/stream, parsed with
 // the server's event contract (execution-stream.ts); the reply grows with every text.delta,
 // tool calls and results appear where they happen, and the terminal event settles the turn.
@@ -114,8 +114,8 @@ export function usePlayground(agentId: string) {
     setCancelError(null);
     setTurns((all) => [...all, { key, input, executionId: null, status: 'sending', parts: [], error: null, cached: false }]);
     try {
-      const execution = await client.executions.start.mutate({
-        agentId,
+      const execution = await client.executions.execute.mutate({
+        id: agentId,
         input,
         ...(conversationId ? { conversationId, ...(queue ? { ifBusy: 'enqueue' as const } : {}) } : {}),
       });

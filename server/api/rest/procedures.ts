@@ -1,14 +1,18 @@
-import type { Context } from '../trpc/init';
+import type { Context, Reply } from '../trpc/init';
 import { createCallerFactory } from '../trpc/init';
 import { appRouter } from '../trpc/router';
-import { json, type JsonAnswer } from './answer';
+import { json, type Answer, type LongAnswer } from './answer';
 import type { Query } from './body';
+import { eventStreamAnswer, waitAnswer } from './execution-routes';
 import type { ProcedureTarget } from './routes';
 
 // Procedure routes: the procedure is called through a tRPC caller with the input the handler
 // read and checked (the query of GET and DELETE, the JSON body of POST and PATCH, and the path
 // parameters over either), and its output is the answer, with the route's success status.
 // Nothing is coerced here: query schemas coerce their own parameters (`limit`), bodies never.
+// A procedure may ask for a long answer instead (`ctx.reply`: execute's `wait` and `stream`),
+// kept under an Idempotency-Key as a marker (`{"$stream":id}`, `{"$wait":id}`) that
+// execution-routes.ts's replay turns back into the same kind of answer.
 
 const createCaller = createCallerFactory(appRouter);
 type Caller = ReturnType<typeof createCaller>;
@@ -36,8 +40,17 @@ export async function callProcedure(
   successStatus: number,
   context: Context,
   input: { query: Query; body?: Record<string, unknown>; params: Record<string, string> },
-): Promise<JsonAnswer> {
+): Promise<Answer> {
   const fields = input.body ?? present(input.query);
-  const output = await at(createCaller(context), target.segments)({ ...fields, ...input.params });
-  return json(successStatus, output ?? null);
+  let long: LongAnswer | undefined;
+  const reply: Reply = {
+    stream: (id, { stop, done }) => {
+      long = { ...eventStreamAnswer(context.services.engine, id, { stop, done }), marker: JSON.stringify({ $stream: id }) };
+    },
+    wait: (id, settle, done) => {
+      long = { ...waitAnswer(settle, done), marker: JSON.stringify({ $wait: id }) };
+    },
+  };
+  const output = await at(createCaller({ ...context, reply }), target.segments)({ ...fields, ...input.params });
+  return long ?? json(successStatus, output ?? null);
 }

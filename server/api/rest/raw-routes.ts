@@ -1,11 +1,11 @@
-import { executeRoute, streamRoute } from './execution-routes';
+import { streamRoute } from './execution-routes';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../trpc/router';
 import { json } from './answer';
 import type { RawRoute } from './routes';
 
-// Routes that read their own input and answer a stream, or 200/202 chosen by input. They pass
-// the pipeline's checks first (route, auth, rate limit, scope), like every route.
+// Routes that read their own input (a header) and answer a stream, and the public document.
+// They pass the pipeline's checks first (route, auth, rate limit, scope), like every route.
 
 let openapi: string | undefined;
 
@@ -28,6 +28,5 @@ export const RAW_ROUTES: RawRoute[] = [
       return json(200, openapi);
     },
   },
-  executeRoute,
   streamRoute,
 ];

@@ -12,7 +12,7 @@ describe('REST route table', () => {
     assert.deepEqual(routes.map((r) => `${r.method} ${r.template}`).sort(), BUILT_OPERATIONS);
   });
 
-  it('tells an execution from its stream and its cancel; execute and stream are raw routes with agents:execute', () => {
+  it('tells an execution from its stream and its cancel; execute is a procedure answering 202, stream a raw route, both agents:execute', () => {
     const id = 'exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
     const target = (m: string, p: string) => {
       const found = matchRoute(routes, m, p);
@@ -23,7 +23,7 @@ describe('REST route table', () => {
     assert.equal(target('GET', `/v1/executions/${id}/stream`).target.kind, 'raw');
     assert.equal(target('POST', `/v1/executions/${id}/cancel`).template, '/v1/executions/{id}/cancel');
     const execute = target('POST', '/v1/agents/agt_1/execute');
-    assert.equal(execute.target.kind, 'raw');
+    assert.deepEqual([execute.target.kind, execute.target.kind === 'procedure' && execute.target.path, execute.successStatus], ['procedure', 'executions.execute', 202]);
     assert.equal(execute.scope, 'agents:execute');
     assert.equal(target('GET', `/v1/executions/${id}/stream`).scope, 'agents:execute');
     assert.deepEqual(matchRoute(routes, 'GET', '/v1/agents/agt_1/execute'), { kind: 'method_not_allowed', allow: ['POST'] });

@@ -25,6 +25,19 @@ export interface Context {
    * which charges the request's key before any procedure runs.
    */
   limits?: RateLimits;
+  /**
+   * REST only: how a procedure answers other than with its output and its success status —
+   * execute's `wait` and `stream` (server/api/rest/procedures.ts). The dashboard face has none.
+   */
+  reply?: Reply;
+}
+
+/** A long answer a procedure asks its REST edge for, instead of its output (it still returns one). */
+export interface Reply {
+  /** 200 with the execution's events as they happen, until its terminal event (server/api/sse.ts); `done` frees what the stream held. */
+  stream(executionId: string, opts: { stop: AbortSignal; done(): void }): void;
+  /** 200 with the execution `settle` resolves to (the client leaving aborts its signal); `done` frees what the wait held. */
+  wait(executionId: string, settle: (signal: AbortSignal) => Promise<unknown>, done: () => void): void;
 }
 
 export type Meta = OpenApiMeta<{
@@ -43,6 +56,11 @@ export type Meta = OpenApiMeta<{
    * limited by plan; mutations are.
    */
   costly?: { name: string; perMinute: number };
+  /**
+   * The procedure may also answer 200 with its output or with an event stream (`Reply`): the
+   * OpenAPI document adds that 200, with both media types, described so.
+   */
+  eventStream?: { description: string };
 }>;
 
 /** The tRPC code of each HTTP status of the catalogue (tRPC maps it back to the same status). */

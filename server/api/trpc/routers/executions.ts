@@ -1,10 +1,8 @@
-import { executionView } from '../../../modules/executions/engine';
 import { deleteConversation, getConversation, getExecution, listConversations, listExecutions } from '../../../modules/executions/service';
 import {
   conversationListSchema,
   conversationSchema,
   deletedConversationSchema,
-  executeInput,
   executionListSchema,
   executionSchema,
   idInput,
@@ -13,7 +11,7 @@ import {
 } from '../../../modules/executions/schemas';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
-import { z } from 'zod';
+import { execute } from './execute';
 
 const tags = ['Executions'];
 
@@ -55,20 +53,7 @@ export const executionsRouter = router({
     .output(executionSchema)
     .mutation(({ ctx, input }) => ctx.services.engine.cancel(ctx.actor, input.id)),
 
-  /**
-   * Dashboard only (the REST face is the raw route POST /v1/agents/{id}/execute): starts a run
-   * through the same entry point, in place when it can, since the playground follows it at once.
-   * Its `trigger` is `playground`, so the lists tell these runs from the API's.
-   */
-  start: apiProcedure
-    .meta({ scope: 'agents:execute' })
-    .input(executeInput.omit({ wait: true, stream: true }).extend({ agentId: z.string() }))
-    .output(executionSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { agentId, ...rest } = input;
-      const { row } = await ctx.services.engine.start(ctx.actor, agentId, rest, { inPlace: true, trigger: { type: 'playground' } });
-      return executionView(row);
-    }),
+  execute,
 });
 
 const conversationTags = ['Conversations'];
