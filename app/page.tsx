@@ -1,6 +1,6 @@
 import { redirect } from 'next/navigation';
 import { ButtonLink, Logo } from '@/app/_components/ui';
-import { currentSession } from '@/server/modules/auth/session';
+import { currentSession } from '@/server/api/next-handle';
 
 const FEATURES = [
   { title: 'Scoped API keys', text: 'Live and test keys with exactly the permissions each program needs. Secrets are shown once.' },

@@ -26,7 +26,8 @@ const nextAddress = () => `198.51.${100 + (++ip >> 8)}.${ip & 255}`;
 
 before(async () => {
   api = await startServer();
-  const { authOptions } = await import('../server/modules/auth/options');
+  const { createAuthOptions } = await import('../server/modules/auth/options');
+  const authOptions = createAuthOptions({ db: () => api.db, signIn: () => api.runtime.limits.auth.signIn });
   const { appRouter } = await import('../server/api/trpc/router');
   const { TOO_MANY_SIGN_IN_ATTEMPTS } = await import('../server/modules/auth/signin-errors');
   const provider = authOptions.providers[0] as unknown as { options: { authorize: typeof mod.authorize } };
@@ -34,7 +35,7 @@ before(async () => {
     authorize: provider.options.authorize,
     callbacks: authOptions.callbacks!,
     events: authOptions.events!,
-    caller: (ctx) => appRouter.createCaller({ requestId: 'req_test', db: api.db, actor: null, ...ctx } as never),
+    caller: (ctx) => appRouter.createCaller({ requestId: 'req_test', db: api.db, actor: null, limits: api.runtime.limits, ...ctx } as never),
     TOO_MANY: TOO_MANY_SIGN_IN_ATTEMPTS,
   };
 });
@@ -164,6 +165,27 @@ describe('sessions', () => {
     return { user, token };
   }
   const read = (token: JWT) => mod.callbacks.jwt!({ token } as never) as Promise<JWT>;
+
+  it('the node edge reads the session cookie next-auth wrote (sessionOf): live, forged, ended, https names', async () => {
+    const { createAuthOptions } = await import('../server/modules/auth/options');
+    const { sessionOf } = await import('../server/modules/auth/session');
+    const { encode } = await import('next-auth/jwt');
+    const options = createAuthOptions({ db: () => api.db, signIn: () => undefined });
+    const email = `edge-${Date.now()}@example.test`;
+    await signUp(email);
+    const a = await signedIn(email);
+    const jwt = await encode({ token: a.token, secret: process.env.AUTH_SECRET! });
+    const as = (cookie: string, extra: Record<string, string> = {}) => sessionOf(options, { host: 'localhost:3000', cookie, ...extra });
+    const live = await as(`other=1; next-auth.session-token=${jwt}`);
+    assert.deepEqual([live?.userId, live?.workspaceId, live?.sessionId], [a.user.id, a.user.workspaceId, a.token.sid]);
+    assert.equal(await as(`next-auth.session-token=${jwt.slice(0, -4)}AAAA`), null, 'a forged token');
+    assert.equal(await as(''), null, 'no cookie');
+    // Behind an https proxy next-auth names the cookie __Secure-…; the plain name is then not read.
+    assert.equal(await as(`next-auth.session-token=${jwt}`, { 'x-forwarded-proto': 'https' }), null);
+    assert.equal((await as(`__Secure-next-auth.session-token=${jwt}`, { 'x-forwarded-proto': 'https' }))?.userId, a.user.id);
+    await mod.events.signOut!({ token: a.token, session: undefined as never });
+    assert.equal(await as(`next-auth.session-token=${jwt}`), null, 'a signed-out session');
+  });
 
   it('a signed-out token is dead at once; other sessions live on', async () => {
     const email = `sess-${Date.now()}@example.test`;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { dashboardCall, dashboardStandIn } from './dashboard';
+import { dashboardCall, testSessions } from './dashboard';
 import { expectStatus, rateHeaders } from './expect';
 import { startServer, type TestServer, type Workspace } from './harness';
 
@@ -19,7 +19,7 @@ export function dashboardLimitsSuite(store: StoreName): void {
   const counters: string[] = [];
 
   before(async () => {
-    api = await startServer({ next: dashboardStandIn(), env: store === 'redis' ? { REDIS_URL } : {} });
+    api = await startServer({ dashboardSession: testSessions(), env: store === 'redis' ? { REDIS_URL } : {} });
   });
   after(async () => {
     await api?.close();

@@ -1,48 +1,22 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Session } from 'next-auth';
 import type { Environment } from '../db/schema';
+import type { SessionReader } from '../server/api/http/dashboard-api';
 import type { TestServer, Workspace } from './harness';
 
-// The dashboard's tRPC face over real HTTP without a Next build: a stand-in for Next's request
-// handler behind the custom server (`startServer({ next: dashboardStandIn() })`) runs the same
-// handler app/api/trpc does (server/api/trpc/dashboard.ts). Only the session is stood in for: the
-// signed-in user is named by the test header `x-test-user` (user id and workspace id), where
-// Next would read the session cookie.
+// The dashboard's API over real HTTP without a Next build or a sign-in: the server serves
+// /api/trpc and the dashboard's event streams itself (server/api/http/dashboard-api.ts), and the
+// test stands in only for next-auth's session (`startServer({ dashboardSession: testSessions() })`):
+// the signed-in user is named by the test header `x-test-user` (user id, workspace id and,
+// optionally, the session id), where the server would read the session cookie.
 
-const USER_HEADER = 'x-test-user';
+export const USER_HEADER = 'x-test-user';
 
-export function dashboardStandIn() {
-  let handler: ((req: Request) => Promise<Response>) | undefined;
-  // Loaded on first use: server modules may only load once the harness has set the environment.
-  const load = async () => {
-    if (handler) return handler;
-    const { createDashboardHandler } = await import('../server/api/trpc/dashboard');
-    const { SCOPES } = await import('../server/modules/keys/scopes');
-    const { parseEnvironment } = await import('../server/modules/auth/session');
-    handler = createDashboardHandler(async (req) => {
-      const [userId, workspaceId] = (req.headers.get(USER_HEADER) ?? '').split(' ');
-      if (!userId || !workspaceId) return null;
-      return { kind: 'user', userId, workspaceId, environment: parseEnvironment(req.headers.get('x-environment')), scopes: [...SCOPES] };
-    });
-    return handler;
-  };
-
-  return function next(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-        const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks);
-        const response = await (await load())(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body }));
-        res.statusCode = response.status;
-        response.headers.forEach((v, k) => res.setHeader(k, v));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      })().catch((err: unknown) => {
-        res.statusCode = 599;
-        res.end(String(err));
-      });
-    });
+export function testSessions(): SessionReader {
+  return async (headers) => {
+    const raw = headers[USER_HEADER];
+    const [userId, workspaceId, sessionId] = (Array.isArray(raw) ? raw[0]! : (raw ?? '')).split(' ');
+    if (!userId || !workspaceId) return null;
+    return { userId, workspaceId, sessionId: sessionId ?? '', expires: new Date(Date.now() + 3_600_000).toISOString() } satisfies Session;
   };
 }
 

@@ -265,6 +265,8 @@ export interface TestServer {
   query<T>(query: SQL): Promise<T[]>;
   /** The plaintext of a stored secret sealed for `place` (docs/security.md, "Secrets at rest"), opened with the server's keyring. */
   opened(place: string, stored: string): string;
+  /** What the process holds (its engine, streams, jobs…), as the server was given it. */
+  runtime: import('../server/modules/runtime').ProcessRuntime;
   request<T = ErrorBody>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
   seed: {
     workspace(opts?: { plan?: Plan; customRpm?: number; customConcurrency?: number }): Promise<Workspace>;
@@ -283,6 +285,8 @@ export async function startServer(
     env?: Record<string, string>;
     /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
     next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+    /** Serves the dashboard's API (/api/trpc, its event streams) with this reader of the signed-in user (test/dashboard.ts `testSessions`). */
+    dashboardSession?: import('../server/api/http/dashboard-api').SessionReader;
     /** The dashboard as `npm start` holds it while starting (api/http/starting.ts); `next` is `{ handler: next }`. */
     dashboard?: import('../server/api/http/starting').Dashboard;
   } = {},
@@ -327,7 +331,7 @@ export async function startServer(
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   });
-  const server = createAppServer({ ...runtime, dashboard: opts.dashboard ?? (opts.next ? { handler: opts.next } : undefined) });
+  const server = createAppServer({ ...runtime, dashboard: opts.dashboard ?? (opts.next ? { handler: opts.next } : undefined), session: opts.dashboardSession });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const db = runtime.database.db;
@@ -388,6 +392,7 @@ export async function startServer(
     db,
     query,
     opened: (place, stored) => secretsKeyring().open(place, stored),
+    runtime,
     request,
     seed: {
       workspace,

@@ -25,8 +25,7 @@ let echo: QueueSpec<{ n: number; sentAt: number }>;
 before(async () => {
   // A web process that runs no workers: only the test's own handler and the worker process run jobs.
   api = await startServer({ env: { RUN_WORKERS: 'false' } });
-  const { getRuntime } = await import('../server/modules/runtime');
-  jobs = getRuntime().jobs;
+  jobs = api.runtime.jobs;
   const { queue } = await import('../server/platform/jobs');
   echo = queue('test-echo');
 });

@@ -1,4 +1,3 @@
 // The dashboard's selected environment, shared by the server (initial render) and the client.
-export const ENVIRONMENT_COOKIE = 'aas_env';
-export const ENVIRONMENT_HEADER = 'x-environment';
+export { ENVIRONMENT_COOKIE, ENVIRONMENT_HEADER } from '@/server/modules/auth/environment';
 export type DashboardEnvironment = 'live' | 'test';

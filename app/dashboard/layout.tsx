@@ -4,16 +4,16 @@ import type { ReactNode } from 'react';
 import { DashboardHeader } from '@/app/_components/dashboard-header';
 import { Providers } from '@/app/_components/providers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
-import { getDatabase } from '@/server/modules/runtime';
 import { getWorkspace } from '@/server/modules/auth/users';
-import { currentSession, parseEnvironment } from '@/server/modules/auth/session';
+import { parseEnvironment } from '@/server/modules/auth/session';
+import { currentSession, pageDatabase } from '@/server/api/next-handle';
 
 // Every dashboard page: signed-in users only, with the workspace header and the environment
 // chosen last time (a cookie, so the first render is already right).
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await currentSession();
   if (!session) redirect('/signin');
-  const [{ db }, jar] = await Promise.all([getDatabase(), cookies()]);
+  const [{ db }, jar] = await Promise.all([pageDatabase(), cookies()]);
   const workspace = await getWorkspace(db, session.workspaceId);
   if (!workspace) redirect('/signin');
   const environment = parseEnvironment(jar.get(ENVIRONMENT_COOKIE)?.value);

@@ -5,7 +5,7 @@ import { AuthShell } from '@/app/_components/auth-shell';
 import { SignInForm } from '@/app/_components/signin-form';
 import { safeCallbackPath } from '@/server/modules/auth/callback-path';
 import { githubEnabled } from '@/server/modules/auth/options';
-import { currentSession } from '@/server/modules/auth/session';
+import { currentSession } from '@/server/api/next-handle';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { AuthShell } from '@/app/_components/auth-shell';
 import { Providers } from '@/app/_components/providers';
 import { SignUpForm } from '@/app/_components/signup-form';
-import { currentSession } from '@/server/modules/auth/session';
+import { currentSession } from '@/server/api/next-handle';
 
 export const metadata: Metadata = { title: 'Create an account' };
 

@@ -42,7 +42,7 @@ export function eventSink(res: ServerResponse): EventSink {
   };
 }
 
-/** A web ReadableStream sink: pulled by the client, 64 KB of queue at most. */
+/** A web ReadableStream sink: pulled by the client, 64 KB of queue at most (sse.test.ts reads the writer through it). */
 export function webSink(): { sink: EventSink; stream: ReadableStream<Uint8Array> } {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;

@@ -2,11 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FollowEvent } from '../modules/executions/engine';
 import { webSink } from './sse-sinks';
-import { eventStreamResponse, writeEvents } from './sse';
+import { SSE_HEADERS, writeEvents } from './sse';
 
 // The one event-stream writer, driven with events made here (no database, no server): how it
 // frames events, sends a large one piece by piece, pings an idle stream, and stops following
 // when the client leaves or `stop` aborts.
+
+/** The writer into a web stream, read as a Response (what a client reads). */
+function eventStreamResponse(follow: (signal: AbortSignal) => AsyncIterable<FollowEvent>): Response {
+  const { sink, stream } = webSink();
+  void writeEvents(sink, follow).catch(() => sink.end());
+  return new Response(stream, { headers: SSE_HEADERS });
+}
 
 const event = (seq: number, type: FollowEvent['type'], data: object): FollowEvent => ({ seq, type, json: JSON.stringify({ type, ...data }) });
 

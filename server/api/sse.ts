@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FollowEvent } from '../modules/executions/engine';
 import { env } from '../platform/env.js';
-import { eventSink, webSink, type EventSink } from './sse-sinks';
+import { eventSink, type EventSink } from './sse-sinks';
 
 // The one writer of event streams (docs/executions.md, "Streams (SSE)"): execute with `stream`,
 // GET /v1/executions/:id/stream, the replay of an idempotent streamed execute and the
@@ -107,14 +107,4 @@ export function closeSignal(res: ServerResponse): AbortSignal {
   if (res.destroyed) controller.abort();
   else res.once('close', () => controller.abort());
   return controller.signal;
-}
-
-/** A web Response streaming the events (the dashboard's route handler); `done` runs when the stream ends. */
-export function eventStreamResponse(follow: (signal: AbortSignal) => AsyncIterable<FollowEvent>, opts: { stop?: AbortSignal; done?: () => void } = {}): Response {
-  const { sink, stream } = webSink();
-  void writeEvents(sink, follow, { stop: opts.stop })
-    .catch(() => sink.end())
-    .finally(() => opts.done?.());
-  // no-transform: no compression layer may buffer the events.
-  return new Response(stream, { headers: { ...SSE_HEADERS, 'Cache-Control': 'no-store, no-transform' } });
 }

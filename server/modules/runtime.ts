@@ -8,12 +8,10 @@ import type { RateLimits } from './ratelimit';
 import type { StreamGuard } from '../platform/streams/guard';
 import type { RequestUsage } from './usage/requests';
 
-// Everything stateful a process holds — the database, the rate-limit stores, the job queue —
-// once per process (the logger keeps a slot of its own: platform/log.ts). Next evaluates our
-// modules several times in one process (the custom server, route-handler chunks, page chunks:
-// docs/platform-notes.md), so a module-level `let` would exist once per copy; this lives on
-// globalThis, which exists once. Built and set by processes/boot.ts; declared here, with the
-// domain, because the domain (auth/options.ts), the api and app/ read it.
+// Everything stateful a process holds — the database, the rate-limit stores, the job queue, the
+// engine — once per process. Built by processes/boot.ts and handed to the edges that serve
+// requests (REST, the dashboard's API) as their context; nothing reaches it from a global. (Next's
+// pages and next-auth's route get only the database and the sign-in guards: api/next-handle.ts.)
 
 export interface ProcessRuntime {
   database: Database;
@@ -40,33 +38,3 @@ export interface ProcessRuntime {
 
 /** What a request may use of its process, given in its context (never reached for from a global). */
 export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions' | 'engine'>;
-
-interface Slots {
-  runtime?: ProcessRuntime;
-}
-
-const KEY = Symbol.for('agent-service.runtime');
-
-function slots(): Slots {
-  const g = globalThis as unknown as Record<symbol, Slots | undefined>;
-  return (g[KEY] ??= {});
-}
-
-export function setRuntime(runtime: ProcessRuntime | undefined): void {
-  slots().runtime = runtime;
-}
-
-/** The runtime the server, worker or test opened at start-up (undefined before that). */
-export function peekRuntime(): ProcessRuntime | undefined {
-  return slots().runtime;
-}
-
-export function getRuntime(): ProcessRuntime {
-  const runtime = slots().runtime;
-  if (!runtime) throw new Error('The process runtime is not open: the server or worker opens it at start-up');
-  return runtime;
-}
-
-/** The process's database, for code that runs inside Next (pages, route handlers, next-auth). */
-export const getDatabase = async (): Promise<Database> => getRuntime().database;
-

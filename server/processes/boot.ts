@@ -9,7 +9,11 @@ import { env } from '../platform/env.js';
 import { openJobs } from '../platform/jobs';
 import { declareQueues, startWorkers } from './workers';
 import { createRateLimits } from '../modules/ratelimit';
-import { peekRuntime, setRuntime, type ProcessRuntime } from '../modules/runtime';
+import type { ProcessRuntime } from '../modules/runtime';
+import { setNextHandle } from '../api/next-handle';
+import type { SessionReader } from '../api/http/dashboard-api';
+import { createAuthOptions } from '../modules/auth/options';
+import { sessionOf } from '../modules/auth/session';
 import { resolveAuthSecret, resolveSecretsKey, SECRETS_KEY_FILE } from '../platform/secrets';
 import { installKeyring, Keyring } from '../platform/sealed';
 import { log } from '../platform/log';
@@ -76,8 +80,6 @@ export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES
  * long each step took (the server and the worker pass one).
  */
 export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases } = {}): Promise<ProcessRuntime> {
-  const existing = peekRuntime();
-  if (existing) return existing;
   const workers = opts.workers ?? env.RUN_WORKERS;
   const phases = opts.phases ?? SILENT_PHASES;
   const { keyring } = loadSecretsKeyring();
@@ -106,11 +108,12 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     // The engine reads the pool at each start: the workers (and their pool) start after it.
     const engine = createEngine({ db: database.db, live, pool: () => runtime.executions });
     const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers };
-    setRuntime(runtime);
+    // What Next's pages and next-auth's route may use (never the engine): api/next-handle.ts.
+    setNextHandle({ database, authGuards: limits.auth });
     if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));
     return runtime;
   } catch (err) {
-    setRuntime(undefined);
+    setNextHandle(undefined);
     await database.close();
     throw err;
   }
@@ -132,7 +135,13 @@ export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
   await runtime.bus.close();
   await runtime.limits.close();
   await runtime.database.close();
-  if (peekRuntime() === runtime) setRuntime(undefined);
+  setNextHandle(undefined);
+}
+
+/** The signed-in user's session of a request the node edge serves (the dashboard's API), over this process's database. */
+export function sessionReader(runtime: ProcessRuntime): SessionReader {
+  const options = createAuthOptions({ db: () => runtime.database.db, signIn: () => runtime.limits.auth.signIn });
+  return (headers) => sessionOf(options, headers);
 }
 
 /** A plain sentence for the error people will meet most: the data dir is in use. */

@@ -4,7 +4,7 @@ import next from 'next';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { closeRuntime, describeStartupError, openRuntime, provideAuthSecret } from './boot';
+import { closeRuntime, describeStartupError, openRuntime, provideAuthSecret, sessionReader } from './boot';
 import { BuildInterruptedError, ensureBuild, preloadNextConfig } from './build-check';
 import { env } from '../platform/env.js';
 import { createAppServer } from '../api/http/server';
@@ -45,7 +45,7 @@ async function main() {
   // built and loaded, and a browser sees a page that says so (api/http/starting.ts).
   const dashboard: Dashboard | undefined =
     process.env.DASHBOARD !== 'false' ? { starting: { phase: 'next', since: Date.now() } } : undefined;
-  const server = createAppServer({ ...runtime, dashboard });
+  const server = createAppServer({ ...runtime, dashboard, session: dashboard ? sessionReader(runtime) : undefined });
   listening.server = server;
   const { url, hint } = await listen(server);
   const data = dataLocation();

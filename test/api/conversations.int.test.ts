@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus, ISO_MS } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Conversation } from '../executions/helpers';
@@ -32,7 +32,7 @@ let agentA: string;
 let agentB: string;
 
 before(async () => {
-  api = await startServer({ next: dashboardStandIn() });
+  api = await startServer({ dashboardSession: testSessions() });
   admin = await api.seed.key({ name: 'admin', ...UNLIMITED });
   agentA = await createAgent(api, admin.key, { name: 'A' });
   agentB = await createAgent(api, admin.key, { name: 'B' });

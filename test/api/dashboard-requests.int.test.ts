@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { startServer, type SeededKey, type TestServer } from '../harness';
 
 // What the dashboard's tRPC face refuses before any procedure runs (docs/security.md,
@@ -14,7 +14,7 @@ import { startServer, type SeededKey, type TestServer } from '../harness';
 let api: TestServer;
 let owner: SeededKey;
 before(async () => {
-  api = await startServer({ next: dashboardStandIn() });
+  api = await startServer({ dashboardSession: testSessions() });
 });
 after(() => api?.close());
 

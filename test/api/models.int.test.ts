@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
@@ -18,7 +18,7 @@ let admin: SeededKey;
 before(async () => {
   api = await startServer({
     env: { OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
-    next: dashboardStandIn(),
+    dashboardSession: testSessions(),
   });
   admin = await api.seed.key({ name: 'admin', environment: 'live', ...UNLIMITED });
 });

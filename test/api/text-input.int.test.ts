@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 
@@ -15,7 +15,7 @@ let api: TestServer;
 let admin: SeededKey;
 let agentId: string;
 before(async () => {
-  api = await startServer({ next: dashboardStandIn() });
+  api = await startServer({ dashboardSession: testSessions() });
   admin = await api.seed.key({ ...UNLIMITED });
   const agent = await api.request<{ id: string }>('POST', '/v1/agents', { key: admin.key, body: { name: 'echo', model: 'sandbox/echo' } });
   expectStatus(agent, 201);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, FINAL_EVENTS, readStream, waitFor, type Conversation, type Execution } from './helpers';
@@ -17,7 +17,7 @@ let agentId: string;
 const SLOTS = 20;
 
 before(async () => {
-  api = await startServer({ env: { EXECUTION_CONCURRENCY: String(SLOTS) }, next: dashboardStandIn() });
+  api = await startServer({ env: { EXECUTION_CONCURRENCY: String(SLOTS) }, dashboardSession: testSessions() });
   owner = await api.seed.key({ ...UNLIMITED });
   agentId = await createAgent(api, owner.key, { instructions: 'Be brief.' });
 });

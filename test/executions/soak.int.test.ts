@@ -16,8 +16,7 @@ before(async () => {
 after(() => api?.close());
 
 it('a few seconds of mixed load from three workspaces leaves nothing held', async () => {
-  const { getRuntime } = await import('../../server/modules/runtime');
-  const runtime = getRuntime();
+  const runtime = api.runtime;
   const tenants: { k: SeededKey; fast: string; slow: string }[] = [];
   for (const plan of ['professional', 'professional', 'enterprise'] as const) {
     const k = await api.seed.key(plan === 'enterprise' ? { ...UNLIMITED } : { plan });

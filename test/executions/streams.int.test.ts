@@ -9,6 +9,7 @@ import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, parseSse, readStream, waitFor } from './helpers';
+import { USER_HEADER, testSessions } from '../dashboard';
 
 // What one tenant's streams may hold (docs/concurrency.md): at most 100 open event streams per
 // API key and per dashboard session (429 beyond), ended within seconds when the key is revoked
@@ -23,7 +24,7 @@ const dispatcher = new Agent({ connections: 400, keepAliveTimeout: 1_000 });
 
 before(async () => {
   fake = await startFakeOpenAI();
-  api = await startServer({ env: { STREAM_STALL_SECONDS: '1', OPENAI_COMPATIBLE_BASE_URL: fake.url, TEST_MODE_REAL_MODELS: 'true' } });
+  api = await startServer({ env: { STREAM_STALL_SECONDS: '1', OPENAI_COMPATIBLE_BASE_URL: fake.url, TEST_MODE_REAL_MODELS: 'true' }, dashboardSession: testSessions() });
 });
 after(async () => {
   await dispatcher.close();
@@ -32,9 +33,10 @@ after(async () => {
 });
 
 /** Opens a stream; the body is read (and dropped) in the background until `close()`. */
-async function open(key: string, path: string) {
+async function open(key: string | Record<string, string>, path: string) {
   const controller = new AbortController();
-  const res = await request(`${api.url}${path}`, { dispatcher, headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  const headers = typeof key === 'string' ? { authorization: `Bearer ${key}` } : key;
+  const res = await request(`${api.url}${path}`, { dispatcher, headers, signal: controller.signal });
   let ended = false;
   let text = '';
   const done = (async () => {
@@ -143,30 +145,30 @@ describe('revocation', () => {
 
 describe('dashboard sessions', () => {
   it('at most 100 open streams per session; they end within 5 s when the session ends', async () => {
-    const { dashboardStream } = await import('../../server/api/dashboard-stream');
     const { startSession, endSession } = await import('../../server/modules/auth/sessions');
-    const { getRuntime } = await import('../../server/modules/runtime');
-    const { engine, streams } = getRuntime();
     const k = await api.seed.key({ ...UNLIMITED });
     const id = await longRun(k);
     const sessionId = await startSession(api.db, k.workspace.userId);
-    const actor = { kind: 'user' as const, userId: k.workspace.userId, sessionId, workspaceId: k.workspace.id, environment: k.environment, scopes: k.scopes };
-    const follow = () => dashboardStream({ db: api.db, engine, streams, actor, executionId: id, afterSeq: 0 });
-    const responses: Response[] = [];
+    // The dashboard's own path, served by the node edge; the session stood in for by the test header.
+    const path = `/api/dashboard/executions/${id}/stream?environment=${k.environment}`;
+    const as = { [USER_HEADER]: `${k.workspace.userId} ${k.workspace.id} ${sessionId}` };
+    const streams: Open[] = [];
     for (let i = 0; i < 100; i++) {
-      const res = await follow();
-      assert.equal(res.status, 200, `stream ${i + 1}`);
-      responses.push(res);
+      const s = await open(as, path);
+      assert.equal(s.status, 200, `stream ${i + 1}`);
+      streams.push(s);
     }
-    const refused = await follow();
+    const refused = await open(as, path);
+    await refused.done;
     assert.equal(refused.status, 429);
-    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'rate_limit_exceeded');
-    const reading = responses.slice(0, 3).map((r) => r.text());
+    assert.equal((JSON.parse(refused.text) as { error: { code: string } }).error.code, 'rate_limit_exceeded');
+    const other = await open({ [USER_HEADER]: `${k.workspace.userId} ${k.workspace.id}` }, `/api/dashboard/executions/exe_unknown/stream`);
+    await other.done;
+    assert.equal(other.status, 404, 'an unknown execution');
     const t0 = Date.now();
     await endSession(api.db, sessionId);
-    await Promise.all(reading);
+    await Promise.all(streams.map((s) => s.done));
     assert.ok(Date.now() - t0 < 5_000, `ended ${Date.now() - t0} ms after sign-out`);
-    await Promise.all(responses.slice(3).map((r) => r.body?.cancel()));
     await cancel(k, id);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type TestServer } from '../harness';
 import { createAgent } from '../executions/helpers';
@@ -18,7 +18,7 @@ const ZONE = 'America/Santiago';
 
 let api: TestServer;
 before(async () => {
-  api = await startServer({ next: dashboardStandIn() });
+  api = await startServer({ dashboardSession: testSessions() });
 });
 after(() => api?.close());
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import type { ErrorCode } from '../../server/platform/errors';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
@@ -40,7 +40,7 @@ before(async () => {
   fake = await startFakeOpenAI();
   tools = await startToolServer();
   api = await startServer({
-    next: dashboardStandIn(),
+    dashboardSession: testSessions(),
     env: {
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

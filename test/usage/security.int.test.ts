@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dashboardCall, dashboardStandIn } from '../dashboard';
+import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { createAgent, execute } from '../executions/helpers';
 import { startServer, type SeededKey, type TestServer } from '../harness';
@@ -15,7 +15,7 @@ import { dayStart } from './helpers';
 
 let api: TestServer;
 before(async () => {
-  api = await startServer({ next: dashboardStandIn() });
+  api = await startServer({ dashboardSession: testSessions() });
 });
 after(() => api?.close());
 
@@ -47,8 +47,7 @@ securitySuite(() => api, {
   create: async (_api, owner) => {
     const admin = await helperKey(owner);
     expectStatus(await api.request('GET', '/v1/agents', { key: admin.key }), 200);
-    const { getRuntime } = await import('../../server/modules/runtime');
-    await getRuntime().usage.flush();
+    await api.runtime.usage.flush();
     return admin.id;
   },
   listIds: groupsOf('keyId'),

@@ -8,7 +8,9 @@ import { jsonDepth, MAX_BODY_DEPTH } from '../../platform/http/exchange';
 import { crossSiteReason } from '../../platform/http/same-origin';
 import { newId } from '../../platform/ids';
 import { log } from '../../platform/log';
-import { getRuntime } from '../../modules/runtime';
+import type { Db } from '../../../db/client';
+import type { RateLimits } from '../../modules/ratelimit';
+import type { Services } from '../../modules/runtime';
 import { toTRPCError, type Context } from './init';
 import { appRouter } from './router';
 
@@ -42,13 +44,14 @@ function refusal(req: Request): ApiError | null {
 }
 
 /**
- * The dashboard face of the router (app/api/trpc): the caller `resolveActor` finds (the signed-in
- * user, in the environment the dashboard sends in `x-environment`), the client address the
- * custom server stamped on the request, and the process's rate limits for mutations. A refusal's
- * headers (Retry-After, X-RateLimit-*) go on the answer. A request `refusal` names is answered
- * with its error for each procedure (tRPC's envelope, batches included) and runs none of them.
+ * The dashboard face of the router (/api/trpc, served by the node edge: api/http/dashboard-api.ts):
+ * the caller `resolveActor` finds (the signed-in user, in the environment the dashboard sends in
+ * `x-environment`), the client address the server stamped on the request, and the process's
+ * database, services and rate limits (for mutations), given by the edge. A refusal's headers
+ * (Retry-After, X-RateLimit-*) go on the answer. A request `refusal` names is answered with its
+ * error for each procedure (tRPC's envelope, batches included) and runs none of them.
  */
-export function createDashboardHandler(resolveActor: (req: Request) => Promise<Actor | null>) {
+export function createDashboardHandler(deps: { db: Db; limits: RateLimits; services: Services }, resolveActor: (req: Request) => Promise<Actor | null>) {
   return function handler(req: Request): Promise<Response> {
     const refused = refusal(req);
     return fetchRequestHandler({
@@ -58,17 +61,16 @@ export function createDashboardHandler(resolveActor: (req: Request) => Promise<A
       maxBatchSize: MAX_BATCH,
       async createContext(): Promise<Context> {
         if (refused) throw toTRPCError(refused);
-        const runtime = getRuntime();
         const actor = await resolveActor(req);
         // From here its database calls wait in its workspace's line (db/lanes.ts).
         if (actor) nameLane(`ws:${actor.workspaceId}`);
         return {
           requestId: newId('req'),
-          db: runtime.database.db,
-          services: runtime,
+          db: deps.db,
+          services: deps.services,
           actor,
           clientAddress: stampedClientAddress(req.headers),
-          limits: runtime.limits,
+          limits: deps.limits,
         };
       },
       responseMeta({ errors }) {

@@ -2,18 +2,27 @@ import { eq } from 'drizzle-orm';
 import type { NextAuthOptions } from 'next-auth';
 import credentialsModule from 'next-auth/providers/credentials';
 import githubModule from 'next-auth/providers/github';
-import { getDatabase } from '../runtime';
+import type { Db } from '../../../db/client';
 import { users } from '../../../db/schema';
 import { env } from '../../platform/env.js';
 import { stampedClientAddress } from '../../platform/http/client-address-header';
-import { peekRuntime } from '../runtime';
 import { safeCallbackPath } from './callback-path';
+import type { AuthGuards } from './guards';
 import { endSession, isSessionActive, SESSION_MAX_AGE_SECONDS, startSession } from './sessions';
 import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
 import { findByEmail, upsertGithubUser, verifyCredentials } from './users';
 
 // Dashboard sign-in (next-auth v4, JWT sessions). The session carries the user's id and
-// workspace; everything else is read from the database when needed.
+// workspace; everything else is read from the database when needed. The options are built from
+// what they need (`createAuthOptions`): by the node edge from its process context, and for Next's
+// own routes and pages from the one slot Next's module copies share (server/api/next-handle.ts).
+
+/** What sign-in and the session callbacks use of their process. */
+export interface AuthDeps {
+  db(): Promise<Db> | Db;
+  /** The sign-in attempt guard (absent: not limited, as in a process with no rate limits yet). */
+  signIn(): AuthGuards['signIn'] | undefined;
+}
 
 declare module 'next-auth' {
   interface User {
@@ -48,31 +57,6 @@ if (!process.env.NEXTAUTH_URL && !process.env.AUTH_TRUST_HOST) process.env.AUTH_
 
 export const githubEnabled = Boolean(env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET);
 
-const credentials = CredentialsProvider({
-  id: 'credentials',
-  name: 'Email and password',
-  credentials: {
-    email: { label: 'Email', type: 'email' },
-    password: { label: 'Password', type: 'password' },
-  },
-  async authorize(input, req) {
-    const email = input?.email?.trim();
-    const password = input?.password;
-    if (!email || !password || email.length > 254 || password.length > 200) return null;
-    const guard = peekRuntime()?.limits.auth.signIn;
-    const address = stampedClientAddress(req?.headers ?? {});
-    const { db } = await getDatabase();
-    // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
-    const check = await verifyCredentials(db, email, password, (account) => guard?.attempt(account, address) ?? Promise.resolve(0));
-    if (check.ok) {
-      await guard?.succeeded(check.account, address);
-      return { id: check.member.userId, email: check.member.email, name: check.member.name, workspaceId: check.member.workspaceId };
-    }
-    if (check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
-    return null;
-  },
-});
-
 interface GithubEmail {
   email: string;
   primary: boolean;
@@ -99,10 +83,37 @@ const github = () =>
     },
   });
 
-export const authOptions: NextAuthOptions = {
+const credentials = (deps: AuthDeps) =>
+  CredentialsProvider({
+  id: 'credentials',
+  name: 'Email and password',
+  credentials: {
+    email: { label: 'Email', type: 'email' },
+    password: { label: 'Password', type: 'password' },
+  },
+  async authorize(input, req) {
+    const email = input?.email?.trim();
+    const password = input?.password;
+    if (!email || !password || email.length > 254 || password.length > 200) return null;
+    const guard = deps.signIn();
+    const address = stampedClientAddress(req?.headers ?? {});
+    const db = await deps.db();
+    // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
+    const check = await verifyCredentials(db, email, password, (account) => guard?.attempt(account, address) ?? Promise.resolve(0));
+    if (check.ok) {
+      await guard?.succeeded(check.account, address);
+      return { id: check.member.userId, email: check.member.email, name: check.member.name, workspaceId: check.member.workspaceId };
+    }
+    if (check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
+    return null;
+  },
+});
+
+/** next-auth's options over `deps`. */
+export const createAuthOptions = (deps: AuthDeps): NextAuthOptions => ({
   session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: '/signin', error: '/signin' },
-  providers: githubEnabled ? [credentials, github()] : [credentials],
+  providers: githubEnabled ? [credentials(deps), github()] : [credentials(deps)],
   callbacks: {
     // Where next-auth sends the browser after signing in or out: a path on this site only.
     redirect({ url, baseUrl }) {
@@ -114,7 +125,7 @@ export const authOptions: NextAuthOptions = {
       if (account?.provider !== 'github') return true;
       if (!user.email) return '/signin?error=GithubEmail';
       // Never onto an account someone registered with this address (users.ts upsertGithubUser).
-      const { db } = await getDatabase();
+      const db = await deps.db();
       const [byGithub, byEmail] = await Promise.all([
         db.select({ id: users.id }).from(users).where(eq(users.githubId, account.providerAccountId)).then((r) => r[0]),
         findByEmail(db, user.email),
@@ -123,7 +134,7 @@ export const authOptions: NextAuthOptions = {
       return true;
     },
     async jwt({ token, user, account }) {
-      const { db } = await getDatabase();
+      const db = await deps.db();
       if (!user) {
         // Every read of the session: its row must still be active (sign-out, sign-out everywhere
         // and password changes end it in every process at once).
@@ -131,7 +142,6 @@ export const authOptions: NextAuthOptions = {
         return {};
       }
       if (account?.provider === 'github' && user.email) {
-        const { db } = await getDatabase();
         const member = await upsertGithubUser(db, {
           githubId: account.providerAccountId,
           email: user.email,
@@ -159,7 +169,7 @@ export const authOptions: NextAuthOptions = {
   },
   events: {
     async signOut({ token }) {
-      if (token?.sid) await endSession((await getDatabase()).db, token.sid);
+      if (token?.sid) await endSession(await deps.db(), token.sid);
     },
   },
-};
+});

@@ -1,8 +1,8 @@
-import { getServerSession, type Session } from 'next-auth';
+import type { IncomingHttpHeaders } from 'node:http';
+import { getServerSession, type NextAuthOptions, type Session } from 'next-auth';
 import type { Environment } from '../../../db/schema';
 import { SCOPES } from '../keys/scopes';
 import type { Actor } from '../actor';
-import { authOptions } from './options';
 
 // The signed-in dashboard user as the rest of the server sees them: an Actor.
 
@@ -24,8 +24,37 @@ export function actorFromSession(session: Session | null, environment: Environme
   };
 }
 
-/** The current session in a server component, route handler or server action (null when signed out). */
-export async function currentSession(): Promise<Session | null> {
-  const session = await getServerSession(authOptions);
+/** The cookies of a request's `Cookie` header, by name (the first of a repeated name). */
+export function cookiesOf(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 1) continue;
+    const name = part.slice(0, eq).trim();
+    if (name in out) continue;
+    const raw = part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    try {
+      out[name] = decodeURIComponent(raw);
+    } catch {
+      out[name] = raw;
+    }
+  }
+  return out;
+}
+
+/**
+ * The session of a request the node edge serves (null when signed out or ended): next-auth's
+ * node form of `getServerSession`, given the request's headers and cookies. Like the form Next's
+ * pages use, it writes no cookie back (a session is refreshed by next-auth's own routes). Without
+ * NEXTAUTH_URL next-auth takes the origin, and so the session cookie's name (`__Secure-` on
+ * https), from `x-forwarded-proto` and `x-forwarded-host`, defaulting to https: they are filled in
+ * as Next's server fills them in for the pages (the socket's protocol, the Host header) when the
+ * request has none.
+ */
+export async function sessionOf(options: NextAuthOptions, headers: IncomingHttpHeaders): Promise<Session | null> {
+  const forwarded = { ...headers, 'x-forwarded-proto': headers['x-forwarded-proto'] ?? 'http', 'x-forwarded-host': headers['x-forwarded-host'] ?? headers.host };
+  const req = { headers: forwarded, cookies: cookiesOf(headers.cookie) };
+  const res = { getHeader() {}, setCookie() {}, setHeader() {} };
+  const session = await getServerSession(req as never, res as never, options);
   return session?.userId ? session : null;
 }

@@ -1,7 +1,7 @@
 import NextAuth from 'next-auth';
-import { authOptions } from '@/server/modules/auth/options';
+import { nextAuthOptions } from '@/server/api/next-handle';
 
 // next-auth's own endpoints: sign-in, callbacks, CSRF, session and sign-out.
-const handler = NextAuth(authOptions);
+const handler = NextAuth(nextAuthOptions());
 
 export { handler as GET, handler as POST };

@@ -4,7 +4,6 @@ import { endAllSessions } from '../../../modules/auth/sessions';
 import { changePassword, getWorkspace, signUp } from '../../../modules/auth/users';
 import { ApiError } from '../../../platform/errors';
 import { SCOPE_TABLE } from '../../../modules/keys/scopes';
-import { peekRuntime } from '../../../modules/runtime';
 import { concurrencyFor, limitsFor } from '../../../modules/ratelimit/plans';
 import { publicProcedure, router, userProcedure } from '../init';
 
@@ -30,7 +29,7 @@ export const accountRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const wait = (await peekRuntime()?.limits.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
+      const wait = (await ctx.limits?.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
       if (wait > 0) throw tooMany(wait, 'sign-ups');
       await signUp(ctx.db, input);
       return { ok: true as const };
@@ -46,7 +45,7 @@ export const accountRouter = router({
   changePassword: userProcedure
     .input(z.strictObject({ currentPassword: z.string().min(1).max(200), newPassword: password }))
     .mutation(async ({ ctx, input }) => {
-      const guard = peekRuntime()?.limits.auth.signIn;
+      const guard = ctx.limits?.auth.signIn;
       const address = ctx.clientAddress ?? 'unknown';
       const wait = (await guard?.attempt(ctx.actor.userId, address)) ?? 0;
       if (wait > 0) throw tooMany(wait, 'password attempts');
