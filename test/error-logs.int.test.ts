@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from './harness';
 import { startProcess, stop, waitReady, type Proc } from './processes';
+import { until } from './eventually';
 
 // An unexpected error's log line never carries the request's input. A real server process (its
 // stdout is the log) on a database where three checks make an agent's insert fail the ways
@@ -70,8 +71,7 @@ describe('logs of unexpected errors', () => {
       assert.ok(!text.includes(CANARY));
       ids.push(res.headers.get('x-request-id')!);
     }
-    const deadline = Date.now() + 5_000;
-    while (!ids.every((id) => server!.output.includes(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('every request’s log line', () => ids.every((id) => server!.output.includes(id)), { timeoutMs: 5_000 });
     const lines = server!.output.split('\n').filter((l) => l.startsWith('{'));
     for (const id of ids) {
       const line = lines.find((l) => l.includes(id));

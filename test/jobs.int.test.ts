@@ -6,6 +6,7 @@ import { userSessions } from '../db/schema';
 import type { Jobs, QueueSpec } from '../server/platform/jobs';
 import { DB_KIND, startServer, type TestServer } from './harness';
 import { launchArgs, ROOT, stop, type Proc } from './processes';
+import { eventually, until } from './eventually';
 
 function childEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -41,11 +42,7 @@ describe('jobs', () => {
     }, { pollingIntervalSeconds: 30 });
   });
 
-  const waitFor = async (n: number, ms = 5_000) => {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline && !seen.some((s) => s.n === n)) await new Promise((r) => setTimeout(r, 20));
-    return seen.find((s) => s.n === n);
-  };
+  const waitFor = (n: number, ms = 5_000) => eventually(`job ${n} handled`, () => seen.find((s) => s.n === n), Boolean, { timeoutMs: ms });
 
   it('runs a job within moments of its send (woken by NOTIFY, while polling is every 30 s)', async () => {
     const latencies: number[] = [];
@@ -91,12 +88,10 @@ describe('npm run worker', { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL (
     child.stdout.on('data', (c: Buffer) => (proc.output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (proc.output += c.toString()));
     try {
-      const deadline = Date.now() + 30_000;
-      while (!proc.output.includes('worker started') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.match(proc.output, /worker started/);
+      await until('the worker started', () => proc.output.includes('worker started'), { timeoutMs: 30_000, everyMs: 50 });
       const { maintenanceQueue } = await import('../server/processes/maintenance');
       await jobs.send(maintenanceQueue, { requestedBy: 'test' });
-      while (!proc.output.includes('maintenance done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await until('the maintenance ran', () => proc.output.includes('maintenance done'), { timeoutMs: 30_000, everyMs: 50 });
       assert.match(proc.output, /"sessionsDeleted":1/);
       const [row] = await api.query<{ n: number }>(sql`select count(*)::int as n from user_sessions where user_id = ${ws.userId}`);
       assert.equal(row!.n, 0);

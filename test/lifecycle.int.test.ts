@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DB_KIND } from './harness';
 import { runCli, startProcess, stop, waitReady, type Proc } from './processes';
+import { until } from './eventually';
 
 // The embedded set-up as an operator meets it (README, "Admin CLI"; docs/decisions.md,
 // "Operations"): the admin CLI on a fresh data dir, one owner at a time, JSON logs with request ids
@@ -106,7 +107,7 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     assert.equal(refused.status, 401);
     // Both requests' lines come through the pipe (instead of sleeping 200 ms for them).
     const ids = [created.headers.get('x-request-id')!, refused.headers.get('x-request-id')!];
-    for (const until = Date.now() + 5_000; !ids.every((id) => proc.output.includes(id)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+    await until('both requests’ log lines', () => ids.every((id) => proc.output.includes(id)), { timeoutMs: 5_000 });
 
     const lines = proc.output.split('\n').filter((l) => l.startsWith('{'));
     const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number; keyId?: string });

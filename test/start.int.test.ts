@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { alive } from '../db/lock';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET, TEST_SECRETS_KEY } from './harness';
 import { freePort, ROOT, waitReady, type Proc } from './processes';
+import { until as waitUntil } from './eventually';
 
 // `npm start` as a process manager runs it (systemd, Docker, pm2 send SIGTERM to the process
 // they started, npm, and to nothing else): the server is npm's only child, logs each start-up
@@ -54,13 +55,7 @@ function descendants(pid: number): number[] {
 
 const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => waitUntil(what, check, { timeoutMs, everyMs: 50 });
 
 /** `npm start` exactly as a user types it, on a fresh data dir (or database) and a free port. */
 async function npmStart(dataDir = fs.mkdtempSync(path.join(tmp, 'data-'))): Promise<Proc & { dataDir: string; databaseUrl?: string }> {

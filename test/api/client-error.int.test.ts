@@ -8,6 +8,7 @@ import { clientErrorAnswer } from '../../server/platform/http/client-error';
 import { REQUEST_ID } from '../expect';
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { startProcess, stop, waitReady, type Proc } from '../processes';
+import { until } from '../eventually';
 
 // A request Node's HTTP parser refuses (the server's 'clientError') is answered in the error
 // envelope with X-Request-Id, like any other error, instead of a bare `400` with no body: over
@@ -119,7 +120,7 @@ describe('requests the HTTP parser refuses', () => {
   it('logs the request id and the parser’s error, never the request’s bytes', async () => {
     const { requestId } = expectEnvelope(await raw(get(`Authorization: Bearer ${KEY}\x01\r\n`)), 400, 'malformed_request');
     // The line is written as the refusal is answered: wait for it to come through the pipe.
-    for (const until = Date.now() + 5_000; !server!.output.includes(requestId) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+    await until('the log line of the refusal', () => server!.output.includes(requestId), { timeoutMs: 5_000 });
     const line = server!.output.split('\n').find((l) => l.includes(requestId));
     assert.ok(line, `no log line with ${requestId}`);
     const logged = JSON.parse(line) as Record<string, unknown>;

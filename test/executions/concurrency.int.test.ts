@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import { startServer, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Execution } from './helpers';
+import { until } from '../eventually';
 
 // How many executions run at once (docs/concurrency.md): each workspace at most its plan's
 // number per environment (starter 5, professional 25, enterprise 100 or its own), the rest
@@ -25,13 +26,6 @@ const statuses = async (ids: string[]) => {
   const rows = await api.query<{ id: string; status: string }>(sql`select id, status from executions where id in ${ids}`);
   return new Map(rows.map((r) => [r.id, r.status]));
 };
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 const cancel = (k: SeededKey, id: string) => api.request('POST', `/v1/executions/${id}/cancel`, { key: k.key });
 const cancelAll = (k: SeededKey, ids: string[]) => Promise.all(ids.map((id) => cancel(k, id)));
 

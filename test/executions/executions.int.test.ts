@@ -5,6 +5,7 @@ import { dashboardCall, testSessions } from '../dashboard';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, FINAL_EVENTS, readStream, waitFor, type Conversation, type Execution } from './helpers';
+import { until } from '../eventually';
 
 // Executions on the offline sandbox model (test keys run there): the three execute modes, the
 // resumable event stream, conversations, cancellation, and the input rules of docs/api.md
@@ -186,8 +187,8 @@ describe('cancel', () => {
     assert.equal(cancelled.body.status, 'cancelled');
     assert.ok(cancelled.body.completedAt);
     expectError(await api.request('POST', `/v1/executions/${res.body.id}/cancel`, { key: owner.key }), 409, 'execution_not_cancellable');
-    // A late write of the aborted run would come within its next batch (no event marks its absence).
-    await new Promise((r) => setTimeout(r, 600));
+    // A late write of the aborted run would land before its run ends in this process: wait for that.
+    await until('the aborted run ended in this process', () => !api.runtime.executions!.holds(res.body.id));
     const later = await waitFor(api, owner.key, res.body.id);
     assert.equal(later.status, 'cancelled', 'a late worker never overwrites cancelled');
     const stream = await readStream(`${api.url}/v1/executions/${res.body.id}/stream`, { key: owner.key });
@@ -283,8 +284,8 @@ describe('in place', () => {
     const stream = await streaming;
     assert.equal(stream.events.at(-1)!.event, 'execution.cancelled');
     assert.ok(Date.now() - t0 < 1_000, 'the stream ends within a second');
-    // As above: time for a late write of the aborted run to (wrongly) land.
-    await new Promise((r) => setTimeout(r, 500));
+    // As above: once its run has ended here, a late write of it would have landed.
+    await until('the aborted run ended in this process', () => !api.runtime.executions!.holds(running[0]!.id));
     assert.equal((await waitFor(api, owner.key, running[0]!.id)).status, 'cancelled');
   });
 

@@ -9,6 +9,7 @@ import { queryRows } from '../../db/rows';
 import type { Plan } from '../../db/schema';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from '../harness';
 import { callProcess, seedTenant, startProcess, startWorker, stop, waitReady, type Proc } from '../processes';
+import { until as waitUntil } from '../eventually';
 
 // Concurrency limits and fairness hold across processes (docs/concurrency.md): one web process
 // that runs no workers and two worker processes of 3 slots each, on one PostgreSQL database.
@@ -41,13 +42,7 @@ describe('concurrency across 1 web + 2 worker processes', { skip }, () => {
   };
   const count = async (workspaceId: string, status: string) =>
     (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from executions where workspace_id = ${workspaceId} and status = ${status}`))[0]!.n;
-  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  const until = (what: string, check: () => Promise<boolean>, timeoutMs = 15_000) => waitUntil(what, check, { timeoutMs, everyMs: 20 });
 
   let env: Record<string, string>;
 

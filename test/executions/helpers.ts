@@ -5,6 +5,7 @@ import { expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { eventually } from '../eventually';
 
 // What the execution tests do again and again: make an agent, execute it, wait for a status,
 // and read an event stream the way an SSE client does.
@@ -37,14 +38,12 @@ export async function waitFor(
   done: (e: Execution) => boolean = (e) => ['succeeded', 'failed', 'cancelled'].includes(e.status),
   timeoutMs = 15_000,
 ): Promise<Execution> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const read = async () => {
     const res = await api.request<Execution>('GET', `/v1/executions/${id}`, { key });
     expectStatus(res, 200);
-    if (done(res.body)) return res.body;
-    if (Date.now() > deadline) assert.fail(`execution ${id} still ${res.body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return res.body;
+  };
+  return eventually(`execution ${id} done`, read, done, { timeoutMs, everyMs: 25 });
 }
 
 /**

@@ -6,6 +6,7 @@ import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { freePort } from '../processes';
 import { execute, readStream, waitFor, type Execution } from './helpers';
+import { until } from '../eventually';
 
 // MCP tools in a run (docs/executions.md, "MCP tools"): the runner connects to the agent's MCP
 // server over Streamable HTTP, offers its (allowed) tools as `<name>_<tool>`, and the sandbox
@@ -88,9 +89,7 @@ describe('MCP tools in a run', () => {
       const exe = await run([docs()], 'docs_slow please');
       assert.equal(exe.status, 'succeeded', JSON.stringify(exe.error));
       assert.deepEqual(exe.steps[0]!.toolResults[0]!.result, { error: 'The MCP tool did not answer within 0.3 s' });
-      const deadline = Date.now() + 2_000;
-      while (mcp.aborted === aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(mcp.aborted > aborted, 'the server saw the call given up');
+      await until('the server saw the call given up', () => mcp.aborted > aborted, { timeoutMs: 2_000 });
     } finally {
       setTimeouts(null);
     }
@@ -143,11 +142,9 @@ describe('MCP tools in a run', () => {
     const aborted = mcp.aborted;
     const calls = mcp.calls.length;
     const res = await execute(api, owner.key, agent.body.id, { input: 'docs_slow' });
-    const deadline = Date.now() + 5_000;
-    while (mcp.calls.length === calls && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the server got the call', () => mcp.calls.length > calls, { timeoutMs: 5_000 });
     expectStatus(await api.request('POST', `/v1/executions/${res.body.id}/cancel`, { key: owner.key }), 200);
-    while (mcp.aborted === aborted && Date.now() < deadline + 2_000) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(mcp.aborted > aborted, 'the server saw the call aborted');
+    await until('the server saw the call aborted', () => mcp.aborted > aborted, { timeoutMs: 2_000 });
     assert.equal((await waitFor(api, owner.key, res.body.id)).status, 'cancelled');
   });
 });

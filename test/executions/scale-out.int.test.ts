@@ -4,6 +4,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
 import { callProcess, QUICK_LOST_WORKER, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
+import { eventually } from '../eventually';
 
 // Two web processes (RUN_WORKERS=false) and one worker process on one PostgreSQL database, rate
 // limits in Redis, the model a fake OpenAI-compatible server: they behave as one service
@@ -26,15 +27,8 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
   const get = (proc: Proc, id: string) => call<Execution>(proc, 'GET', `/v1/executions/${id}`);
-  async function until(proc: Proc, id: string, done: (e: Execution) => boolean, timeoutMs = 20_000): Promise<Execution> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { body } = await get(proc, id);
-      if (done(body)) return body;
-      if (Date.now() > deadline) assert.fail(`${id} still ${body.status} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = (proc: Proc, id: string, done: (e: Execution) => boolean, timeoutMs = 20_000) =>
+    eventually(`execution ${id}`, async () => (await get(proc, id)).body, done, { timeoutMs, everyMs: 50 });
   const final = (e: Execution) => ['succeeded', 'failed', 'cancelled'].includes(e.status);
   const requestsFor = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length;
 

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, readStream } from './helpers';
+import { eventually } from '../eventually';
 
 // A short soak (a few seconds): several workspaces at once run, wait, stream, follow and cancel
 // executions, some clients leaving mid-stream. Afterwards nothing is left held: every execution
@@ -63,18 +64,13 @@ it('a few seconds of mixed load from three workspaces leaves nothing held', asyn
   );
   // Everything settles: every execution final, then nothing held.
   const list = [...ids];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const [open] = await api.query<{ n: number }>(sql`select count(*)::int as n from executions where status in ('queued', 'running')`);
-    if (open!.n === 0) break;
-    if (Date.now() > deadline) assert.fail(`${open!.n} executions still queued or running`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const open = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from executions where status in ('queued', 'running')`))[0]!.n;
+  await eventually('every execution final (queued or running left)', open, (n) => n === 0, { timeoutMs: 20_000, everyMs: 50 });
   // Every run is final: the pool, the streams and the live tails let go of theirs (and the leases)
   // as they end: a barrier with a 2 s limit, instead of sleeping 300 ms and then looking.
   const leaseCount = async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from stream_leases`))[0]!.n;
   const held = async () => (runtime.executions?.size ?? 0) + runtime.streams.size + runtime.live.size + (await leaseCount());
-  for (const until = Date.now() + 2_000; (await held()) !== 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+  await eventually('nothing held', held, (n) => n === 0, { timeoutMs: 2_000 }).catch(() => {});
   assert.equal(runtime.executions?.size, 0, 'no slot held');
   assert.equal(runtime.streams.size, 0, 'no stream open, no request waiting');
   assert.equal(runtime.live.size, 0, 'no live tail, run or waiter left');

@@ -5,6 +5,7 @@ import { expectStatus } from '../expect';
 import type { ToolServer } from '../fakes/tool-server';
 import type { SeededKey, TestServer } from '../harness';
 import { execute, readStream, startWithTools, waitFor, type Conversation, type Execution } from './helpers';
+import { until } from '../eventually';
 
 // HTTP tools in a run (docs/api.md, "Agents"): the sandbox model calls a tool the input names, the
 // runner calls its URL with the arguments as JSON, signed like a webhook with the agent's secret,
@@ -79,12 +80,10 @@ describe('HTTP tools', () => {
     const abortedBefore = tools.aborted;
     const res = await execute(api, owner.key, agent.id, { input: 'lookup something slow' });
     await waitFor(api, owner.key, res.body.id, (e) => e.status === 'running');
-    const deadline = Date.now() + 5_000;
-    while (!tools.requests.some((r) => r.path === '/slow') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the tool server got the call', () => tools.requests.some((r) => r.path === '/slow'), { timeoutMs: 5_000 });
     expectStatus(await api.request('POST', `/v1/executions/${res.body.id}/cancel`, { key: owner.key }), 200);
     const cancelledAt = Date.now();
-    while (tools.aborted === abortedBefore && Date.now() - cancelledAt < 2_000) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(tools.aborted > abortedBefore, 'the tool server saw the call aborted');
+    await until('the tool server saw the call aborted', () => tools.aborted > abortedBefore, { timeoutMs: 2_000 });
     assert.ok(Date.now() - cancelledAt < 1_000);
     assert.equal((await waitFor(api, owner.key, res.body.id)).status, 'cancelled');
   });

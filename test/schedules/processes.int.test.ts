@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Execution } from '../executions/helpers';
 import { DB_KIND } from '../harness';
 import { callProcess, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
+import { eventually } from '../eventually';
 
 // Schedules on the scaled topology (docs/schedules.md): 2 web processes (RUN_WORKERS=false) and two
 // worker processes on one PostgreSQL database. A schedule made on web A fires from the workers'
@@ -30,15 +31,7 @@ describe('schedules and queued turns on 2 web + 2 worker processes', { skip }, (
   let agentId: string;
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
-  async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) assert.fail(`not done after ${timeoutMs} ms: ${JSON.stringify(value)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number) => eventually('the schedule’s run', read, done, { timeoutMs, everyMs: 50 });
 
   before(async () => {
     scaled = await startScaledOut({ REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });

@@ -14,6 +14,7 @@ import { signedBy, startToolServer, type ToolServer } from '../fakes/tool-server
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { callProcess, runCli, seedTenant, startProcess, stop, waitReady, type Proc } from '../processes';
 import { startReceiver, verify, type Receiver } from '../webhooks/receiver';
+import { until } from '../eventually';
 
 // Secrets at rest across starts, the CLI and several processes (docs/security.md, "Secrets at
 // rest"), on the database of the run (TEST_DB): rows stored in plain text by the version before
@@ -156,8 +157,7 @@ describe('secrets stored in plain text by the version before', () => {
     assert.equal(orphan.body.error.code, 'tool_error');
     const logged = new RegExp(`agents\\.tool_secret:${orphanId} cannot be opened: it is sealed under the key ${stranger.currentId}`);
     // (The log reaches us through a pipe, after the answer.)
-    for (const deadline = Date.now() + 10_000; !logged.test(proc.output) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
-    assert.match(proc.output, logged);
+    await until('the unopenable secret is logged', () => logged.test(proc.output), { timeoutMs: 10_000, everyMs: 50 });
     assert.equal((await fetch(`${proc.url}/readyz`)).status, 200);
     await stop(proc);
 

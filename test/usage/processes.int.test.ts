@@ -10,6 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { DB_KIND } from '../harness';
 import { callProcess, QUICK_LOST_WORKER, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
 import { dayStart, type Answer, type ExecutionRow, type RequestRow } from './helpers';
+import { eventually } from '../eventually';
 
 // Usage analytics on the scaled-out topology: two web processes (RUN_WORKERS=false) and a
 // worker on one PostgreSQL database. Executions finished by any process are counted exactly
@@ -33,15 +34,7 @@ describe('usage analytics with 2 web + 1 worker processes', { skip }, () => {
   let agentId: string;
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
-  async function until<T>(read: () => Promise<T>, done: (x: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const x = await read();
-      if (done(x)) return x;
-      if (Date.now() > deadline) assert.fail(`${what} after ${timeoutMs} ms: ${JSON.stringify(x).slice(0, 1500)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const until = <T>(read: () => Promise<T>, done: (x: T) => boolean, what: string, timeoutMs = 10_000) => eventually(what, read, done, { timeoutMs, everyMs: 50 });
   const executionsUsage = (proc: Proc) => call<Answer<ExecutionRow>>(proc, 'GET', `/v1/analytics/executions?start=${dayStart(1)}`).then((r) => r.body);
   const requestsUsage = (proc: Proc) => call<Answer<RequestRow>>(proc, 'GET', `/v1/analytics/requests?start=${dayStart(1)}&keyId=${keyId}`).then((r) => r.body);
   const final = (e: Execution) => ['succeeded', 'failed', 'cancelled'].includes(e.status);

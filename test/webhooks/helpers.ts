@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import type { TestServer } from '../harness';
 import type { Received } from './receiver';
+import { eventually as pollUntil } from '../eventually';
 
 // What the webhook tests do again and again: make a webhook, wait for its deliveries.
 
@@ -36,16 +36,9 @@ export async function deliveries(api: TestServer, key: string, webhookId: string
   return res.body.data;
 }
 
-/** Polls until `done(value)` holds, for at most `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what} not reached in ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until `done(value)` holds, for at most `timeoutMs` (test/eventually.ts, with the webhooks' longer default). */
+export const eventually = <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> =>
+  pollUntil(what, read, done, { timeoutMs, everyMs: 25 });
 
 /**
  * Waits until nothing more can reach these webhooks without a new event: the relay has dispatched

@@ -10,6 +10,7 @@ import { CHANNELS, openBus, type Bus } from '../../platform/notify';
 import { startExecution } from './service';
 import { appendEvents, cancel, claimQueued, failLostExecutions, finish, fixedClock, heartbeat, LOST_AFTER_MS, type ExecutionRow } from './lifecycle';
 import { recordedEvent } from './events';
+import { until } from '../../../test/eventually';
 
 // The lifecycle driven directly on the real database (PGlite or PostgreSQL, as TEST_DB says),
 // without a server or a model: the races between the writers of `status` — a cancel and the
@@ -85,7 +86,7 @@ describe('cancel and the worker’s end', () => {
     assert.equal(await worker(row!), null);
     const s = await state(row!.id);
     assert.deepEqual(s, { status: 'cancelled', errorCode: null, terminal: [{ type: 'execution.cancelled', seq: row!.eventSeq + 1 }], usage: 1, assistant: 0, active: null });
-    await until(() => cancels.includes(row!.id));
+    await until('the cancel notification', () => cancels.includes(row!.id), { timeoutMs: 5_000 });
   });
 
   it('end first: the cancel changes nothing (the API answers 409)', async () => {
@@ -188,14 +189,6 @@ describe('a hand-on and a cancel', () => {
     });
   }
 });
-
-async function until(check: () => boolean, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('the usage record', () => {
   it('is written by finish itself (migration 0015 dropped 0007’s trigger): status, model, tokens, tool calls, duration', async () => {

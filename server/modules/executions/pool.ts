@@ -60,6 +60,11 @@ export class ExecutionPool {
     return this.runs.size;
   }
 
+  /** Whether this process still runs the execution: false once its run has ended, late writes included (tests' barrier). */
+  holds(executionId: string): boolean {
+    return this.runs.has(executionId);
+  }
+
   start(): void {
     const byId = (fn: (run: Active) => void) => (id: string) => {
       const run = this.runs.get(id);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { startToolServer, type ToolRequest, type ToolServer } from '../../../test/fakes/tool-server';
 import { callHttpTool, newToolSecret, type HttpToolSpec } from './http-tool';
+import { until } from '../../../test/eventually';
 
 const secret = newToolSecret();
 const local = { secrets: [secret], callId: 'call_test1', allowPrivate: true };
@@ -156,7 +157,7 @@ describe('callHttpTool', () => {
     const result = await callHttpTool(tool(server, '/slow'), {}, { ...local, timeoutMs: 200 });
     assert.deepEqual(result, { ok: false, error: 'The tool did not answer within 0.2 s' });
     assert.ok(Date.now() - started < 2_000);
-    await waitFor(() => server.aborted > abortedBefore);
+    await until('the server saw the call aborted', () => server.aborted > abortedBefore, { timeoutMs: 2_000 });
   });
 
   it('truncates a large answer at maxBytes', async () => {
@@ -180,7 +181,7 @@ describe('callHttpTool', () => {
     const started = Date.now();
     await assert.rejects(callHttpTool(tool(server, '/slow'), {}, { ...local, signal: controller.signal }), (err) => err === reason);
     assert.ok(Date.now() - started < 1_000);
-    await waitFor(() => server.aborted > abortedBefore);
+    await until('the server saw the call aborted', () => server.aborted > abortedBefore, { timeoutMs: 2_000 });
 
     // Already aborted: rejects without calling.
     const count = server.requests.length;
@@ -206,11 +207,3 @@ describe('callHttpTool', () => {
     assert.deepEqual(result, { ok: false, error: 'The tool refused the connection' });
   });
 });
-
-async function waitFor(check: () => boolean, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
