@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { expectError, expectStatus } from '../expect';
 import { heavySchema } from '../fakes/schemas';
-import { startServer, UNLIMITED, type ApiResponse, type SeededKey, type TestServer } from '../harness';
+import { DB_KIND, startServer, UNLIMITED, type ApiResponse, type SeededKey, type TestServer } from '../harness';
 import { setSchemaBudgetForTests } from '../../server/modules/tools/schema-pool';
 
 // Tool parameter schemas are compiled off the event loop (docs/security.md, "Schemas are
@@ -42,6 +42,15 @@ const agents = async () => (await api.query<{ n: number }>(sql`select count(*)::
  * wall time gets slack; the CPU-time bound on the longest block is the strict one.
  */
 const WALL_SLACK_MS = 400;
+
+/**
+ * The longest block allowed. On PGlite the database runs on the main thread too: the agent's
+ * writes (20 schemas of JSON, twice) and whatever its background loops query count as blocks
+ * there, and their CPU time varies with the other core's load (72 ms in one run, 142 ms in a CI
+ * run of the same commit, where PostgreSQL's pass saw 23–70 ms). A compile on the loop held it
+ * for 0.3–3.2 s, so 200 ms still tells the two apart.
+ */
+const MAX_BLOCK_MS = DB_KIND === 'pglite' ? 200 : 100;
 
 /**
  * Watches the event loop until stopped: the slowest /healthz answer (asked every 10 ms), and the
@@ -84,7 +93,7 @@ function watchLoop(): { stop(): Promise<{ healthz: number; block: number }> } {
 }
 
 describe('JSON Schemas of tools are compiled off the event loop', () => {
-  it('an agent created and updated with 20 costly schemas each, while the event loop stays free (no block of 100 ms, /healthz answers within 100 ms)', async (t) => {
+  it('an agent created and updated with 20 costly schemas each, while the event loop stays free (no block of 100 ms, 200 on PGlite whose database shares the thread; /healthz answers within 100 ms)', async (t) => {
     expectStatus(await create({ tools: heavyTools() }), 201); // the pool's thread starts, and the code paths warm up, outside the measurement
     // Serialized beforehand: the client shares the event loop with the server in this process.
     const [first, second] = [0, 1].map(() => JSON.stringify({ name: 'Heavy', tools: heavyTools() }));
@@ -98,7 +107,7 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
     const { healthz, block } = await loop.stop();
     t.diagnostic(`2 × 20 schemas compiled in ${took.toFixed(0)} ms; longest event-loop block ${block.toFixed(1)} ms of CPU; slowest /healthz ${healthz.toFixed(1)} ms`);
     // On the event loop, one such create held it for 0.3–3.2 s (each schema 15–170 ms, by machine).
-    assert.ok(block < 100, `the event loop ran ${block.toFixed(0)} ms without a break`);
+    assert.ok(block < MAX_BLOCK_MS, `the event loop ran ${block.toFixed(0)} ms without a break (at most ${MAX_BLOCK_MS})`);
     assert.ok(healthz < 100 + WALL_SLACK_MS, `/healthz took ${healthz.toFixed(0)} ms`);
   });
 
