@@ -109,8 +109,22 @@ interface Totals {
   passed: number;
   failed: number;
   exitCode: number;
-  /** Wall time of each file, in ms. */
-  durations: { file: string; ms: number }[];
+  /** Wall time of each file, and of its top-level tests, in ms. */
+  durations: { file: string; ms: number; tests: number }[];
+}
+
+/**
+ * Each file's wall time and its top-level tests' (file-durations.mjs's records: `file` is the
+ * path the runner ran, `source` the absolute path a test was declared in).
+ */
+function fileDurations(records: { file?: string; source?: string; ms: number }[], source: Map<string, string>): Totals['durations'] {
+  const tests = new Map<string, number>();
+  for (const r of records) if (r.source) tests.set(path.relative(ROOT, r.source), (tests.get(path.relative(ROOT, r.source)) ?? 0) + r.ms);
+  return records.flatMap((r) => {
+    if (!r.file) return [];
+    const file = source.get(r.file) ?? r.file;
+    return [{ file, ms: r.ms, tests: tests.get(file) ?? 0 }];
+  });
 }
 
 /**
@@ -144,7 +158,7 @@ function run(label: string, files: string[], env: { TEST_DB: 'pglite' | 'postgre
         passed: count('pass'),
         failed: count('fail') + count('cancelled'),
         exitCode: code ?? (signal ? 1 : 0),
-        durations: lines.map((l) => JSON.parse(l) as { file: string; ms: number }).map((d) => ({ ...d, file: source.get(d.file) ?? d.file })),
+        durations: fileDurations(lines.map((l) => JSON.parse(l) as { file?: string; source?: string; ms: number }), source),
       });
     });
   });
@@ -188,6 +202,11 @@ async function main() {
   if (process.env.TEST_DURATIONS_OUT) fs.writeFileSync(process.env.TEST_DURATIONS_OUT, JSON.stringify(durations, null, 1));
   console.log('\nslowest files:');
   for (const d of durations.slice(0, 10)) console.log(`  ${(d.ms / 1000).toFixed(1).padStart(6)} s  ${d.file} (${d.db})`);
+  // A file whose process outlives its tests by seconds holds a slot for nothing: a timer or a
+  // socket it left open (or a slow load). Named here so that it gets mended.
+  const lingering = durations.filter((d) => d.ms - d.tests > 5_000);
+  if (lingering.length) console.log('\nfiles that took 5 s or more beyond their tests (a timer or socket left open?):');
+  for (const d of lingering) console.log(`  ${((d.ms - d.tests) / 1000).toFixed(1).padStart(6)} s  ${d.file} (${d.db})`);
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (failed > 0 || crashed || passed === 0) process.exitCode = 1;

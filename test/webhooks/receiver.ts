@@ -55,11 +55,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
           }
           received.push({ at: Date.now(), headers: req.headers, body, json });
           const answer = queue.shift() ?? receiver.fallback;
-          setTimeout(() => {
+          const reply = setTimeout(() => {
             if (res.destroyed) return;
             res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
             res.end(answer.body ?? 'ok');
           }, answer.delayMs ?? 0);
+          // A held answer whose sender went away (or the receiver closed) is never sent: its timer
+          // must not keep the test's process alive for the rest of the delay.
+          res.once('close', () => clearTimeout(reply));
         });
       });
       server.keepAliveTimeout = 1;
