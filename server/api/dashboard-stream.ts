@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Actor } from '../modules/actor';
+import type { UserActor } from '../modules/actor';
 import type { Engine } from '../modules/executions/engine';
 import { findExecutionState } from '../modules/executions/service';
 import { isFinal } from '../modules/executions/statuses';
@@ -19,7 +19,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export async function dashboardStream(
   res: ServerResponse,
-  opts: { db: Db; engine: Engine; streams: StreamGuard; actor: Actor | null; executionId: string; afterSeq: number },
+  opts: { db: Db; engine: Engine; streams: StreamGuard; actor: UserActor | null; executionId: string; afterSeq: number },
 ): Promise<void> {
   const { db, engine, streams, actor, executionId, afterSeq } = opts;
   const fail = (err: ApiError) => sendError(res, newId('req'), err, NO_STORE);
@@ -34,8 +34,7 @@ export async function dashboardStream(
   }
   let open;
   try {
-    const holder = actor.kind === 'user' ? actor.sessionId || actor.userId : actor.keyId;
-    open = await streams.acquire({ kind: actor.kind === 'user' ? 'session' : 'key', id: holder, workspaceId: actor.workspaceId });
+    open = await streams.acquire({ kind: 'session', id: actor.sessionId || actor.userId, workspaceId: actor.workspaceId });
   } catch (err) {
     if (err instanceof ApiError) return fail(err);
     throw err;

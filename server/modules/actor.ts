@@ -24,3 +24,6 @@ export type Actor =
       environment: Environment;
       scopes: Scope[];
     };
+
+/** A signed-in human (the dashboard, or the admin CLI acting as one). */
+export type UserActor = Extract<Actor, { kind: 'user' }>;

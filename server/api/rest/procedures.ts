@@ -42,6 +42,8 @@ export async function callProcedure(
   input: { query: Query; body?: Record<string, unknown>; params: Record<string, string> },
 ): Promise<Answer> {
   const fields = input.body ?? present(input.query);
+  const call = (ctx: Context) => at(createCaller(ctx), target.segments)({ ...fields, ...input.params });
+  if (!target.longAnswers) return json(successStatus, (await call(context)) ?? null);
   let long: LongAnswer | undefined;
   const reply: Reply = {
     stream: (id, { stop, done }) => {
@@ -51,6 +53,6 @@ export async function callProcedure(
       long = { ...waitAnswer(settle, done), marker: JSON.stringify({ $wait: id }) };
     },
   };
-  const output = await at(createCaller({ ...context, reply }), target.segments)({ ...fields, ...input.params });
+  const output = await call({ ...context, reply });
   return long ?? json(successStatus, output ?? null);
 }

@@ -44,11 +44,15 @@ export interface RawRoute {
   handle(ctx: RawContext): Promise<Answer>;
 }
 
-/** A procedure by its path in the router (`agents.list`), split once into the caller's segments. */
+/**
+ * A procedure by its path in the router (`agents.list`), split once into the caller's segments;
+ * `longAnswers` when it may answer with an event stream or a wait (meta `eventStream`: execute).
+ */
 export interface ProcedureTarget {
   kind: 'procedure';
   path: string;
   segments: string[];
+  longAnswers: boolean;
 }
 
 export interface RestRoute {
@@ -102,7 +106,7 @@ export function buildRouteTable(router: AnyRouter, raw: RawRoute[] = []): RestRo
       scope: meta.scope,
       auth: true,
       successStatus: meta.successStatus ?? 200,
-      target: { kind: 'procedure', path, segments: path.split('.') },
+      target: { kind: 'procedure', path, segments: path.split('.'), longAnswers: Boolean(meta.eventStream) },
     });
   }
   return routes;

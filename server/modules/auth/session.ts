@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { getServerSession, type NextAuthOptions, type Session } from 'next-auth';
 import type { Environment } from '../../../db/schema';
 import { SCOPES } from '../keys/scopes';
-import type { Actor } from '../actor';
+import type { UserActor } from '../actor';
 
 // The signed-in dashboard user as the rest of the server sees them: an Actor.
 
@@ -12,7 +12,7 @@ export function parseEnvironment(value: string | null | undefined): Environment 
 }
 
 /** A signed-in user acts with every scope, in the environment the dashboard has selected. */
-export function actorFromSession(session: Session | null, environment: Environment): Actor | null {
+export function actorFromSession(session: Session | null, environment: Environment): UserActor | null {
   if (!session?.userId || !session.workspaceId) return null;
   return {
     kind: 'user',
