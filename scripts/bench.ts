@@ -229,7 +229,7 @@ async function main() {
     };
     const cli = (args: string[]) =>
       new Promise<string>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+        const p = spawn(process.execPath, ['server/processes/launch.js', 'admin', ...args], {
           env,
           stdio: ['ignore', 'pipe', 'inherit'],
         });

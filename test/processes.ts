@@ -9,8 +9,8 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** The arguments of `node` that run the server (`main`) or a worker, compiled (`npm start`'s way). */
-export const launchArgs = (entry: 'main' | 'worker') => ['server/processes/launch.js', ...(entry === 'worker' ? ['worker'] : [])];
+/** The arguments of `node` that run the server (`main`), a worker or the admin CLI, compiled (`npm start`'s way). */
+export const launchArgs = (entry: 'main' | 'worker' | 'admin') => ['server/processes/launch.js', ...(entry === 'main' ? [] : [entry])];
 
 export interface Proc {
   child: ChildProcess;
@@ -87,7 +87,7 @@ export async function stop(proc: Proc | undefined): Promise<number | null> {
 /** Runs the admin CLI; resolves with its exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+    const child = spawn(process.execPath, [...launchArgs('admin'), ...args], {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],

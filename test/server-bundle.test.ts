@@ -20,6 +20,7 @@ function tree(name: string): string {
     'server/processes/lib.ts': 'export const answer: number = 41 + 1;\n',
     'server/processes/main.ts': "import { answer } from './lib';\n(globalThis as Record<string, unknown>).mainRan = answer;\n",
     'server/processes/worker.ts': "import { answer } from './lib';\nimport 'some-package/not-installed';\nexport const worker = answer;\n",
+    'server/processes/admin.ts': "import { answer } from './lib';\nexport const admin = answer;\n",
   };
   for (const [file, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });

@@ -72,7 +72,7 @@ export interface App {
 /** Runs the admin CLI with `env` and returns its stdout. */
 export function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['server/processes/launch.js', 'admin', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d));
     p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`admin ${args[0]} failed`))));

@@ -7,16 +7,16 @@
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
 // the server holds it, it says so and exits 1 without writing anything.
 // First: on an unsupported Node this says so and exits, before any dependency loads.
-import '../server/processes/node-version.js';
+import './node-version.js';
 import { parseArgs } from 'node:util';
-import { DataDirLockedError } from '../db/lock';
-import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../db/schema';
-import { openMigratedDatabase } from '../server/processes/boot';
+import { DataDirLockedError } from '../../db/lock';
+import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../../db/schema';
+import { openMigratedDatabase } from './boot';
 import { generateSecretsKey, rotateSecretsKey } from './secrets-key';
-import { createUser, findMembershipByEmail, setWorkspacePlan } from '../server/modules/auth/users';
-import { ApiError } from '../server/platform/errors';
-import { createKey } from '../server/modules/keys/service';
-import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../server/modules/keys/scopes';
+import { createUser, findMembershipByEmail, setWorkspacePlan } from '../modules/auth/users';
+import { ApiError } from '../platform/errors';
+import { createKey } from '../modules/keys/service';
+import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../modules/keys/scopes';
 
 const USAGE = `Usage:
   npm run admin -- create-user --email E --password P
@@ -131,7 +131,9 @@ async function member(db: Parameters<typeof findMembershipByEmail>[0], email: st
   return m;
 }
 
-run(process.argv.slice(2))
+// `node server/processes/launch.js admin <command> …` (`npm run admin -- <command> …`): the
+// command starts after the launcher's entry name.
+run(process.argv.slice(process.argv[2] === 'admin' ? 3 : 2))
   .then((out) => {
     process.stdout.write(`${out}\n`);
   })

@@ -1,5 +1,6 @@
 // @ts-check
-// `npm start` (`node server/processes/launch.js`) and `npm run worker` (`node server/processes/launch.js worker`):
+// `npm start` (`node server/processes/launch.js`), `npm run worker` (`node server/processes/launch.js worker`)
+// and `npm run admin` (`node server/processes/launch.js admin <command> …`, the admin CLI):
 // checks the Node version, makes sure the compiled server matches the sources (compiling it
 // when they changed: server-bundle.js), then runs it in this same process — so a process
 // manager's signals reach the server itself. Plain JavaScript with only Node's own modules
@@ -13,8 +14,8 @@ import { ensureServerBundle } from './server-bundle.js';
 import { sourceFingerprint } from './source-fingerprint.js';
 
 const entry = process.argv[2] ?? 'main';
-if (entry !== 'main' && entry !== 'worker') {
-  process.stderr.write(`usage: node server/processes/launch.js [main|worker] (not '${entry}')\n`);
+if (entry !== 'main' && entry !== 'worker' && entry !== 'admin') {
+  process.stderr.write(`usage: node server/processes/launch.js [main|worker|admin …] (not '${entry}')\n`);
   process.exit(2);
 }
 

@@ -10,11 +10,11 @@
 // dir), this generates the new key itself, with the server stopped (it holds the data dir).
 import fs from 'node:fs';
 import path from 'node:path';
-import { env } from '../server/platform/env.js';
-import { installKeyring, Keyring, newSecretsKey } from '../server/platform/sealed';
-import { SECRETS_KEY_FILE, writeSecretsKeyFile } from '../server/platform/secrets';
-import { loadSecretsKeyring, openMigratedDatabase } from '../server/processes/boot';
-import { resealSecrets, unsealedLeft } from '../server/modules/secrets/reseal';
+import { env } from '../platform/env.js';
+import { installKeyring, Keyring, newSecretsKey } from '../platform/sealed';
+import { SECRETS_KEY_FILE, writeSecretsKeyFile } from '../platform/secrets';
+import { loadSecretsKeyring, openMigratedDatabase } from './boot';
+import { resealSecrets, unsealedLeft } from '../modules/secrets/reseal';
 
 export function generateSecretsKey(): string {
   return newSecretsKey();

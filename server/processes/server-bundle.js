@@ -19,10 +19,10 @@ import path from 'node:path';
 export const SERVER_BUNDLE_DIR = path.join('.next', 'cache', 'server');
 /** Written last: a directory without it is not a finished bundle. */
 const COMPLETE = 'complete';
-const ENTRIES = { main: 'server/processes/main.ts', worker: 'server/processes/worker.ts' };
+const ENTRIES = { main: 'server/processes/main.ts', worker: 'server/processes/worker.ts', admin: 'server/processes/admin.ts' };
 
 /**
- * The directory holding `main.mjs` and `worker.mjs` compiled from the sources of `fingerprint`,
+ * The directory holding `main.mjs`, `worker.mjs` and `admin.mjs` compiled from the sources of `fingerprint`,
  * compiled first when there is none (a second or two). Several processes may start at once:
  * each compiles into a directory of its own and renames it into place; the first wins.
  * @param {{ fingerprint: string, root?: string }} opts
