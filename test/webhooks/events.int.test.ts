@@ -114,6 +114,33 @@ describe('outbox', () => {
   });
 });
 
+describe('outbox without webhooks', () => {
+  it('an event where the workspace and environment have no webhook is written dispatched (no relay run); a webhook of the other environment does not count', async () => {
+    const o = await owner();
+    const other = await api.seed.key({ ...UNLIMITED, workspace: o.workspace, environment: o.environment === 'test' ? 'live' : 'test' });
+    const r = await startReceiver();
+    try {
+      await createWebhook(api, other.key, { url: r.url, events: ['agent.created'] });
+      const quiet = await api.request<{ id: string }>('POST', '/v1/agents', { key: o.key, body: { name: 'nobody listens' } });
+      expectStatus(quiet, 201);
+      const at = (environment: string) =>
+        api.query<{ same: boolean }>(sql`select dispatched_at = created_at as same from events
+          where workspace_id = ${o.workspace.id} and environment = ${environment} and type = 'agent.created'`).then((rows) => rows.map((row) => row.same));
+      // Marked by its own transaction (the same now()), not by a relay run after it.
+      assert.deepEqual(await at(o.environment), [true]);
+
+      const heard = await api.request<{ id: string }>('POST', '/v1/agents', { key: other.key, body: { name: 'someone listens' } });
+      expectStatus(heard, 201);
+      const [got] = await r.waitFor(1);
+      assert.equal(got!.json.data.object.id, heard.body.id, 'the other environment’s event is relayed and delivered');
+      assert.deepEqual(await at(other.environment), [false], 'dispatched by the relay, after its transaction');
+      assert.equal(r.received.length, 1);
+    } finally {
+      await r.close();
+    }
+  });
+});
+
 describe('retention (maintenance), and deliveries nobody signalled', () => {
   it('deletes events older than 30 days with their deliveries; a pending delivery written without a signal is still sent (the dispatchers look every few seconds)', async () => {
     const o = await owner();
