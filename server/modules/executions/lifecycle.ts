@@ -10,7 +10,7 @@ import { recordedEvent, terminalEventType, type ProgressEventType, type Recorded
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES } from './statuses';
 import { env } from '../../platform/env.js';
-import { CHANNELS, notify, notifyCall } from '../../platform/notify';
+import { CHANNELS, notifyCall } from '../../platform/notify';
 
 // The one module that moves an execution through its states (docs/api.md, "Executions"):
 //   queued → running → succeeded | failed | cancelled, and queued → cancelled.
@@ -315,13 +315,15 @@ export async function finish(
         .getSQL(),
     ];
     if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
+    const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal];
+    // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
+    if (row.startedAt) signals.push(queuedSignal(row));
+    if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
       // One statement: the events, the outbox event, the usage record, the conversation and its messages, and the signals.
-      tx.execute(writeAll(writes, [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal])),
+      tx.execute(writeAll(writes, signals)),
       extra?.(tx, row),
-      outcome.status === 'cancelled' ? tx.execute(notify(CHANNELS.cancel, id)) : null,
-      row.startedAt ? tx.execute(announceQueued(row)) : null,
     ]);
     // After the conversation was freed (above, in order): the next queued turn of its lines may run.
     await handOn(tx, row);
@@ -329,10 +331,11 @@ export async function finish(
   });
 }
 
-/** Wakes the workers when the tenant has queued runs (one of its slots just freed). */
-export const announceQueued = (t: { workspaceId: string; environment: string }) =>
-  sql`select ${notifyCall(CHANNELS.work, 'executions')} where exists (
-        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)`;
+/** Wakes the workers when the tenant has queued runs (one of its slots just freed): a signal of `writeAll`. */
+const queuedSignal = (t: { workspaceId: string; environment: string }) =>
+  sql`case when exists (
+        select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)
+      then ${notifyCall(CHANNELS.work, 'executions')} end`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
 export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE_STATUSES });
