@@ -38,19 +38,16 @@ export function lockTenant(tx: Db, t: Tenant): Promise<unknown> {
 
 /**
  * Whether a run of the tenant may start now, in place: under its limit and with nothing of its
- * own queued ahead (queued runs keep their order). Call under `lockTenant`.
+ * own queued ahead (queued runs keep their order). A boolean expression for a statement sent
+ * under `lockTenant` (after it, on the same connection: its snapshot is taken once the lock is
+ * held); true or false, never null.
  */
-export async function mayStartNow(tx: Db, t: Tenant): Promise<boolean> {
-  const [row] = await queryRows<{ ok: boolean }>(
-    tx,
-    sql`select (select count(*) from executions r
+export const mayStartNow = (t: Tenant): SQL<boolean> =>
+  sql<boolean>`coalesce((select (select count(*) from executions r
                  where r.workspace_id = ${t.workspaceId} and r.environment = ${t.environment} and r.status = 'running') < ${limitOf('w')}
            and not exists (select 1 from executions q
-                 where q.workspace_id = ${t.workspaceId} and q.environment = ${t.environment} and q.status = 'queued' and q.waiting_turn is null) as ok
-        from workspaces w where w.id = ${t.workspaceId}`,
-  );
-  return row?.ok === true;
-}
+                 where q.workspace_id = ${t.workspaceId} and q.environment = ${t.environment} and q.status = 'queued' and q.waiting_turn is null)
+        from workspaces w where w.id = ${t.workspaceId}), false)`;
 
 export interface Candidate extends Tenant {
   limit: number;

@@ -100,14 +100,11 @@ export async function startExecution(
   const continued = input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
   return transaction(db, async (tx) => {
-    // Round trip 1, pipelined: the agent with the transaction's time, the conversation to
-    // continue (taken if it is this agent's and idle), and the admission decision for a run in place.
-    const agentQ = tx
-      // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
-      .select({ agent: agents, now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8` })
-      .from(agents)
-      .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
-      .execute();
+    // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
+    // idle), then for a run in place the tenant's admission lock, then the agent with the
+    // transaction's time and the admission decision (same connection, in this order: the
+    // decision's snapshot is taken once the lock is held; the conversation's row lock is taken
+    // before the tenant's, as before).
     const conversationQ =
       continued === undefined
         ? null
@@ -121,9 +118,19 @@ export async function startExecution(
               .returning({ id: conversations.id })
               .execute(),
           ]);
-    // The lock first, the count after it (same connection, in order: the count's snapshot is taken once the lock is held).
-    const admittedQ = opts.inline ? Promise.all([lockTenant(tx, actor), mayStartNow(tx, actor)]).then(([, ok]) => ok) : Promise.resolve(false);
-    const [[found], conversation, admitted] = await Promise.all([agentQ, conversationQ, admittedQ]);
+    const lockQ = opts.inline ? lockTenant(tx, actor) : null;
+    const agentQ = tx
+      .select({
+        agent: agents,
+        // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
+        now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8`,
+        admitted: opts.inline ? mayStartNow(actor) : sql<boolean>`false`,
+      })
+      .from(agents)
+      .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
+      .execute();
+    const [[found], conversation] = await Promise.all([agentQ, conversationQ, lockQ]);
+    const admitted = found?.admitted === true;
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
     const { agent } = found;
