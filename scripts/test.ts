@@ -25,9 +25,13 @@ const MULTIPROCESS = new Set([
 
 // Test files run at once (TEST_CONCURRENCY overrides both). Three on PGlite with 2 cores: a file
 // spends much of its time waiting (on its server, child processes, timers); at 2 the run used
-// ~1.1 cores. Two on PostgreSQL: a server holds ~16 connections, the multi-process files 50, and
-// three files at once (with another checkout's tests) passed the server's 100 (500s, seen).
+// ~1.1 cores. On PostgreSQL a server holds ~16 connections and a multi-process file up to 50:
+// three files of any kind at once passed the server's 100 (500s, seen), and two left a third of
+// the 2 cores idle. So the PostgreSQL pass runs two runners side by side: the multi-process
+// files one at a time, the others two at a time (≤ 50 + 2 × 16 connections).
 const CONCURRENCY = { pglite: Number(process.env.TEST_CONCURRENCY ?? 3), postgres: Number(process.env.TEST_CONCURRENCY ?? 2) };
+// TEST_PASS=pglite or postgres: that pass alone (a developer's shortcut; `npm test` runs both).
+const PASSES = (process.env.TEST_PASS ?? 'pglite,postgres').split(',');
 
 // The slowest files (the list `npm test` ends with) start first: started last, one of them ran
 // on alone at the end of a pass while the other slot had nothing left to do.
@@ -127,19 +131,26 @@ function fileDurations(records: { file?: string; source?: string; ms: number }[]
   });
 }
 
-/**
- * Runs files under node's test runner; reads the counts from a TAP copy of the report.
- * `compiled` maps a source to the file that runs (the source itself without a bundle).
- */
-function run(label: string, files: string[], env: { TEST_DB: 'pglite' | 'postgres' }, compiled: Map<string, string>): Promise<Totals> {
+interface RunOptions {
+  env: { TEST_DB: 'pglite' | 'postgres' };
+  concurrency: number;
+  /** Maps a source to the file that runs (the source itself without a bundle). */
+  compiled: Map<string, string>;
+  /** A run beside another: its report is printed when it ends rather than interleaved. */
+  beside?: boolean;
+}
+
+/** Runs files under node's test runner; reads the counts from a TAP copy of the report. */
+function run(label: string, files: string[], { env, concurrency, compiled, beside }: RunOptions): Promise<Totals> {
   const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-')), 'report.tap');
   const durations = path.join(path.dirname(tap), 'durations.jsonl');
-  console.log(`\n── ${label}: ${files.length} files ──`);
+  const spec = beside ? path.join(path.dirname(tap), 'report.txt') : 'stdout';
+  console.log(`\n── ${label}: ${files.length} files${beside ? ' (its report when it ends)' : ''} ──`);
   const source = new Map([...compiled].map(([src, out]) => [out, src]));
   const args = [
     ...(compiled.size ? ['--enable-source-maps'] : ['--import', 'tsx']),
-    '--test', `--test-concurrency=${CONCURRENCY[env.TEST_DB]}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test', `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec', `--test-reporter-destination=${spec}`,
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     `--test-reporter=${path.join(ROOT, 'scripts', 'file-durations.mjs')}`, `--test-reporter-destination=${durations}.out`,
     ...files.map((f) => compiled.get(f) ?? f),
@@ -152,6 +163,7 @@ function run(label: string, files: string[], env: { TEST_DB: 'pglite' | 'postgre
     child.on('exit', (code, signal) => {
       const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
       const lines = fs.existsSync(durations) ? fs.readFileSync(durations, 'utf8').split('\n').filter(Boolean) : [];
+      if (beside) console.log(`\n── ${label}: report ──\n${fs.existsSync(spec) ? fs.readFileSync(spec, 'utf8') : ''}`);
       fs.rmSync(path.dirname(tap), { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
       resolve({
@@ -189,15 +201,28 @@ async function main() {
     compiled = await bundleTests(ROOT, all, outdir);
     console.log(`compiled ${all.length} test files in ${((Date.now() - t) / 1000).toFixed(1)} s (TEST_BUNDLE=0 runs the sources)`);
   }
-  const runs = [
-    await run('unit + integration on PGlite', slowFirst([...unit, ...everywhere]), { TEST_DB: 'pglite' }, compiled),
-    await run('integration on PostgreSQL', slowFirst(integration), { TEST_DB: 'postgres' }, compiled),
-  ];
+  const runs: (Totals & { db: string })[] = [];
+  if (PASSES.includes('pglite')) {
+    const env = { TEST_DB: 'pglite' } as const;
+    runs.push({ db: 'PGlite', ...(await run('unit + integration on PGlite', slowFirst([...unit, ...everywhere]), { env, concurrency: CONCURRENCY.pglite, compiled })) });
+  }
+  if (PASSES.includes('postgres')) {
+    const env = { TEST_DB: 'postgres' } as const;
+    // The multi-process files are about a quarter of the pass's file time; the runner that has
+    // them (one slot of three) also takes every sixth of the others, so that both end together.
+    const others = slowFirst(everywhere);
+    const beside = [...slowFirst(integration.filter((f) => MULTIPROCESS.has(f))), ...others.filter((_, i) => i % 6 === 5)];
+    const pair = await Promise.all([
+      run('integration on PostgreSQL', others.filter((f) => !beside.includes(f)), { env, concurrency: CONCURRENCY.postgres, compiled }),
+      run('multi-process (and some other) integration on PostgreSQL', beside, { env, concurrency: 1, compiled, beside: true }),
+    ]);
+    runs.push(...pair.map((r) => ({ db: 'PostgreSQL', ...r })));
+  }
   if (outdir !== SHARED_BUILD) fs.rmSync(outdir, { recursive: true, force: true });
   const passed = runs.reduce((n, r) => n + r.passed, 0);
   const failed = runs.reduce((n, r) => n + r.failed, 0);
   const crashed = runs.some((r) => r.exitCode !== 0);
-  const durations = runs.flatMap((r, i) => r.durations.map((d) => ({ ...d, db: i === 0 ? 'PGlite' : 'PostgreSQL' }))).sort((a, b) => b.ms - a.ms);
+  const durations = runs.flatMap((r) => r.durations.map((d) => ({ ...d, db: r.db }))).sort((a, b) => b.ms - a.ms);
   // TEST_DURATIONS_OUT=<file>: every file's wall time, as JSON.
   if (process.env.TEST_DURATIONS_OUT) fs.writeFileSync(process.env.TEST_DURATIONS_OUT, JSON.stringify(durations, null, 1));
   console.log('\nslowest files:');
