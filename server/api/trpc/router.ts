@@ -1,4 +1,6 @@
+import { env } from '../../platform/env.js';
 import { router } from './init';
+import { settleOutputChecks } from './outputs';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { analyticsRouter } from './routers/analytics';
@@ -23,5 +25,8 @@ export const appRouter = router({
   analytics: analyticsRouter,
   schedules: schedulesRouter,
 });
+
+// Outputs: trusted in production, checked strictly elsewhere (outputs.ts).
+settleOutputChecks(appRouter, env.NODE_ENV === 'production' ? 'trust' : 'strict');
 
 export type AppRouter = typeof appRouter;
