@@ -150,7 +150,7 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
     const baseReady = new Promise<void>((r) => base.once('message', () => r()));
     for (const [i, store] of STORES.entries()) {
       const port = appPorts[i]!;
-      const app = spawnService('server/processes/main.ts', {
+      const app = spawnService('main', {
         ...env,
         PORT: String(port),
         ...(store !== 'postgres' ? { REDIS_URL } : {}),
@@ -206,6 +206,11 @@ async function main() {
   // The model clients need no database: they run first, and alone when they are the only part.
   if (PARTS.includes('clients')) await benchClients();
   if (PARTS.every((p) => p === 'clients')) return;
+  // The compiled server every part's processes run (launch.js), compiled here once when the
+  // sources changed rather than by the first processes at once.
+  const { ensureServerBundle } = await import('../server/processes/server-bundle.js');
+  const { sourceFingerprint } = await import('../server/processes/source-fingerprint.js');
+  await ensureServerBundle({ fingerprint: sourceFingerprint() });
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${dbName}`);

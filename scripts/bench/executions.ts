@@ -54,12 +54,12 @@ const p50p99 = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs
 export async function start(name: string, env: NodeJS.ProcessEnv): Promise<Topology> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
-  const web = spawnService('server/processes/main.ts', { ...env, PORT: String(port), RUN_WORKERS: name === 'single' ? 'true' : 'false' });
+  const web = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: name === 'single' ? 'true' : 'false' });
   const children = [web];
   if (name === 'split') {
     for (let i = 0; i < 2; i++) {
       // LOG_LEVEL=info for the one line that says the worker runs (nothing is logged per job).
-      const worker = spawnService('server/processes/worker.ts', { ...env, LOG_LEVEL: 'info' }, true);
+      const worker = spawnService('worker', { ...env, LOG_LEVEL: 'info' }, true);
       children.push(worker);
       await new Promise<void>((resolve, reject) => {
         worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));

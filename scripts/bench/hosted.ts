@@ -97,7 +97,7 @@ export async function startApp(topology: string, setup: ExecutionsSetup, modelUr
     await cli(env, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
     key = await cli(env, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
   }
-  const app = spawnService('server/processes/main.ts', env, false, detached);
+  const app = spawnService('main', env, false, detached);
   await waitFor(`${origin}/readyz`, app);
   const c: Client = { agent: clientAgent(), origin, key };
   const keys = [key];

@@ -65,7 +65,7 @@ async function noisyOn(db: 'postgres' | 'pglite', setup: ExecutionsSetup): Promi
   await cli(adminEnv, ['create-user', '--email', email, '--password', 'bench-password']);
   await cli(adminEnv, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', String(A_CONCURRENCY)]);
   const adminA = await cli(adminEnv, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'noisy admin']);
-  const app = spawnService('server/processes/main.ts', env);
+  const app = spawnService('main', env);
   const stop = new AbortController();
   try {
     await waitFor(`${origin}/readyz`, app);

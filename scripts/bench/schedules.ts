@@ -36,8 +36,8 @@ export async function benchSchedules(setup: SchedulesSetup): Promise<void> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   const env = { ...setup.env, REDIS_URL: setup.redisUrl };
-  const web = spawnService('server/processes/main.ts', { ...env, PORT: String(port), RUN_WORKERS: 'false' });
-  const workers = [spawnService('server/processes/worker.ts', env), spawnService('server/processes/worker.ts', env)];
+  const web = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: 'false' });
+  const workers = [spawnService('worker', env), spawnService('worker', env)];
   const children = [web, ...workers];
   const db = postgres(String(setup.env.DATABASE_URL), { max: 2, onnotice: () => {} });
   try {

@@ -84,7 +84,7 @@ async function historyQuery(setup: ExecutionsSetup, adminUrl: string): Promise<v
       // The query with the cache of settled buckets (the default), then with none (USAGE_CACHE_ROWS=0).
       for (const cacheRows of ['100000', '0']) {
         const [port] = await freePorts(1);
-        const app = spawnService('server/processes/main.ts', { ...env, PORT: String(port), RUN_WORKERS: 'false', USAGE_CACHE_ROWS: cacheRows });
+        const app = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: 'false', USAGE_CACHE_ROWS: cacheRows });
         try {
           const origin = `http://127.0.0.1:${port}`;
           await waitFor(`${origin}/readyz`, app);

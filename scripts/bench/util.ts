@@ -44,14 +44,17 @@ export const SERVICE_NODE_FLAGS = (() => {
 })();
 
 /**
- * A service process run by node itself (not npx), so SIGTERM reaches it and it shuts down
- * cleanly. `pipe`: its stdout is a pipe (to watch its log), forwarded but for info lines.
- * `detached`: in a process group of its own (its pid), so its CPU can be read as the group's.
+ * A service process run as `npm start` (`main`) or `npm run worker` (`worker`) run it — the
+ * compiled server through server/processes/launch.js, with their node flags — by node itself
+ * (not npm), so SIGTERM reaches it and it shuts down cleanly. `pipe`: its stdout is a pipe (to
+ * watch its log), forwarded but for info lines. `detached`: in a process group of its own (its
+ * pid), so its CPU can be read as the group's.
  */
-export function spawnService(script: 'server/processes/main.ts' | 'server/processes/worker.ts', env: NodeJS.ProcessEnv, pipe = false, detached = false) {
+export function spawnService(entry: 'main' | 'worker', env: NodeJS.ProcessEnv, pipe = false, detached = false) {
   // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...prof, '--import', 'tsx', script], { env, detached, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
+  const args = [...SERVICE_NODE_FLAGS, ...prof, 'server/processes/launch.js', ...(entry === 'worker' ? ['worker'] : [])];
+  const child = spawn(process.execPath, args, { env, detached, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
   child.stdout?.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) if (line && !line.includes('"level":30')) console.log(line);
   });

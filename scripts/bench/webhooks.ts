@@ -54,7 +54,7 @@ export async function benchWebhooks({ env, key, admin, dbName, redis }: Webhooks
   const receiver = await startReceiver();
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
-  const app = spawnService('server/processes/main.ts', { ...env, PORT: String(port), RUN_WORKERS: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  const app = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   const call = async <T>(method: string, path: string, body?: unknown, expect = 200): Promise<T> => {
     const res = await fetch(origin + path, {
       method,
