@@ -2,7 +2,7 @@
 // OpenAI-compatible model (test/fakes/openai.ts, ~1 ms before its answer) through the real
 // provider path (a live key), in two topologies measured one after the other on the bench
 // database: one app process running the workers itself (RUN_WORKERS=true), and one web process
-// (RUN_WORKERS=false) with two `server/processes/worker.ts` processes; rate limits in Redis in both.
+// (RUN_WORKERS=false) with two worker processes (`launch.js worker`); rate limits in Redis in both.
 //
 //   BENCH_EXECUTIONS (200): sequential `wait: true` runs; half as many sequential `stream: true`
 //   BENCH_ASYNC_EXECUTIONS (2.5 × BENCH_EXECUTIONS)  BENCH_ASYNC_CLIENTS (20): the 202 burst
