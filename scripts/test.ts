@@ -144,7 +144,11 @@ interface Totals {
  */
 function fileDurations(records: { file?: string; source?: string; ms: number }[], source: Map<string, string>): Totals['durations'] {
   const tests = new Map<string, number>();
-  for (const r of records) if (r.source) tests.set(path.relative(ROOT, r.source), (tests.get(path.relative(ROOT, r.source)) ?? 0) + r.ms);
+  for (const r of records) {
+    if (!r.source) continue;
+    const file = path.relative(ROOT, r.source);
+    tests.set(file, (tests.get(file) ?? 0) + r.ms);
+  }
   return records.flatMap((r) => {
     if (!r.file) return [];
     const file = source.get(r.file) ?? r.file;
