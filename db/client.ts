@@ -7,6 +7,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { Turns } from './lanes';
 import { acquireDataDirLock } from './lock';
+import { ensurePgliteDatabase } from './pglite-init';
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
 import { markPostgres } from './transaction';
 import * as schema from './schema';
@@ -51,7 +52,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // shared_buffers 32 MB, not PostgreSQL's 128 MB: PGlite's WebAssembly memory holds them
     // whole, and a process's RSS is what a laptop and a small host feel (docs/concurrency.md,
     // "Memory per run"); the pages they would hold are in the OS's page cache anyway.
-    const pglite = await PGlite.create(path.join(opts.dataDir, 'pgdata'), { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
+    const startParams = ['-c', 'shared_buffers=32MB'];
+    const pgdata = path.join(opts.dataDir, 'pgdata');
+    // A new database is made in a process of its own (db/pglite-init.ts: memory).
+    await ensurePgliteDatabase(pgdata, startParams);
+    const pglite = await PGlite.create(pgdata, { startParams: [...PGlite.defaultStartParams, ...startParams] });
     const defaults = adoptDrizzleParsers(pglite);
     // Every caller's calls wait in its own line, served in turn (db/lanes.ts).
     const turns = new Turns();
