@@ -12,7 +12,7 @@
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
 //   BENCH_STORES (redis,postgres,redis-off): which app topologies to run for the lists; redis-off is
 //   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
-//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules): which parts to run; see scripts/bench/*.ts.
+//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules,approvals): which parts to run; see scripts/bench/*.ts.
 //   `clients` (model clients' CPU per streamed call, no database) runs only when named: BENCH_PARTS=clients
 //   `peers` (Mastra and this service at a hosted model's pace, in the same run) only when named: BENCH_PARTS=peers
 import autocannon from 'autocannon';
@@ -20,6 +20,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
+import { benchApprovals } from './bench/approvals';
 import { benchClients } from './bench/clients';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
@@ -36,7 +37,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres,redis-off').split(',').filter((s) => ['redis', 'postgres', 'redis-off'].includes(s));
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules,approvals').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -259,6 +260,7 @@ async function main() {
     if (PARTS.includes('usage')) await benchUsage({ ...setup, redisUrl: REDIS_URL }, ADMIN_URL);
     if (PARTS.includes('schedules')) await benchSchedules({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('peers')) await benchPeers({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('approvals')) await benchApprovals({ env, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -31,6 +31,7 @@ export const BUILT_OPERATIONS = [
   'POST /v1/agents',
   'POST /v1/agents/{id}/execute',
   'POST /v1/agents/{id}/rotate-tool-secret',
+  'POST /v1/executions/{id}/approvals',
   'POST /v1/executions/{id}/cancel',
   'POST /v1/keys',
   'POST /v1/schedules',

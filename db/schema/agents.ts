@@ -14,6 +14,8 @@ export interface StoredHttpTool {
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   parameters: Record<string, unknown>;
+  /** Absent in agents stored before approvals: `never`. */
+  approval?: 'never' | 'always';
 }
 
 /** A remote MCP server's tools (docs/api.md, "Agents"): `headers` values are secrets, never in a
@@ -24,6 +26,8 @@ export interface StoredMcpTool {
   url: string;
   allowedTools: string[] | null;
   headers: Record<string, string>;
+  /** `{tools}`: the listed tools need approval, the others not. Absent: `never`. */
+  approval?: 'never' | 'always' | { tools: string[] };
 }
 
 export type StoredTool = StoredHttpTool | StoredMcpTool;
@@ -53,6 +57,8 @@ export const agents = pgTable(
     temperature: real('temperature'),
     maxSteps: integer('max_steps').notNull(),
     timeoutSeconds: integer('timeout_seconds').notNull(),
+    // How long a tool call may await a decision before the service denies it as `expired`.
+    approvalTimeoutSeconds: integer('approval_timeout_seconds').notNull().default(86_400),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     // Signs the agent's HTTP tool calls (Standard Webhooks, `whsec_…`); never in an API response.
     toolSecret: text('tool_secret').notNull(),

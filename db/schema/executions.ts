@@ -13,16 +13,54 @@ const conversationEnvironment = environmentColumn('conversations');
 /** What started an execution (`trigger`): a call of the API, the dashboard's playground, or a schedule's occurrence. */
 export type ExecutionTrigger = { type: 'api' } | { type: 'playground' } | { type: 'schedule'; scheduleId: string; scheduledFor: string };
 
+/** Who decided a tool call awaiting approval (docs/approvals.md): a key, a dashboard user, or the service (expiry). */
+export type DecidedBy = { type: 'key'; id: string } | { type: 'user'; id: string } | { type: 'system' };
+
+/** A person's decision on a tool call, as its step shows it (`steps[].toolCalls[].approval`). */
+export interface StoredDecision {
+  approved: boolean;
+  reason: string | null;
+  /** The arguments the call ran with (the model's, or the ones the decision gave). */
+  arguments: unknown;
+  decidedBy: DecidedBy;
+  decidedAt: string;
+}
+
 /** One step of a run as the API shows it (`steps[]`): a model call, with its tool calls and results. */
 export interface StoredStep {
   index: number;
   text: string;
-  toolCalls: { id: string; name: string; arguments: unknown }[];
+  toolCalls: { id: string; name: string; arguments: unknown; approval?: StoredDecision }[];
   toolResults: { id: string; name: string; result: unknown; isError: boolean }[];
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
   startedAt: string;
   completedAt: string;
+}
+
+/** A tool call of a paused step that needs a person's decision. */
+export interface AwaitedCall {
+  id: string;
+  /** The tool's name as the model sees it. */
+  tool: string;
+  arguments: unknown;
+  /** The JSON Schema edited arguments must match (the tool's parameters, or the MCP tool's input schema). */
+  parameters: Record<string, unknown> | null;
+  requestedAt: string;
+  expiresAt: string;
+  decision: StoredDecision | null;
+}
+
+/** What a run paused for approval resumes from: nothing of what ran before it runs again. */
+export interface PausedRun {
+  /** The step the calls belong to (its index in `steps`). */
+  step: number;
+  /** The assistant and tool messages of the run before the paused step's tool results. */
+  messages: unknown[];
+  /** Results of the paused step's calls that needed no approval (they ran before the pause). */
+  results: { id: string; name: string; result: unknown; isError: boolean; invalid?: boolean }[];
+  calls: AwaitedCall[];
+  pausedAt: string;
 }
 
 export const executions = pgTable(
@@ -68,6 +106,13 @@ export const executions = pgTable(
     // ahead of it hands it the line (status.ts, `finish`).
     waitingTurn: integer('waiting_turn'),
     waitingOn: text('waiting_on').$type<'conversation' | 'schedule'>(),
+    // A run paused for approval (docs/approvals.md): what it resumes from (the calls awaiting a
+    // decision, their decisions, the messages so far), kept from the pause until the run ends.
+    approval: json('approval').$type<PausedRun>(),
+    // The earliest `expiresAt` of its calls still awaiting a decision (the expiry sweep's index).
+    approvalDueAt: ts('approval_due_at'),
+    // Milliseconds spent in `requires_action`, summed over its pauses: left out of its duration.
+    awaitedMs: integer('awaited_ms').notNull().default(0),
   },
   (t) => [
     executionEnvironment.check(t.environment),
@@ -83,7 +128,9 @@ export const executions = pgTable(
     // The lines of queued turns: a conversation's, a schedule's.
     index('executions_waiting_conversation_idx').on(t.conversationId, t.waitingTurn).where(sql`${t.waitingTurn} is not null`),
     index('executions_waiting_schedule_idx').on(t.scheduleId, t.waitingTurn).where(sql`${t.waitingTurn} is not null`),
-    index('executions_agent_active_idx').on(t.agentId).where(sql`${t.status} in ('queued', 'running')`),
+    index('executions_agent_active_idx').on(t.agentId).where(sql`${t.status} in ('queued', 'running', 'requires_action')`),
+    // Runs awaiting a decision, by when their first pending call expires (the expiry sweep).
+    index('executions_approval_due_idx').on(t.approvalDueAt).where(sql`${t.status} = 'requires_action'`),
   ],
 );
 

@@ -4,7 +4,7 @@
 export const ENVIRONMENTS = ['live', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const EXECUTION_STATUSES = ['queued', 'running', 'requires_action', 'succeeded', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
@@ -19,3 +19,7 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 /** What a schedule's occurrence does while its previous run is still active (docs/schedules.md). */
 export const SCHEDULE_OVERLAPS = ['skip', 'enqueue'] as const;
 export type ScheduleOverlap = (typeof SCHEDULE_OVERLAPS)[number];
+
+/** An HTTP tool's approval policy (docs/approvals.md): `always`, a person decides before each call. */
+export const TOOL_APPROVALS = ['never', 'always'] as const;
+export type ToolApproval = (typeof TOOL_APPROVALS)[number];

@@ -177,7 +177,21 @@ export const ERROR_CATALOGUE = [
     status: 409,
     type: 'invalid_request_error',
     on: 'declared',
-    description: 'The conversation already has a queued or running execution.',
+    description: 'The conversation already has a queued, running or paused (`requires_action`) execution.',
+  },
+  {
+    code: 'execution_not_awaiting_approval',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The execution is not in `requires_action`: nothing of it awaits a decision (it resumed, finished or was cancelled).',
+  },
+  {
+    code: 'tool_call_already_decided',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'A tool call of the decisions was approved or denied already (by another request, a person, or its expiry).',
   },
   {
     code: 'webhook_disabled',

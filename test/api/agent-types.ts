@@ -7,6 +7,7 @@ export interface AgentTool {
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   parameters: Record<string, unknown>;
+  approval: 'never' | 'always';
 }
 
 export interface Agent {
@@ -19,6 +20,7 @@ export interface Agent {
   temperature: number | null;
   maxSteps: number;
   timeoutSeconds: number;
+  approvalTimeoutSeconds: number;
   metadata: Record<string, string>;
   environment: 'live' | 'test';
   createdAt: string;
@@ -44,6 +46,7 @@ export interface DeletedAgent {
 export const AGENT_ID = /^agt_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export const AGENT_FIELDS = [
+  'approvalTimeoutSeconds',
   'createdAt',
   'description',
   'environment',

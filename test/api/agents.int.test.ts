@@ -36,10 +36,11 @@ const FULL = {
   description: 'Answers questions about orders.',
   model: 'openai/gpt-4o-mini',
   instructions: 'Be brief.',
-  tools: [httpTool(), httpTool({ name: 'refund', method: 'PATCH', url: 'http://93.184.215.14:8080/refund' })],
+  tools: [httpTool(), httpTool({ name: 'refund', method: 'PATCH', url: 'http://93.184.215.14:8080/refund', approval: 'always' })],
   temperature: 0.7,
   maxSteps: 12,
   timeoutSeconds: 600,
+  approvalTimeoutSeconds: 3_600,
   metadata: { team: 'support', tier: 'gold' },
 };
 
@@ -62,6 +63,7 @@ describe('POST /v1/agents', () => {
       temperature: null,
       maxSteps: 5,
       timeoutSeconds: 120,
+      approvalTimeoutSeconds: 86_400,
       metadata: {},
       environment: 'test',
     });
@@ -75,7 +77,7 @@ describe('POST /v1/agents', () => {
     const { id: _id, toolSecret: _s, createdAt: _c, updatedAt: _u, environment, ...fields } = a;
     assert.equal(environment, 'test');
     const [first, second] = FULL.tools;
-    assert.deepEqual(fields, { ...FULL, tools: [{ ...first, method: 'POST' }, second] });
+    assert.deepEqual(fields, { ...FULL, tools: [{ ...first, method: 'POST', approval: 'never' }, second] });
     const { toolSecret: _secret, ...view } = a;
     assert.deepEqual((await get(a.id)).body, view);
   });
@@ -145,7 +147,7 @@ describe('PATCH /v1/agents/:id', () => {
     const tools = [httpTool({ name: 'only', method: 'GET' })];
     const res = await patch(a.id, { tools, metadata: { fresh: 'yes' } });
     expectStatus(res, 200);
-    assert.deepEqual(res.body.tools, tools);
+    assert.deepEqual(res.body.tools, tools.map((t) => ({ ...t, approval: 'never' })));
     assert.deepEqual(res.body.metadata, { fresh: 'yes' });
     const emptied = await patch(a.id, { tools: [], metadata: {} });
     assert.deepEqual([emptied.body.tools, emptied.body.metadata], [[], {}]);

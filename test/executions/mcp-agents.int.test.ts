@@ -51,7 +51,7 @@ describe('MCP tools on agents', () => {
   it('create, get, list, update and their events show header values as ********; the database holds them, sealed', async () => {
     const created = await create({ tools: [http, docs({ allowedTools: ['search', 'search'] })] });
     expectStatus(created, 201);
-    const shown = { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: ['search'], headers: { Authorization: '********', 'X-Team': '********' } };
+    const shown = { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: ['search'], headers: { Authorization: '********', 'X-Team': '********' }, approval: 'never' };
     assert.deepEqual(created.body.tools[1], shown);
     const got = await api.request<AgentBody>('GET', `/v1/agents/${created.body.id}`, { key: owner.key });
     assert.deepEqual(got.body.tools[1], shown);
@@ -70,7 +70,27 @@ describe('MCP tools on agents', () => {
     assert.deepEqual(opened, { Authorization: SECRET, 'X-Team': 'support' });
     // allowedTools absent: null (every tool the server lists); headers absent: {}.
     const bare = await create({ tools: [{ type: 'mcp', name: 'docs', url: mcp.url }] });
-    assert.deepEqual(bare.body.tools[0], { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: null, headers: {} });
+    assert.deepEqual(bare.body.tools[0], { type: 'mcp', name: 'docs', url: mcp.url, allowedTools: null, headers: {}, approval: 'never' });
+  });
+
+  it('approval {tools} pauses the listed tool’s calls only; approved, the server gets the call once', async () => {
+    const listed = await create({ tools: [docs({ approval: { tools: ['search'] } })] });
+    expectStatus(listed, 201);
+    const before = mcp.calls.length;
+    const run = await execute(api, owner.key, listed.body.id, { input: 'docs_search refunds', wait: true });
+    assert.equal(run.body.status, 'requires_action', JSON.stringify(run.body.error));
+    assert.equal(run.body.requiredAction!.toolCalls[0]!.tool, 'docs_search');
+    assert.equal(mcp.calls.length, before, 'not called before the decision');
+    const decided = await api.request<typeof run.body>('POST', `/v1/executions/${run.body.id}/approvals`, {
+      key: owner.key,
+      body: { decisions: [{ toolCallId: run.body.requiredAction!.toolCalls[0]!.id, approve: true }], wait: true },
+    });
+    assert.equal(decided.body.status, 'succeeded', JSON.stringify(decided.body.error));
+    assert.equal(mcp.calls.slice(before).filter((c) => c.tool === 'search').length, 1);
+    // Another tool listed: this one runs without a decision.
+    const other = await create({ tools: [docs({ approval: { tools: ['delete_page'] } })] });
+    expectStatus(other, 201);
+    assert.equal((await execute(api, owner.key, other.body.id, { input: 'docs_search refunds', wait: true })).body.status, 'succeeded');
   });
 
   it('PATCH with ******** keeps the stored value (the server receives it); a new value replaces it; a changed origin needs the value', async () => {

@@ -99,7 +99,9 @@ export const replayExecution = ({ engine, streams }: Services): MarkerReplay => 
   const id = marker.$stream ?? marker.$wait!;
   if (marker.$stream) {
     const open = await streams.acquire({ kind: 'key', id: key.keyId, workspaceId: key.workspaceId });
-    return eventStreamAnswer(engine, id, { stop: open.signal, done: open.close });
+    // Approvals' stream follows from its decisions on (`$after`); execute's from the start.
+    const afterSeq = /^\d{1,9}$/.test(marker.$after ?? '') ? Number(marker.$after) : 0;
+    return eventStreamAnswer(engine, id, { stop: open.signal, done: open.close, afterSeq });
   }
   const waiting = streams.acquireWait(key.workspaceId);
   return waitAnswer(async (signal) => executionView(await engine.wait(id, { timeoutMs: (900 + WAIT_GRACE_SECONDS) * 1000, signal })), waiting);

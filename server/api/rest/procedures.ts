@@ -46,8 +46,9 @@ export async function callProcedure(
   if (!target.longAnswers) return json(successStatus, (await call(context)) ?? null);
   let long: LongAnswer | undefined;
   const reply: Reply = {
-    stream: (id, { stop, done }) => {
-      long = { ...eventStreamAnswer(context.services.engine, id, { stop, done }), marker: JSON.stringify({ $stream: id }) };
+    stream: (id, { stop, done, afterSeq = 0 }) => {
+      const marker = afterSeq > 0 ? { $stream: id, $after: String(afterSeq) } : { $stream: id };
+      long = { ...eventStreamAnswer(context.services.engine, id, { stop, done, afterSeq }), marker: JSON.stringify(marker) };
     },
     wait: (id, settle, done) => {
       long = { ...waitAnswer(settle, done), marker: JSON.stringify({ $wait: id }) };

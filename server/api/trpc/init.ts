@@ -35,7 +35,7 @@ export interface Context {
 /** A long answer a procedure asks its REST edge for, instead of its output (it still returns one). */
 export interface Reply {
   /** 200 with the execution's events as they happen, until its terminal event (server/api/sse.ts); `done` frees what the stream held. */
-  stream(executionId: string, opts: { stop: AbortSignal; done(): void }): void;
+  stream(executionId: string, opts: { stop: AbortSignal; done(): void; afterSeq?: number }): void;
   /** 200 with the execution `settle` resolves to (the client leaving aborts its signal); `done` frees what the wait held. */
   wait(executionId: string, settle: (signal: AbortSignal) => Promise<unknown>, done: () => void): void;
 }

@@ -1,4 +1,4 @@
-import type { StoredMcpTool, StoredTool } from '../../../db/schema';
+import type { StoredHttpTool, StoredMcpTool, StoredTool } from '../../../db/schema';
 import { ApiError } from '../../platform/errors';
 import { AGENT_LIMITS, MASKED_HEADER } from './schemas';
 
@@ -114,11 +114,14 @@ function keptValue(name: string, tool: { name: string; url: string }, stored: St
   return value;
 }
 
-export type ToolView = Exclude<StoredTool, StoredMcpTool> | (Omit<StoredMcpTool, 'headers'> & { headers: Record<string, typeof MASKED_HEADER> });
+export type ToolView =
+  | (Exclude<StoredTool, StoredMcpTool> & { approval: NonNullable<StoredHttpTool['approval']> })
+  | (Omit<StoredMcpTool, 'headers' | 'approval'> & { headers: Record<string, typeof MASKED_HEADER>; approval: NonNullable<StoredMcpTool['approval']> });
 
 /** A stored tool as responses and events show it: MCP header values masked. */
 export function toolView(tool: StoredTool): ToolView {
-  if (tool.type !== 'mcp') return tool;
+  // Agents stored before approvals have no `approval`: `never`.
+  if (tool.type !== 'mcp') return { ...tool, approval: tool.approval ?? 'never' };
   const headers = Object.fromEntries(Object.keys(tool.headers).map((name) => [name, MASKED_HEADER] as const));
-  return { type: 'mcp', name: tool.name, url: tool.url, allowedTools: tool.allowedTools ?? null, headers };
+  return { type: 'mcp', name: tool.name, url: tool.url, allowedTools: tool.allowedTools ?? null, headers, approval: tool.approval ?? 'never' };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../../../db/schema/values';
+import { ENVIRONMENTS, TOOL_APPROVALS } from '../../../db/schema/values';
 import { metadataSchema } from '../../platform/metadata';
 import { PROVIDERS } from '../models/providers';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
@@ -22,6 +22,8 @@ export const AGENT_LIMITS = {
   temperature: { min: 0, max: 2 },
   maxSteps: { min: 1, max: 20 },
   timeoutSeconds: { min: 1, max: 900 },
+  /** How long a tool call awaits approval before it is denied as expired: 60 s – 7 days. */
+  approvalTimeoutSeconds: { min: 60, max: 604_800 },
   toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, max: 64 },
   toolDescription: { min: 1, max: 1000 },
   /** An MCP tool's `allowedTools`: how many names, and each name's length. */
@@ -37,6 +39,7 @@ export const MAX_PARAMETERS_BYTES = 16 * 1024;
 export const DEFAULT_MODEL = 'sandbox/echo';
 export const DEFAULT_MAX_STEPS = 5;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 86_400;
 
 const EXAMPLE_ID = 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK';
 const EXAMPLE_CREATED_AT = '2026-11-21T20:31:07.123Z';
@@ -77,6 +80,27 @@ const toolName = z
   .regex(L.toolName.pattern, `must be 1–${L.toolName.max} letters, digits, _ or -`)
   .meta({ description: `How the model calls the tool: 1–${L.toolName.max} letters, digits, \`_\` or \`-\`, unique within the agent (ignoring case).`, example: 'lookup_order' });
 
+const httpApproval = z.enum(TOOL_APPROVALS).meta({
+  description: '`always`: each call waits for a person to approve or deny it (the execution pauses in `requires_action`). Default: `never`.',
+  example: 'never',
+});
+
+const mcpApproval = z
+  .union([
+    z.enum(TOOL_APPROVALS),
+    z.strictObject({
+      tools: z
+        .array(z.string().min(L.mcpToolName.min).max(L.mcpToolName.max))
+        .min(1)
+        .max(L.allowedTools.max)
+        .meta({ description: 'The server’s tools (as it lists them) whose calls need approval; its other tools do not.' }),
+    }),
+  ])
+  .meta({
+    description: '`always`: every call of the server’s tools waits for a person’s decision; `{"tools": […]}`: the listed tools’ calls do. Default: `never`.',
+    example: { tools: ['delete_page'] },
+  });
+
 const httpToolInput = z
   .strictObject({
     type: z.literal('http').meta({ description: 'An HTTP tool: the runner calls `url` with the model’s arguments.', example: 'http' }),
@@ -100,6 +124,7 @@ const httpToolInput = z
       description: 'A JSON Schema of the arguments, with `"type": "object"` (draft 2020-12 or draft-07), at most 16 KB as JSON.',
       example: EXAMPLE_PARAMETERS,
     }),
+    approval: httpApproval.default('never'),
   })
   .meta({ id: 'AgentHttpToolInput' });
 
@@ -138,6 +163,7 @@ const mcpToolInput = z
           'that header of the same-named MCP tool, as long as its URL keeps the same origin.',
         example: { Authorization: 'Bearer mcp_live_…' },
       }),
+    approval: mcpApproval.default('never'),
   })
   .meta({ id: 'AgentMcpToolInput' });
 
@@ -184,6 +210,10 @@ const fields = {
     description: `An execution still running after this many seconds fails with \`timeout\`, ${L.timeoutSeconds.min}–${L.timeoutSeconds.max}.`,
     example: DEFAULT_TIMEOUT_SECONDS,
   }),
+  approvalTimeoutSeconds: z.number().int().min(L.approvalTimeoutSeconds.min).max(L.approvalTimeoutSeconds.max).meta({
+    description: `How long a tool call awaits approval, in seconds (${n(L.approvalTimeoutSeconds.min)}–${n(L.approvalTimeoutSeconds.max)}); still undecided then, it is denied as \`"expired"\` and the run goes on.`,
+    example: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  }),
   metadata: metadataSchema,
 };
 
@@ -197,6 +227,7 @@ export const createAgentInput = z
     temperature: fields.temperature.default(null),
     maxSteps: fields.maxSteps.default(DEFAULT_MAX_STEPS),
     timeoutSeconds: fields.timeoutSeconds.default(DEFAULT_TIMEOUT_SECONDS),
+    approvalTimeoutSeconds: fields.approvalTimeoutSeconds.default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
     metadata: fields.metadata.default({}),
   })
   .meta({ id: 'CreateAgentRequest' });
@@ -217,6 +248,7 @@ export const updateAgentInput = z
     temperature: fields.temperature.optional(),
     maxSteps: fields.maxSteps.optional(),
     timeoutSeconds: fields.timeoutSeconds.optional(),
+    approvalTimeoutSeconds: fields.approvalTimeoutSeconds.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
   })
   .meta({ description: 'The fields to change; the others keep their value.' });
@@ -233,6 +265,7 @@ const httpToolSchema = z
     url: z.string().meta({ example: EXAMPLE_TOOL.url }),
     method: z.enum(TOOL_METHODS).meta({ example: 'POST' }),
     parameters: z.object({}).catchall(z.unknown()).meta({ description: 'The JSON Schema of the arguments.', example: EXAMPLE_PARAMETERS }),
+    approval: z.enum(TOOL_APPROVALS).meta({ description: '`always`: each call waits for a person’s decision.', example: 'never' }),
   })
   .meta({ id: 'AgentHttpTool', description: 'An HTTP tool the model may call.' });
 
@@ -246,6 +279,9 @@ const mcpToolSchema = z
       .object({})
       .catchall(z.literal(MASKED_HEADER))
       .meta({ description: `The names of the headers sent to the server; their values are never shown: \`"${MASKED_HEADER}"\`.`, example: EXAMPLE_MCP_TOOL.headers }),
+    approval: z
+      .union([z.enum(TOOL_APPROVALS), z.object({ tools: z.array(z.string()) })])
+      .meta({ description: 'Which of its tools’ calls wait for a person’s decision: `never`, `always`, or `{"tools": […]}`.', example: 'never' }),
   })
   .meta({ id: 'AgentMcpTool', description: 'A remote MCP server whose tools the model may call, as `<name>_<tool>`.' });
 
@@ -261,6 +297,7 @@ const agentFields = {
   temperature: z.number().nullable().meta({ description: '`null`: the provider’s default.', example: 0.2 }),
   maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
   timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
+  approvalTimeoutSeconds: z.number().int().meta({ description: 'How long a tool call awaits approval before it is denied as `"expired"`, in seconds.', example: DEFAULT_APPROVAL_TIMEOUT_SECONDS }),
   // An object with string values (a record would also document `propertyNames`, which says nothing here).
   metadata: z
     .object({})

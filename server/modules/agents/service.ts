@@ -78,6 +78,7 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
     temperature: row.temperature,
     maxSteps: row.maxSteps,
     timeoutSeconds: row.timeoutSeconds,
+    approvalTimeoutSeconds: row.approvalTimeoutSeconds,
     metadata: row.metadata,
     environment: row.environment,
     createdAt: row.createdAt.toISOString(),
@@ -196,8 +197,15 @@ async function checkTools(owner: string, tools: ToolInput[], stored: StoredMcpTo
   }
   return tools.map((t, i) =>
     t.type === 'http'
-      ? { type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters }
-      : { type: 'mcp', name: t.name, url: t.url, allowedTools: t.allowedTools && [...new Set(t.allowedTools)], headers: headers[i]! },
+      ? { type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters, approval: t.approval }
+      : {
+          type: 'mcp',
+          name: t.name,
+          url: t.url,
+          allowedTools: t.allowedTools && [...new Set(t.allowedTools)],
+          headers: headers[i]!,
+          approval: typeof t.approval === 'object' ? { tools: [...new Set(t.approval.tools)] } : t.approval,
+        },
   );
 }
 
@@ -235,6 +243,7 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         temperature: input.temperature,
         maxSteps: input.maxSteps,
         timeoutSeconds: input.timeoutSeconds,
+        approvalTimeoutSeconds: input.approvalTimeoutSeconds,
         metadata: input.metadata,
         toolSecret: sealToolSecret(id, toolSecret),
         createdAt: now,
@@ -261,7 +270,7 @@ export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentV
 /** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
 export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
   const changes: Partial<typeof agents.$inferInsert> = {};
-  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'metadata'] as const) {
+  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds', 'metadata'] as const) {
     if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
   }
   if (input.model !== undefined) {

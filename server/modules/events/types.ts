@@ -3,9 +3,10 @@ import { TERMINAL_EVENT_TYPES } from '../executions/statuses';
 // The event types of docs/webhooks.md ("The contract"), the ones a webhook can subscribe to (or
 // `*`: all of them).
 // `webhook.test` is sent to one webhook on request ("send test event") and cannot be subscribed to.
-// An execution's events are its start and one per final status (executions/statuses.ts).
+// An execution's events are its start, each pause for approval, and one per final status (executions/statuses.ts).
 export const EVENT_TYPES = [
   'execution.started',
+  'execution.requires_action',
   ...TERMINAL_EVENT_TYPES,
   'agent.created',
   'agent.updated',

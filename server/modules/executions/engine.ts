@@ -10,7 +10,8 @@ import { startRun, type Run } from './execute';
 import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from './lines';
 import type { Live } from './live';
 import type { ExecutionPool } from './pool';
-import type { ExecuteInput, ExecutionView } from './schemas';
+import type { DecideInput, ExecuteInput, ExecutionView } from './schemas';
+import { decideToolCalls } from './approvals';
 import { cancelExecution, startExecution } from './service';
 import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
 import { ACTIVE_STATUSES } from './statuses';
@@ -52,6 +53,11 @@ export interface Engine {
   wait(executionId: string, opts: { timeoutMs: number; signal?: AbortSignal; watch?: Watch }): Promise<ExecutionRow>;
   /** An execution's events after `afterSeq`, live, until its terminal event or `signal` (the edge writes them: server/api/sse.ts). */
   follow(opts: FollowOptions): AsyncIterable<FollowEvent>;
+  /**
+   * Decides tool calls a paused run awaits (docs/approvals.md); the run resumes when none is left.
+   * Returns the execution as written and the sequence number its new events follow.
+   */
+  decide(actor: Actor, id: string, decisions: DecideInput['decisions']): Promise<{ row: ExecutionRow; afterSeq: number }>;
 }
 
 export function createEngine(deps: EngineDeps): Engine {
@@ -62,6 +68,7 @@ export function createEngine(deps: EngineDeps): Engine {
     watch: (executionId) => watchFinal(live, executionId),
     wait: (executionId, opts) => waitForFinal(db, live, executionId, opts.timeoutMs, opts.signal, opts.watch),
     follow: (opts) => followEvents(db, live, opts),
+    decide: (actor, id, decisions) => decideToolCalls(db, actor, id, decisions),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { executionSchema } from './schemas';
+import { awaitedCallSchema, decisionSchema, executionSchema } from './schemas';
 import { TERMINAL_EVENT_TYPES, terminalEventType, type TerminalEventType } from './statuses';
 
 // The events of one execution (docs/api.md, "Executions"): what `stream: true`, GET
@@ -48,6 +48,23 @@ export const toolResultEvent = z
   })
   .meta({ id: 'ToolResultEvent', description: 'A tool call’s result, sent back to the model.' });
 
+export const approvalRequestedEvent = z
+  .object({
+    type: z.literal('tool.approval_requested'),
+    toolCalls: z.array(awaitedCallSchema).meta({ description: 'The calls awaiting a decision.' }),
+    step,
+    execution: executionSchema,
+  })
+  .meta({
+    id: 'ToolApprovalRequestedEvent',
+    description: 'The run paused: these calls need a person’s decision (`POST /v1/executions/{id}/approvals`). The execution is `requires_action`; the stream ends after it.',
+  });
+
+export const approvalDecidedEvent = z
+  .object({ type: z.literal('tool.approval_decided'), toolCallId, name: toolName, step })
+  .extend(decisionSchema.shape)
+  .meta({ id: 'ToolApprovalDecidedEvent', description: 'A call awaiting approval was approved or denied (by whom, with which arguments).' });
+
 export const executionSucceededEvent = withExecution('execution.succeeded', 'ExecutionSucceededEvent', 'Terminal: the execution succeeded (the whole execution, with its output). The stream ends after it.');
 export const executionFailedEvent = withExecution('execution.failed', 'ExecutionFailedEvent', 'Terminal: the execution failed (the whole execution, with its `error`). The stream ends after it.');
 export const executionCancelledEvent = withExecution('execution.cancelled', 'ExecutionCancelledEvent', 'Terminal: the execution was cancelled. The stream ends after it.');
@@ -59,6 +76,8 @@ export const executionEventSchema = z
     textDeltaEvent,
     toolCallEvent,
     toolResultEvent,
+    approvalRequestedEvent,
+    approvalDecidedEvent,
     executionSucceededEvent,
     executionFailedEvent,
     executionCancelledEvent,
@@ -85,6 +104,9 @@ export type TerminalEventsInContract = Holds<TerminalEventType extends Execution
 export type ProgressEventType = Exclude<ExecutionEventType, TerminalEventType | 'execution.started'>;
 
 export const isTerminalEvent = (type: string): type is TerminalEventType => (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
+
+/** The event a paused run's stream ends at (unless later events follow it: the run resumed). */
+export const PAUSE_EVENT_TYPE = 'tool.approval_requested' as const satisfies ExecutionEventType;
 
 /** An event as recorded: its type and the rest of it, typed together. */
 export type RecordedEvent<T extends ExecutionEventType = ExecutionEventType> = { [K in T]: { type: K; data: EventData<K> } }[T];

@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { executions } from '../../../db/schema';
-import type { ExecutionEventType } from './events';
+import { PAUSE_EVENT_TYPE, type ExecutionEventType } from './events';
 import { eventPieces, readEvents, TERMINAL, type Live, type StoredEvent } from './live';
-import { isFinal, type ExecutionRow } from './lifecycle';
+import type { ExecutionRow } from './lifecycle';
+import { isSettled } from './statuses';
 
 // Following an execution from any process while it runs in any worker (docs/executions.md,
 // "Streams"): its events after a sequence number, as an async iterable, live until the terminal
@@ -38,7 +39,11 @@ function stored(db: Db, executionId: string, e: StoredEvent): FollowEvent {
     : { seq: e.seq, type: e.type, json: null, length: e.length, pieces: () => eventPieces(db, executionId, e) };
 }
 
-/** The execution's events after `afterSeq`, in order, until its terminal event (or `signal`). */
+/**
+ * The execution's events after `afterSeq`, in order, until its terminal event, or its pause for
+ * approval when nothing follows it yet (a paused run's stream ends there: docs/approvals.md), or
+ * `signal`.
+ */
 export async function* followEvents(db: Db, live: Live, opts: FollowOptions): AsyncGenerator<FollowEvent> {
   const { executionId, signal } = opts;
   let last = opts.afterSeq;
@@ -66,7 +71,7 @@ export async function* followEvents(db: Db, live: Live, opts: FollowOptions): As
         const page = await readEvents(db, executionId, last, { below: tail.from, whole: false });
         for (const e of page) {
           yield stored(db, executionId, e);
-          if (TERMINAL.has(e.type)) return;
+          if (TERMINAL.has(e.type) || (e.type === PAUSE_EVENT_TYPE && tail.hi === e.seq)) return;
           last = e.seq;
         }
         if (page.length === 0) last = tail.from - 1; // nothing stored in between (a cancel's gap)
@@ -74,7 +79,7 @@ export async function* followEvents(db: Db, live: Live, opts: FollowOptions): As
       }
       for (const e of events) {
         yield e;
-        if (TERMINAL.has(e.type)) return;
+        if (TERMINAL.has(e.type) || (e.type === PAUSE_EVENT_TYPE && tail.hi === e.seq)) return;
         last = e.seq;
       }
       if (events.length > 0 || signal.aborted) continue;
@@ -122,7 +127,7 @@ export function watchFinal(live: Live, executionId: string) {
 export type Watch = ReturnType<typeof watchFinal>;
 
 /**
- * Waits until the execution is final (or `timeoutMs` passed, or the caller left: `signal`) and
+ * Waits until the execution is final or paused for approval (or `timeoutMs` passed, or the caller left: `signal`) and
  * returns its row as it is then. With `watch` (opened before the execution was created), the
  * first read waits for a signal: nothing can have been missed.
  */
@@ -136,7 +141,7 @@ export async function waitForFinal(db: Db, live: Live, executionId: string, time
     for (;;) {
       const [row] = await db.select().from(executions).where(eq(executions.id, executionId));
       // A caller that went away stops the wait (never the execution).
-      if (!row || isFinal(row.status) || Date.now() >= deadline || signal?.aborted) return row!;
+      if (!row || isSettled(row.status) || Date.now() >= deadline || signal?.aborted) return row!;
       await watch.wait(Math.min(WAIT_POLL_MS, deadline - Date.now()));
     }
   } finally {

@@ -8,7 +8,7 @@ import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
-import { ACTIVE_STATUSES } from './statuses';
+import { ACTIVE_STATUSES, PAUSED_STATUS } from './statuses';
 import { env } from '../../platform/env.js';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 
@@ -52,6 +52,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     status: row.status,
     input: row.input,
     output: row.output,
+    requiredAction: requiredAction(row),
     steps: row.steps,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, totalTokens: row.inputTokens + row.outputTokens },
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
@@ -66,6 +67,14 @@ export function executionView(row: ExecutionRow): ExecutionView {
   };
 }
 
+/** What a paused run waits for: its calls still undecided (null in every other status). */
+export function requiredAction(row: Pick<ExecutionRow, 'status' | 'approval'>): ExecutionView['requiredAction'] {
+  if (row.status !== PAUSED_STATUS || !row.approval) return null;
+  const toolCalls = row.approval.calls
+    .filter((c) => c.decision === null)
+    .map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments, requestedAt: c.requestedAt, expiresAt: c.expiresAt }));
+  return { type: 'approve_tool_calls', toolCalls };
+}
 
 /**
  * Sequence numbers a running worker may hand out ahead of the events it has written
@@ -75,11 +84,12 @@ export function executionView(row: ExecutionRow): ExecutionView {
  */
 export const RESERVE = 10_000;
 
-/** The columns that start a run: running, a new attempt, the first heartbeat, the sequence reserved. */
+/** The columns that start a run (or resume a paused one): running, a new attempt, the first heartbeat, the sequence reserved. */
 export const startFields = {
   status: 'running',
   attempt: sql`${executions.attempt} + 1`,
-  startedAt: sql`now()`,
+  // A run resumed after a pause for approval keeps its first start.
+  startedAt: sql`coalesce(${executions.startedAt}, now())`,
   heartbeatAt: sql`now()`,
   eventSeq: sql`${executions.eventSeq} + ${1 + RESERVE}::int`,
 } as const;
@@ -93,7 +103,7 @@ export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
  * query builder spent milliseconds of CPU binding a run's forty deltas one value at a time).
  * Its signal (NOTIFY `aas_execution`, delivered at the commit) goes in the same statement.
  */
-const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): SQL =>
+export const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): SQL =>
   sql`insert into execution_events (execution_id, seq, type, data)
       select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`;
 
@@ -105,7 +115,8 @@ const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): 
  */
 function usageRecord(row: ExecutionRow): SQL {
   const done = row.completedAt ?? new Date();
-  const durationMs = row.startedAt ? Math.max(0, done.getTime() - row.startedAt.getTime()) : null;
+  // Time spent awaiting a decision is not the agent's latency (docs/approvals.md).
+  const durationMs = row.startedAt ? Math.max(0, done.getTime() - row.startedAt.getTime() - row.awaitedMs) : null;
   const toolCalls = row.steps.reduce((n, step) => n + (Array.isArray(step.toolCalls) ? step.toolCalls.length : 0), 0);
   return sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
     values (${row.id}, ${row.workspaceId}, ${row.environment}, ${row.agentId}, ${row.model}, ${row.status}, ${done.toISOString()}::timestamptz, ${durationMs}::int,
@@ -120,10 +131,14 @@ function usageRecord(row: ExecutionRow): SQL {
 export function startedWrites(row: ExecutionRow): { writes: SQL[]; signals: SQL[] } {
   const view = executionView(row);
   const seq = startedSeq(row);
+  const started = eventsInsert(row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]);
+  const signal = notifyCall(CHANNELS.executionEvents, { id: row.id, seq, final: false });
+  // A run resumed after its pause for approval starts again on its stream, not as a new run for webhooks.
+  if (row.approval) return { writes: [started], signals: [signal] };
   const outbox = outboxEvent(row, 'execution.started', view);
   return {
-    writes: [eventsInsert(row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]), outbox.insert],
-    signals: [notifyCall(CHANNELS.executionEvents, { id: row.id, seq, final: false }), outbox.signal],
+    writes: [started, outbox.insert],
+    signals: [signal, outbox.signal],
   };
 }
 
@@ -332,7 +347,7 @@ export async function finish(
 }
 
 /** Wakes the workers when the tenant has queued runs (one of its slots just freed): a signal of `writeAll`. */
-const queuedSignal = (t: { workspaceId: string; environment: string }) =>
+export const queuedSignal = (t: { workspaceId: string; environment: string }) =>
   sql`case when exists (
         select 1 from executions where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null)
       then ${notifyCall(CHANNELS.work, 'executions')} end`;

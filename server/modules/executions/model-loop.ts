@@ -1,6 +1,6 @@
 import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
-import type { StoredStep } from '../../../db/schema';
+import type { AwaitedCall, StoredStep } from '../../../db/schema';
 import type { EventData } from './events';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
@@ -17,12 +17,29 @@ export interface LoopEvents {
   toolResult(result: EventData<'tool.result'>): Promise<void>;
 }
 
+type CallResult = { id: string; name: string; result: unknown; isError: boolean; invalid?: boolean };
+
 export interface LoopResult {
   steps: StoredStep[];
   /** The assistant and tool messages of the run, to append to the conversation. */
   responseMessages: ModelMessage[];
   /** What made the run stop early, if anything did (the provider's error). */
   failure: unknown;
+  /**
+   * The run stops for approval (docs/approvals.md): the last step's calls that need a person's
+   * decision (the others ran, their results here). `responseMessages` ends before that step.
+   */
+  paused?: { step: number; calls: { id: string; tool: string; arguments: unknown }[]; results: CallResult[] };
+}
+
+/** Where a resumed run goes on from: its steps so far and the paused step's calls, every one decided. */
+export interface ResumeFrom {
+  steps: StoredStep[];
+  /** The run's messages before the paused step. */
+  messages: ModelMessage[];
+  step: number;
+  results: CallResult[];
+  calls: AwaitedCall[];
 }
 
 export async function runModelLoop(
@@ -34,18 +51,50 @@ export async function runModelLoop(
     maxSteps: number;
     temperature: number | null;
     signal: AbortSignal;
+    /** The tools whose calls wait for a person's decision (none: every call runs). */
+    needsApproval?: (toolName: string) => boolean;
+    resume?: ResumeFrom;
   },
   on: LoopEvents,
 ): Promise<LoopResult> {
-  const steps: StoredStep[] = [];
-  const responseMessages: ModelMessage[] = [];
-  const messages = [...opts.history];
+  const steps: StoredStep[] = [...(opts.resume?.steps ?? [])];
+  const responseMessages: ModelMessage[] = [...(opts.resume?.messages ?? [])];
+  const messages = [...opts.history, ...responseMessages];
+  let first = 0;
+  if (opts.resume) {
+    const { step: index, results, calls } = opts.resume;
+    const step = steps[index]!;
+    // The decided calls: an approved one runs now (once: docs/approvals.md), a denied one answers the model with its reason.
+    const decided = await Promise.all(
+      calls.map(async (c): Promise<CallResult> => {
+        const d = c.decision!;
+        if (!d.approved) return { id: c.id, name: c.tool, result: { denied: true, reason: d.reason }, isError: false };
+        const output = await runTool(opts.tools, { toolCallId: c.id, toolName: c.tool, input: d.arguments }, messages, opts.signal);
+        return { id: c.id, name: c.tool, result: output.output, isError: output.isError };
+      }),
+    );
+    for (const r of decided) await on.toolResult({ toolCallId: r.id, name: r.name, result: r.result, isError: r.isError, step: index });
+    const all = [...results, ...decided];
+    // In the model's order, with the arguments each call ran with.
+    const order = new Map(step.toolCalls.map((c, i) => [c.id, i]));
+    all.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    const decisions = new Map(calls.map((c) => [c.id, c.decision!]));
+    steps[index] = {
+      ...step,
+      toolCalls: step.toolCalls.map((c) => (decisions.has(c.id) ? { ...c, approval: decisions.get(c.id)! } : c)),
+      toolResults: [...step.toolResults, ...decided.map(({ invalid: _, ...r }) => r)],
+    };
+    const answered = answer(steps[index]!, all);
+    messages.push(...answered);
+    responseMessages.push(...answered);
+    first = index + 1;
+  }
   // One retry of a call that failed before streaming (429, 5xx, network), like streamText's maxRetries: 1.
   const { retry } = prepareRetries({ maxRetries: 1, abortSignal: opts.signal });
-  for (let index = 0; index < opts.maxSteps; index++) {
+  for (let index = first; index < opts.maxSteps; index++) {
     const step = newStep(index);
-    const calls: { toolCallId: string; toolName: string; input: unknown }[] = [];
-    const results: { toolCallId: string; toolName: string; output: unknown; isError: boolean; invalid?: boolean }[] = [];
+    const calls: ToolCall[] = [];
+    const results: CallResult[] = [];
     let finishReason = 'unknown';
     let usage = { inputTokens: 0, outputTokens: 0 };
     let failure: unknown = null;
@@ -74,7 +123,7 @@ export async function runModelLoop(
             if (!part.invalid) calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
             break;
           case 'tool-error':
-            results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: { error: errorText(part.error) }, isError: true, invalid: true });
+            results.push({ id: part.toolCallId, name: part.toolName, result: { error: errorText(part.error) }, isError: true, invalid: true });
             break;
           case 'model-call-end':
             finishReason = part.finishReason;
@@ -90,47 +139,68 @@ export async function runModelLoop(
     }
     if (failure) return { steps, responseMessages, failure };
 
+    // The calls that need a person's decision wait (the run pauses after this step); the others run at once.
+    const awaited = opts.needsApproval ? calls.filter((c) => opts.needsApproval!(c.toolName)) : [];
+    const now = awaited.length > 0 ? calls.filter((c) => !awaited.includes(c)) : calls;
     // The tools run at once; each answers (an error is its result, never a throw: toolset.ts).
     const executed = await Promise.all(
-      calls.map(async (call) => {
-        const tool = opts.tools[call.toolName];
-        const output = await tool!.execute!(call.input as never, { toolCallId: call.toolCallId, messages, abortSignal: opts.signal, context: {} });
-        const isError = typeof output === 'object' && output !== null && 'error' in output;
-        return { ...call, output, isError };
+      now.map(async (call): Promise<CallResult> => {
+        const { output, isError } = await runTool(opts.tools, call, messages, opts.signal);
+        return { id: call.toolCallId, name: call.toolName, result: output, isError };
       }),
     );
     results.push(...executed);
     for (const r of results) {
-      step.toolResults.push({ id: r.toolCallId, name: r.toolName, result: r.output, isError: r.isError });
-      await on.toolResult({ toolCallId: r.toolCallId, name: r.toolName, result: r.output, isError: r.isError, step: index });
+      step.toolResults.push({ id: r.id, name: r.name, result: r.result, isError: r.isError });
+      await on.toolResult({ toolCallId: r.id, name: r.name, result: r.result, isError: r.isError, step: index });
     }
     steps.push(endStep(step, finishReason, usage));
-
-    const assistant: ModelMessage = {
-      role: 'assistant',
-      content: [
-        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
-        ...step.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.arguments })),
-      ],
-    };
-    const answered: ModelMessage[] = [assistant];
-    if (results.length > 0) {
-      answered.push({
-        role: 'tool',
-        content: results.map((r) => ({
-          type: 'tool-result' as const,
-          toolCallId: r.toolCallId,
-          toolName: r.toolName,
-          // A call that never ran (invalid) is an error text, as the AI SDK sends it; a tool's own answer is its result.
-          output: r.invalid ? { type: 'error-text' as const, value: (r.output as { error: string }).error } : modelOutput(r.output),
-        })),
-      });
+    if (awaited.length > 0) {
+      return { steps, responseMessages, failure: null, paused: { step: index, calls: awaited.map((c) => ({ id: c.toolCallId, tool: c.toolName, arguments: c.input })), results } };
     }
+
+    const answered = answer(step, results);
     messages.push(...answered);
     responseMessages.push(...answered);
     if (finishReason !== 'tool-calls' || step.toolCalls.length === 0) break;
   }
   return { steps, responseMessages, failure: null };
+}
+
+type ToolCall = { toolCallId: string; toolName: string; input: unknown };
+
+/** Runs one call of a tool; its answer (an error is an answer: toolset.ts never throws). */
+async function runTool(tools: ToolSet, call: ToolCall, messages: ModelMessage[], signal: AbortSignal) {
+  const tool = tools[call.toolName];
+  if (!tool?.execute) return { output: { error: `Not called: the tool '${call.toolName}' is no longer offered` }, isError: true };
+  const output = await tool.execute(call.input as never, { toolCallId: call.toolCallId, messages, abortSignal: signal, context: {} });
+  const isError = typeof output === 'object' && output !== null && 'error' in output;
+  return { output: output as unknown, isError };
+}
+
+/** A step as the model is sent it back: its text and calls, then the calls' results. */
+function answer(step: StoredStep, results: CallResult[]): ModelMessage[] {
+  const assistant: ModelMessage = {
+    role: 'assistant',
+    content: [
+      ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
+      ...step.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.approval?.arguments ?? c.arguments })),
+    ],
+  };
+  if (results.length === 0) return [assistant];
+  return [
+    assistant,
+    {
+      role: 'tool',
+      content: results.map((r) => ({
+        type: 'tool-result' as const,
+        toolCallId: r.id,
+        toolName: r.name,
+        // A call that never ran (invalid) is an error text, as the AI SDK sends it; a tool's own answer is its result.
+        output: r.invalid ? { type: 'error-text' as const, value: (r.result as { error: string }).error } : modelOutput(r.result),
+      })),
+    },
+  ];
 }
 
 /** A tool's result as the model is sent it (the AI SDK's own shape: text stays text, the rest JSON). */

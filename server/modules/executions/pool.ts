@@ -8,6 +8,7 @@ import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
 import { RunLog } from './recorder';
 import { runAgent, type Started } from './runner';
+import { expireApprovals } from './pause';
 import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type ExecutionRow, type RunRef } from './lifecycle';
 
 // The executions a worker process runs (docs/concurrency.md): EXECUTION_CONCURRENCY slots. Free
@@ -16,7 +17,7 @@ import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type Executio
 // every POLL_MS as a floor. A `wait` or `stream` request may take a slot to run its execution in
 // place (`reserve`). One statement renews the heartbeat of every run here; cancels and follow
 // requests arrive over the bus and reach the run by its id; the sweeper fails runs whose worker
-// stopped heart-beating (worker_lost). The execution row is the job: there is no other queue.
+// stopped heart-beating (worker_lost) and denies tool calls whose approval expired. The execution row is the job: there is no other queue.
 
 const POLL_MS = 5_000;
 /** Runs a worker keeps going while its event loop has no headroom (platform/headroom.ts). */
@@ -78,10 +79,17 @@ export class ExecutionPool {
     );
     const beat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     const sweep = () =>
-      failLostExecutions(this.db).then(
-        (lost) => lost.length > 0 && log.warn({ executions: lost }, 'executions failed as worker_lost'),
-        (err: unknown) => log.error({ err }, 'worker_lost sweep failed'),
-      );
+      Promise.all([
+        failLostExecutions(this.db).then(
+          (lost) => lost.length > 0 && log.warn({ executions: lost }, 'executions failed as worker_lost'),
+          (err: unknown) => log.error({ err }, 'worker_lost sweep failed'),
+        ),
+        // Calls awaiting approval past their expiry are denied as `expired` (docs/approvals.md: within 60 s).
+        expireApprovals(this.db).then(
+          (expired) => expired.length > 0 && log.info({ executions: expired }, 'tool calls awaiting approval expired'),
+          (err: unknown) => log.error({ err }, 'approval expiry sweep failed'),
+        ),
+      ]);
     void sweep();
     const sweeper = setInterval(sweep, HEARTBEAT_MS);
     for (const t of [beat, sweeper]) t.unref();

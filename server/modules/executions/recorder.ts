@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/client';
 import { terminalEventType } from './events';
 import { eventJson, type Live, type LiveEvent, type LocalRun } from './live';
-import { isFinal } from './statuses';
+import { isFinal, PAUSED_STATUS } from './statuses';
+import { pauseEvent } from './pause';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
@@ -107,8 +108,8 @@ export class RunLog implements LocalRun {
   }
 
   /**
-   * The run is over. `final`: the execution as this worker finished it (its terminal event goes
-   * to the tail); null when someone else ended it, and the tail reads their terminal event from
+   * The run is over. `final`: the execution as this worker finished (or paused) it (its terminal
+   * or pause event goes to the tail); null when someone else ended it, and the tail reads their terminal event from
    * the database like any stream of a run elsewhere.
    */
   close(final: ExecutionRow | null): void {
@@ -118,6 +119,10 @@ export class RunLog implements LocalRun {
     if (final && tail && isFinal(final.status)) {
       const type = terminalEventType(final.status);
       tail.append([{ seq: final.eventSeq, type, json: eventJson({ type, data: { execution: executionView(final) } }) }]);
+      tail.markPersisted(final.eventSeq);
+    } else if (final && tail && final.status === PAUSED_STATUS) {
+      const event = pauseEvent(final);
+      tail.append([{ seq: final.eventSeq, type: event.type, json: eventJson(event) }]);
       tail.markPersisted(final.eventSeq);
     }
     this.live.unlocal(this.row.id);

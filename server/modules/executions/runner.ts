@@ -10,7 +10,8 @@ import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
-import { runModelLoop } from './model-loop';
+import { runModelLoop, type ResumeFrom } from './model-loop';
+import { pause } from './pause';
 import type { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
@@ -108,7 +109,15 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       throw err;
     }
 
-    const key = row.environment === 'test' && !resolved.sandboxed ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
+    // A run resumed after a pause for approval goes on from what it kept (docs/approvals.md).
+    const paused = row.approval;
+    let resume: ResumeFrom | undefined;
+    if (paused) {
+      if (paused.calls.some((c) => c.decision === null)) throw new Error(`execution ${executionId} was resumed with calls still awaiting a decision`);
+      resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
+    }
+
+    const key = row.environment === 'test' && !resolved.sandboxed && !resume ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
@@ -134,6 +143,8 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         maxSteps: agent.maxSteps,
         temperature: agent.temperature,
         signal: controller.signal,
+        needsApproval: (name) => tools!.approvals.has(name),
+        resume,
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -150,6 +161,15 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       return await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } });
     }
     if (failure) return await end({ ...base, status: 'failed', error: classifyModelError(failure) });
+    if (loop.paused) {
+      const at = new Date();
+      const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
+      const calls = loop.paused.calls.map((c) => ({ ...c, parameters: tools!.approvals.get(c.tool) ?? null, requestedAt: at.toISOString(), expiresAt: expires, decision: null }));
+      const approval = { step: loop.paused.step, messages: loop.responseMessages, results: loop.paused.results, calls, pausedAt: at.toISOString() };
+      const tail = await recorder.drain();
+      final = await pause(db, executionId, attempt, { ...base, approval }, tail);
+      return final;
+    }
     const last = steps.at(-1);
     if (last && last.finishReason === 'tool-calls') {
       const toolFailed = last.toolResults.some((r) => r.isError);

@@ -42,10 +42,35 @@ const usage = z.object({
   totalTokens: z.number().int().meta({ example: 469 }),
 });
 
+const decidedBy = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('key'), id: z.string().meta({ example: 'key_01JD8X3ZQ2N6W5V4T3S2R1P0MK' }) }),
+    z.object({ type: z.literal('user'), id: z.string().meta({ example: 'usr_01JD8X3ZQ2N6W5V4T3S2R1P0MK' }) }),
+    z.object({ type: z.literal('system') }),
+  ])
+  .meta({ id: 'DecidedBy', description: 'Who decided: an API key, a dashboard user, or the service (`system`: the call expired).' });
+
+export const decisionSchema = z
+  .object({
+    approved: z.boolean(),
+    reason: z.string().nullable().meta({ description: 'Why (a denial’s reason is given to the model); `"expired"` when nobody decided in time.' }),
+    arguments: z.unknown().meta({ description: 'The arguments the call ran with: the model’s, or those the decision gave.' }),
+    decidedBy,
+    decidedAt: timestamp,
+  })
+  .meta({ id: 'ToolCallDecision' });
+
 const step = z.object({
   index: z.number().int(),
   text: z.string().meta({ description: 'Text the model produced in this step.' }),
-  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() })),
+  toolCalls: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      arguments: z.unknown(),
+      approval: decisionSchema.optional().meta({ description: 'Present on a call that needed approval and was decided.' }),
+    }),
+  ),
   toolResults: z.array(z.object({ id: z.string(), name: z.string(), result: z.unknown(), isError: z.boolean() })),
   finishReason: z.string().meta({ example: 'stop' }),
   usage,
@@ -69,16 +94,36 @@ const trigger = z
     example: { type: 'api' },
   });
 
+export const awaitedCallSchema = z
+  .object({
+    id: z.string().meta({ description: 'The tool call’s id (decide it by this `toolCallId`).', example: 'call_0f3c9a7d2b1e4c5a6b7d8e9f' }),
+    tool: z.string().meta({ description: 'The tool’s name as the model called it.', example: 'refund_order' }),
+    arguments: z.unknown().meta({ description: 'The arguments the model gave (JSON).', example: { orderId: '1042' } }),
+    requestedAt: timestamp,
+    expiresAt: timestamp.meta({ description: 'Still undecided then: denied as `"expired"` and the run goes on.' }),
+  })
+  .meta({ id: 'AwaitedToolCall' });
+
+export const requiredActionSchema = z
+  .object({
+    type: z.literal('approve_tool_calls'),
+    toolCalls: z.array(awaitedCallSchema).meta({ description: 'The calls still awaiting a decision.' }),
+  })
+  .meta({ id: 'RequiredAction', description: 'What the run waits for in `requires_action`; `null` in every other status.' });
+
 export const executionSchema = z.object({
   id: z.string().meta({ description: 'Unique identifier (`exe_…`).', example: EXAMPLE_EXECUTION }),
   agentId: z.string().meta({ example: EXAMPLE_AGENT }),
   conversationId: z.string().meta({ description: 'The conversation this execution belongs to.', example: EXAMPLE_CONVERSATION }),
   status: z.enum(EXECUTION_STATUSES).meta({
-    description: '`queued` → `running` → `succeeded` | `failed` | `cancelled` (also `queued` → `cancelled`). The last three never change.',
+    description:
+      '`queued` → `running` → `succeeded` | `failed` | `cancelled` (also `queued` → `cancelled`). The last three never change. ' +
+      '`requires_action`: paused until its tool calls are approved or denied (`POST /v1/executions/{id}/approvals`), then `queued` again.',
     example: 'succeeded',
   }),
   input: z.string(),
   output: z.string().nullable().meta({ description: 'The final answer; `null` until the execution succeeds.' }),
+  requiredAction: requiredActionSchema.nullable(),
   steps: z.array(step).meta({ description: 'Each model call, with the tool calls it made and their results.' }),
   usage: usage.meta({ description: 'Tokens used by every model call of the execution.' }),
   error: z
@@ -160,3 +205,30 @@ export type ConversationView = z.infer<typeof conversationSchema>;
 export type ConversationSummaryView = z.infer<typeof conversationSummarySchema>;
 export type MessageView = z.infer<typeof messageSchema>;
 export type ExecuteInput = z.infer<typeof executeInput>;
+
+// ---- approvals (docs/approvals.md) ----
+
+/** Calls one request may decide (a step has at most 10 calls made; more are refused before). */
+export const MAX_DECISIONS = 100;
+
+export const decisionInput = z.strictObject({
+  toolCallId: z.string().min(1).max(200).meta({ description: 'The `id` of a call in `requiredAction.toolCalls`.', example: 'call_0f3c9a7d2b1e4c5a6b7d8e9f' }),
+  approve: z.boolean().meta({ description: '`true`: the call runs (once); `false`: the model is told it was denied, with `reason`.', example: true }),
+  reason: z.string().max(1_000).optional().meta({ description: 'Why (≤ 1,000 characters); a denial’s reason is given to the model.', example: 'Refunds above 100 EUR need a manager' }),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: 'With `approve: true`: the arguments to run the call with instead of the model’s (checked against the tool’s parameters); the model is told these.' }),
+});
+
+export const decideInput = z.strictObject({
+  decisions: z
+    .array(decisionInput)
+    .min(1)
+    .max(MAX_DECISIONS)
+    .meta({ description: `Decisions on the calls awaiting one (1–${MAX_DECISIONS}); the others may be decided by later requests. The run resumes once none is left.` }),
+  wait: z.boolean().optional().meta({ description: '`true`: answer 200 with the execution once it is final or paused again.', example: false }),
+  stream: z.boolean().optional().meta({ description: '`true`: answer with a `text/event-stream` of its events from these decisions on.', example: false }),
+});
+export type DecideInput = z.infer<typeof decideInput>;
+

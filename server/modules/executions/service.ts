@@ -174,6 +174,9 @@ export async function startExecution(
       attempt: running ? 1 : 0,
       heartbeatAt: running ? now : null,
       eventSeq: running ? 1 + RESERVE : 0,
+      approval: null,
+      approvalDueAt: null,
+      awaitedMs: 0,
     };
     // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
     // with its outbox event, or the wake-up of the workers; with it, the history the run needs.

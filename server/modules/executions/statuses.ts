@@ -16,13 +16,24 @@ export type ActiveStatus = Exclude<ExecutionStatus, FinalStatus>;
 export const isFinal = (status: ExecutionStatus): status is FinalStatus => (FINAL_STATUSES as readonly string[]).includes(status);
 export const isActive = (status: ExecutionStatus): status is ActiveStatus => !isFinal(status);
 
-/** The statuses of a run still under way (queued or running). */
+/** The statuses of a run still under way (queued, running, or paused for approval). */
 export const ACTIVE_STATUSES = EXECUTION_STATUSES.filter(isActive) as readonly ActiveStatus[];
+
+/**
+ * Where a run waits for a person (docs/approvals.md): it holds no worker, no slot of its
+ * workspace's concurrency, only its rows. Its stream ends and `wait` answers, as at a final status.
+ */
+export const PAUSED_STATUS = 'requires_action' as const satisfies ExecutionStatus;
+
+/** A status a `wait` answers at and a stream ends at: final, or paused for approval. */
+export const isSettled = (status: ExecutionStatus): boolean => isFinal(status) || status === PAUSED_STATUS;
 
 /** Where each status may go next; a final status goes nowhere. */
 export const TRANSITIONS: { readonly [S in ExecutionStatus]: readonly ExecutionStatus[] } = {
   queued: ['running', 'cancelled'],
-  running: ['succeeded', 'failed', 'cancelled'],
+  running: ['requires_action', 'succeeded', 'failed', 'cancelled'],
+  // Every call decided: queued again (a worker claims it and resumes); or cancelled while it waits.
+  requires_action: ['queued', 'cancelled'],
   succeeded: [],
   failed: [],
   cancelled: [],

@@ -49,7 +49,7 @@ export interface McpOffered {
 
 export interface McpServerTools {
   /** The allowed tools, named `<name>_<tool>` apart from the names in `taken` (which it extends). */
-  offer(taken: Set<string>): { name: string; tool: Tool; offered: McpOffered }[];
+  offer(taken: Set<string>): { name: string; tool: Tool; offered: McpOffered; listedAs: string }[];
   /** Closes the connection; never throws. */
   close(): Promise<void>;
 }
@@ -106,7 +106,7 @@ export async function openMcpTools(spec: StoredMcpTool, opts: { signal: AbortSig
           return limits.handOver(await callMcpTool(connected, t.name, args, signal, secrets));
         };
         const made = tool({ description: offered.description, inputSchema: jsonSchema(offered.inputSchema as Parameters<typeof jsonSchema>[0]), execute });
-        return [{ name, tool: made as Tool, offered }];
+        return [{ name, tool: made as Tool, offered, listedAs: t.name }];
       });
     },
     close: () => connected.close().catch(() => {}),

@@ -49,6 +49,11 @@ export interface RunTools {
   tools: ToolSet;
   /** The MCP tools offered, as the model sees them (for the test-mode answer cache's key). */
   mcp: McpOffered[];
+  /**
+   * The tools a person approves each call of (docs/approvals.md), by the name the model sees,
+   * with the JSON Schema edited arguments must match.
+   */
+  approvals: Map<string, Record<string, unknown>>;
   /** Closes the MCP connections; never throws. Call it when the run ends, however it ends. */
   close(): Promise<void>;
 }
@@ -65,7 +70,11 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http');
   const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp').map((spec) => opened(() => openMcpTool(agent.id, spec)));
   const secrets = http.length > 0 ? opened(() => openToolSecrets(agent)) : null;
-  for (const spec of http) tools[spec.name] = httpTool(agent, spec, secrets!, executionId, signal, limits);
+  const approvals = new Map<string, Record<string, unknown>>();
+  for (const spec of http) {
+    tools[spec.name] = httpTool(agent, spec, secrets!, executionId, signal, limits);
+    if (spec.approval === 'always') approvals.set(spec.name, spec.parameters);
+  }
   // Every name the model sees, lower-cased: an MCP tool's `<name>_<tool>` must not take one.
   const taken = new Set(http.map((t) => t.name.toLowerCase()));
   const settled = await Promise.allSettled(mcp.map((spec) => openMcpTools(spec, { signal, allowPrivate: allowPrivateUrls(), limits })));
@@ -78,9 +87,12 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
     await close();
     throw failed.reason;
   }
-  const offered = servers.flatMap((server: McpServerTools) => server.offer(taken));
-  for (const { name, tool: t } of offered) tools[name] = t;
-  return { tools, mcp: offered.map((o) => o.offered), close };
+  const offered = servers.flatMap((server: McpServerTools, i) => server.offer(taken).map((o) => ({ ...o, policy: mcp[i]!.approval ?? 'never' })));
+  for (const { name, tool: t, offered: o, listedAs, policy } of offered) {
+    tools[name] = t;
+    if (policy === 'always' || (typeof policy === 'object' && policy.tools.includes(listedAs))) approvals.set(name, o.inputSchema);
+  }
+  return { tools, mcp: offered.map((o) => o.offered), approvals, close };
 }
 
 function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, executionId: string, signal: AbortSignal, limits: CallLimits) {
@@ -101,6 +113,8 @@ function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecr
       const result = await callHttpTool(spec, args, {
         secrets: activeToolSecrets(secrets),
         callId: `${executionId}_${options.toolCallId}`,
+        // A receiver dedupes by it too (docs/approvals.md: an approved call runs once).
+        headers: { 'idempotency-key': options.toolCallId },
         signal,
         allowPrivate: allowPrivateUrls(),
       });

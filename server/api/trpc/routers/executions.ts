@@ -11,6 +11,7 @@ import {
 } from '../../../modules/executions/schemas';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
+import { approvals } from './approvals';
 import { execute } from './execute';
 
 const tags = ['Executions'];
@@ -45,7 +46,8 @@ export const executionsRouter = router({
         path: '/v1/executions/{id}/cancel',
         tags,
         summary: 'Cancel an execution',
-        description: 'A queued or running execution becomes `cancelled` at once; a model or tool call in flight is aborted, in whichever process runs it.',
+        description:
+          'A queued, running or paused (`requires_action`) execution becomes `cancelled` at once; a model or tool call in flight is aborted, in whichever process runs it; calls awaiting approval never run.',
         successDescription: 'The cancelled execution',
       },
     })
@@ -54,6 +56,7 @@ export const executionsRouter = router({
     .mutation(({ ctx, input }) => ctx.services.engine.cancel(ctx.actor, input.id)),
 
   execute,
+  approvals,
 });
 
 const conversationTags = ['Conversations'];

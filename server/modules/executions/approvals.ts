@@ -1,0 +1,80 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { transaction } from '../../../db/transaction';
+import { executions, type DecidedBy, type StoredDecision } from '../../../db/schema';
+import type { Actor } from '../actor';
+import { ApiError, notFound } from '../../platform/errors';
+import { isId } from '../../platform/ids';
+import { SCHEMA_BUDGET_MS, validateArguments } from '../tools/schema-pool';
+import type { ExecutionRow } from './lifecycle';
+import { lockPaused, recordDecisions } from './pause';
+import type { DecideInput } from './schemas';
+import { PAUSED_STATUS } from './statuses';
+
+// Deciding the tool calls a paused run awaits (docs/approvals.md): POST
+// /v1/executions/{id}/approvals and the dashboard's buttons. The decisions are checked first
+// (known calls, edited arguments against the tool's parameters), then recorded under the run's
+// row lock (pause.ts): two requests racing on two processes are serialised by it, and the second
+// finds the calls decided (409). With the last call decided the run is queued again and a worker
+// resumes it.
+
+const decidedByOf = (actor: Actor): DecidedBy => (actor.kind === 'key' ? { type: 'key', id: actor.keyId } : { type: 'user', id: actor.userId });
+
+/**
+ * Records the decisions; returns the execution as written (`queued` when it resumes, still
+ * `requires_action` while calls are left) and the sequence number its new events follow.
+ */
+export async function decideToolCalls(db: Db, actor: Actor, id: string, decisions: DecideInput['decisions']): Promise<{ row: ExecutionRow; afterSeq: number }> {
+  if (!isId('exe', id)) throw notFound('execution', id);
+  const scope = and(eq(executions.id, id), eq(executions.workspaceId, actor.workspaceId), eq(executions.environment, actor.environment));
+  const [seen] = await db.select().from(executions).where(scope);
+  if (!seen) throw notFound('execution', id);
+  const notAwaiting = (row: ExecutionRow) =>
+    new ApiError('execution_not_awaiting_approval', `This execution is not awaiting approval (status '${row.status}')`);
+  if (seen.status !== PAUSED_STATUS || !seen.approval) throw notAwaiting(seen);
+
+  // The checks that need no lock: the calls exist, each once; edited arguments fit the tool.
+  const ids = new Set<string>();
+  const decidedAt = new Date().toISOString();
+  const decided = new Map<string, StoredDecision>();
+  for (const [n, d] of decisions.entries()) {
+    const call = seen.approval.calls.find((c) => c.id === d.toolCallId);
+    if (!call && seen.steps.some((s) => s.toolCalls.some((c) => c.id === d.toolCallId && c.approval))) {
+      throw new ApiError('tool_call_already_decided', `The tool call '${d.toolCallId.slice(0, 64)}' was decided already`, { param: `decisions.${n}.toolCallId` });
+    }
+    if (!call) throw new ApiError('invalid_parameter', `'${d.toolCallId.slice(0, 64)}' is not a tool call this execution awaits a decision on`, { param: `decisions.${n}.toolCallId` });
+    if (ids.has(d.toolCallId)) throw new ApiError('invalid_parameter', 'This tool call is decided twice in the request', { param: `decisions.${n}.toolCallId` });
+    ids.add(d.toolCallId);
+    if (d.arguments !== undefined && !d.approve) {
+      throw new ApiError('parameter_conflict', "'arguments' goes with 'approve: true' only (a denied call does not run)", { param: `decisions.${n}.arguments` });
+    }
+    if (d.arguments !== undefined && call.parameters) {
+      const check = await validateArguments(actor.workspaceId, call.parameters, d.arguments);
+      if (!check.ok) {
+        const why =
+          check.reason === 'invalid'
+            ? `do not match the tool's parameters: ${check.message}`
+            : check.reason === 'too_slow'
+              ? `could not be checked against the tool's parameters within ${SCHEMA_BUDGET_MS / 1000} s`
+              : 'could not be checked now: the server is busy checking tool arguments; try again';
+        throw new ApiError('invalid_parameter', `The arguments ${why}`, { param: `decisions.${n}.arguments` });
+      }
+    }
+    decided.set(call.id, { approved: d.approve, reason: d.reason ?? null, arguments: d.arguments ?? call.arguments, decidedBy: decidedByOf(actor), decidedAt });
+  }
+
+  return transaction(db, async (tx) => {
+    const row = await lockPaused(tx, actor, id);
+    if (!row) throw notFound('execution', id);
+    if (row.status !== PAUSED_STATUS || !row.approval) throw notAwaiting(row);
+    for (const [n, d] of decisions.entries()) {
+      const call = row.approval.calls.find((c) => c.id === d.toolCallId);
+      // Paused again since (another step's calls): this one was decided and ran.
+      if (!call) throw new ApiError('tool_call_already_decided', `The tool call '${d.toolCallId}' was decided already`, { param: `decisions.${n}.toolCallId` });
+      if (call.decision) {
+        throw new ApiError('tool_call_already_decided', `The tool call '${call.id}' was ${call.decision.approved ? 'approved' : 'denied'} already`, { param: `decisions.${n}.toolCallId` });
+      }
+    }
+    return { row: await recordDecisions(tx, row, decided), afterSeq: row.eventSeq };
+  });
+}
