@@ -82,7 +82,7 @@ test('add an endpoint, see its secret once, send a signed test event, read the l
     const urlField = dialog.getByLabel('Endpoint URL');
     await urlField.fill(url);
     // The execution events are ticked to start with; with none left the form says so.
-    for (const type of ['execution.started', 'execution.succeeded', 'execution.failed', 'execution.cancelled']) await dialog.getByTestId(`event-${type}`).uncheck();
+    for (const type of ['execution.started', 'execution.requires_action', 'execution.succeeded', 'execution.failed', 'execution.cancelled']) await dialog.getByTestId(`event-${type}`).uncheck();
     await dialog.getByTestId('create-webhook-submit').click();
     // The message sits below the checkboxes, past the dialog's fold: it is scrolled into view
     // and the focus goes to the first checkbox.

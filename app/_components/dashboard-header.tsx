@@ -4,19 +4,38 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useId, useRef, useState } from 'react';
 import { UserMenu } from './account/user-menu';
+import { usePendingApprovals } from './approvals/use-pending-approvals';
 import { EnvironmentSwitch } from './environment-switch';
 import { useEnvironment } from './providers';
 import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
 
-const NAV_LINK = 'rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5';
+// Narrower from 640 px to 767 px, where the seven links and the count share one row of their own.
+const NAV_LINK = 'inline-flex items-center rounded-md px-2 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5 md:px-2.5';
 const NAV_IDLE = 'text-slate-600 hover:bg-slate-100 hover:text-slate-900';
 const NAV_CURRENT = 'bg-slate-100 text-slate-900';
+
+/** How often the header reads the calls awaiting approval again (the Approvals page itself reads them faster). */
+const APPROVALS_POLL_MS = 5_000;
+
+/** The count of calls awaiting a decision, beside "Approvals" (and on the phone's Menu button); nothing at 0. */
+function PendingCount({ count, more, testId }: { count: number; more: boolean; testId: string }) {
+  if (count === 0) return null;
+  return (
+    <>
+      <span className="ml-1.5 inline-grid min-w-5 place-items-center rounded-full bg-violet-600 px-1.5 text-xs leading-5 font-semibold text-white tabular-nums" data-testid={testId}>
+        {more ? `${count}+` : count}
+      </span>
+      <span className="sr-only"> awaiting approval</span>
+    </>
+  );
+}
 
 const SECTIONS = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
+  { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
@@ -26,7 +45,7 @@ const SECTIONS = [
 // Two rows on every screen: the logo and the controls, then the workspace and the navigation (on
 // a phone the Menu button, whose panel lists every section, one per line, so however many there
 // are each is in view). The header is never wider than 1280 px, and one row would leave the
-// workspace's name a few letters beside six links, the switch and the account. The name takes
+// workspace's name a few letters beside seven links, the switch and the account. The name takes
 // what the links leave; when that is under 11 rem (a tablet) the links move to a row of their own.
 // The navigation is one element either way, restyled as the panel on a phone.
 export function DashboardHeader({
@@ -43,6 +62,7 @@ export function DashboardHeader({
   const navRef = useRef<HTMLElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const navId = useId();
+  const pending = usePendingApprovals(APPROVALS_POLL_MS);
 
   // The open panel closes on Escape (focus back on its button) and on a press outside it.
   useEffect(() => {
@@ -93,11 +113,12 @@ export function DashboardHeader({
               {open ? <path d="M5 5l10 10M15 5 5 15" /> : <path d="M3.5 5.5h13M3.5 10h13M3.5 14.5h13" />}
             </svg>
             Menu
+            <PendingCount count={pending.count} more={pending.more} testId="nav-menu-approvals-count" />
           </button>
           <nav
             ref={navRef}
             id={navId}
-            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-1 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto`}
+            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-0.5 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto md:gap-1`}
             aria-label="Main"
           >
             {SECTIONS.map((s) => {
@@ -112,6 +133,7 @@ export function DashboardHeader({
                   data-testid={`nav-${s.href.split('/').pop()}`}
                 >
                   {s.label}
+                  {s.href === '/dashboard/approvals' && <PendingCount count={pending.count} more={pending.more} testId="nav-approvals-count" />}
                 </Link>
               );
             })}

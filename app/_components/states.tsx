@@ -122,6 +122,15 @@ export function WebhookIcon() {
   );
 }
 
+export function ApprovalIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M12 3 19 6v5c0 4.5-3 8-7 10-4-2-7-5.5-7-10V6z" />
+      <path d="m9 12 2 2 4-4" />
+    </svg>
+  );
+}
+
 export function EventIcon() {
   return (
     <svg {...ICON}>

@@ -27,11 +27,12 @@ export function ButtonLink({ variant = 'primary', className, ...props }: Compone
   return <Link className={cx(BASE, VARIANTS[variant], className)} {...props} />;
 }
 
-type Tone = 'slate' | 'indigo' | 'amber' | 'green' | 'red';
+type Tone = 'slate' | 'indigo' | 'violet' | 'amber' | 'green' | 'red';
 
 const TONES: Record<Tone, string> = {
   slate: 'bg-slate-100 text-slate-700 ring-slate-500/20',
   indigo: 'bg-indigo-50 text-indigo-700 ring-indigo-600/20',
+  violet: 'bg-violet-50 text-violet-700 ring-violet-600/20',
   amber: 'bg-amber-100 text-amber-800 ring-amber-600/30',
   green: 'bg-emerald-50 text-emerald-700 ring-emerald-600/20',
   red: 'bg-red-50 text-red-700 ring-red-600/20',

@@ -7,6 +7,7 @@ export { EVENT_TYPES };
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'execution.started': 'An execution began running',
+  'execution.requires_action': 'An execution paused: a tool call awaits approval',
   'execution.succeeded': 'An execution finished with an answer',
   'execution.failed': 'An execution ended with an error',
   'execution.cancelled': 'An execution was cancelled',

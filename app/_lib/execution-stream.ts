@@ -1,4 +1,4 @@
-import { EXECUTION_EVENT_TYPES, isTerminalEvent, parseExecutionEvent, type ExecutionEvent } from '@/server/modules/executions/events';
+import { EXECUTION_EVENT_TYPES, isTerminalEvent, parseExecutionEvent, PAUSE_EVENT_TYPE, type ExecutionEvent } from '@/server/modules/executions/events';
 import type { DashboardEnvironment } from './environment';
 
 // Following an execution's events in the browser: the dashboard's stream endpoint
@@ -9,22 +9,31 @@ import type { DashboardEnvironment } from './environment';
 // 204), `onClosed` is called and the caller reads the execution once instead.
 
 export type { ExecutionEvent };
+export { PAUSE_EVENT_TYPE };
 
-export function streamUrl(executionId: string, environment: DashboardEnvironment): string {
-  return `/api/dashboard/executions/${encodeURIComponent(executionId)}/stream?environment=${environment}`;
+/** `after`: the events after this sequence number only (the `id:` of an event seen before). */
+export function streamUrl(executionId: string, environment: DashboardEnvironment, after = 0): string {
+  return `/api/dashboard/executions/${encodeURIComponent(executionId)}/stream?environment=${environment}${after > 0 ? `&after=${after}` : ''}`;
 }
 
 /**
- * Opens the stream: `onEvent` for each event, in order, until the terminal one (after which the
- * stream is closed); `onClosed` when the browser gave up before it. Returns the function that
- * stops following (neither is called after it).
+ * Opens the stream: `onEvent` for each event, in order, with its sequence number, until the
+ * terminal one or a pause for approval (after which the stream is closed); `onClosed` when the
+ * browser gave up before it. Returns the function that stops following (neither is called
+ * after it). `after`: only the events after this sequence number.
+ *
+ * A pause (`tool.approval_requested`) may be one of the past: a stream opened from the start of
+ * a run that was paused and resumed replays it, then goes on. It is not known which until the
+ * execution is read, so the caller reads it and, when the run went on, follows again after the
+ * pause's sequence number.
  */
 export function followExecution(
   executionId: string,
   environment: DashboardEnvironment,
-  on: { event: (event: ExecutionEvent) => void; closed: () => void },
+  on: { event: (event: ExecutionEvent, seq: number) => void; closed: () => void },
+  after = 0,
 ): () => void {
-  const source = new EventSource(streamUrl(executionId, environment));
+  const source = new EventSource(streamUrl(executionId, environment, after));
   let open = true;
   const stop = () => {
     open = false;
@@ -34,8 +43,8 @@ export function followExecution(
     if (!open) return;
     const event = parseExecutionEvent(message.data);
     if (!event) return; // not an event of the contract (a newer server's?): skipped
-    if (isTerminalEvent(event.type)) stop();
-    on.event(event);
+    if (isTerminalEvent(event.type) || event.type === PAUSE_EVENT_TYPE) stop();
+    on.event(event, /^\d+$/.test(message.lastEventId) ? Number(message.lastEventId) : 0);
   };
   for (const type of EXECUTION_EVENT_TYPES) source.addEventListener(type, handle as EventListener);
   source.onerror = () => {

@@ -74,3 +74,14 @@ export function formatInZone(iso: string, timeZone?: string): string {
     return iso;
   }
 }
+
+/** How long is left until `iso`, for people: "6 d 23 h", "23 h 59 min", "4 min 10 s", "45 s"; null once it has passed. */
+export function formatTimeLeft(iso: string, now: number): string | null {
+  const seconds = Math.floor((new Date(iso).getTime() - now) / 1000);
+  if (seconds <= 0) return null;
+  const [d, h, m, s] = [Math.floor(seconds / 86_400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60, seconds % 60];
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${s} s`;
+  return `${s} s`;
+}

@@ -7,6 +7,19 @@ import { ModelBadge } from './agents-table';
 
 // What the agent is: its settings, tools and identifiers, beside the playground.
 
+/** Which of a tool's calls wait for a person's approval, in words; null when none do. */
+function approvalOf(tool: Agent['tools'][number]): string | null {
+  if (tool.approval === 'never') return null;
+  if (tool.approval === 'always') return 'Needs approval';
+  return `Needs approval: ${tool.approval.tools.join(', ')}`;
+}
+
+/** A span of seconds in the largest whole unit that fits: "1 day", "2 hours", "90 minutes". */
+function seconds(n: number): string {
+  const [value, unit] = n % 86_400 === 0 ? [n / 86_400, 'day'] : n % 3600 === 0 ? [n / 3600, 'hour'] : n % 60 === 0 ? [n / 60, 'minute'] : [n, 'second'];
+  return `${value.toLocaleString('en-US')} ${unit}${value === 1 ? '' : 's'}`;
+}
+
 export function AgentDetails({ agent }: { agent: Agent }) {
   const metadata = Object.entries(agent.metadata);
   return (
@@ -19,6 +32,11 @@ export function AgentDetails({ agent }: { agent: Agent }) {
         <DetailRow label="Temperature">{agent.temperature ?? <span className="text-slate-500">Model default</span>}</DetailRow>
         <DetailRow label="Limits">
           {agent.maxSteps} steps, {agent.timeoutSeconds} s timeout
+          {agent.tools.some((t) => t.approval !== 'never') && (
+            <span className="block text-xs text-slate-500" data-testid="agent-approval-timeout">
+              Calls awaiting approval expire after {seconds(agent.approvalTimeoutSeconds)}
+            </span>
+          )}
         </DetailRow>
         <DetailRow label="Instructions">
           {agent.instructions ? (
@@ -40,6 +58,11 @@ export function AgentDetails({ agent }: { agent: Agent }) {
                     <p className="flex flex-wrap items-center gap-1.5">
                       <code className="font-mono text-xs font-semibold">{t.name}</code>
                       <Badge className="font-mono">{t.type === 'mcp' ? 'MCP' : t.method}</Badge>
+                      {approvalOf(t) && (
+                        <Badge tone="violet" className="max-w-full truncate" title={approvalOf(t)!} data-testid="agent-tool-approval">
+                          {approvalOf(t)}
+                        </Badge>
+                      )}
                     </p>
                     <p className="truncate font-mono text-xs text-slate-500" title={t.url}>
                       {t.url}

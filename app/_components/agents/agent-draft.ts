@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { Agent } from '@/app/_lib/types';
-import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAULT_TIMEOUT_SECONDS, MASKED_HEADER, TOOL_METHODS } from '@/server/modules/agents/schemas';
+import {
+  AGENT_LIMITS,
+  createAgentInput,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MODEL,
+  DEFAULT_TIMEOUT_SECONDS,
+  MASKED_HEADER,
+  TOOL_METHODS,
+} from '@/server/modules/agents/schemas';
 
 // The agent form's values as the user types them (strings), and the schema that checks them:
 // the text becomes the request body (numbers, nulls, parsed JSON), which the server's own
@@ -10,7 +19,8 @@ import { AGENT_LIMITS, createAgentInput, DEFAULT_MAX_STEPS, DEFAULT_MODEL, DEFAU
 // A tool's draft has the fields of both kinds (HTTP tool, MCP server), so one field array holds
 // them; its `type` decides which become the body. An MCP tool's header values are never shown
 // (the server answers "********"): a header saved before is `stored`, and left empty it is sent
-// as "********", which keeps its value.
+// as "********", which keeps its value. Approval: an HTTP tool's calls never or always wait for
+// a person; an MCP server's never, always, or those of the tools listed (`tools`).
 
 export { AGENT_LIMITS, DEFAULT_MODEL };
 export const METHODS = TOOL_METHODS;
@@ -24,6 +34,9 @@ export interface HeaderDraft {
   stored: boolean;
 }
 
+/** Which calls of a tool wait for a person's decision; `tools` (MCP only): those of `approvalTools`. */
+export type ApprovalChoice = 'never' | 'always' | 'tools';
+
 export interface ToolDraft {
   type: 'http' | 'mcp';
   name: string;
@@ -35,6 +48,9 @@ export interface ToolDraft {
   /** MCP tools: tool names, one per line (empty: every tool); the headers sent to the server. */
   allowedTools: string;
   headers: HeaderDraft[];
+  approval: ApprovalChoice;
+  /** MCP tools, with `approval: tools`: the tools whose calls need approval, one per line or comma-separated. */
+  approvalTools: string;
 }
 
 export interface AgentDraft {
@@ -45,6 +61,7 @@ export interface AgentDraft {
   temperature: string;
   maxSteps: string;
   timeoutSeconds: string;
+  approvalTimeoutSeconds: string;
   tools: ToolDraft[];
 }
 
@@ -55,7 +72,7 @@ const EXAMPLE_PARAMETERS = {
 };
 
 export function newTool(): ToolDraft {
-  return { type: 'http', name: '', description: '', url: 'https://', method: 'POST', parameters: JSON.stringify(EXAMPLE_PARAMETERS, null, 2), allowedTools: '', headers: [] };
+  return { type: 'http', name: '', description: '', url: 'https://', method: 'POST', parameters: JSON.stringify(EXAMPLE_PARAMETERS, null, 2), allowedTools: '', headers: [], approval: 'never', approvalTools: '' };
 }
 
 export function newMcpTool(): ToolDraft {
@@ -65,13 +82,14 @@ export function newMcpTool(): ToolDraft {
 function toolDraftOf(t: Agent['tools'][number]): ToolDraft {
   if (t.type === 'mcp') {
     const headers = Object.keys(t.headers).map((name) => ({ name, value: '', stored: true }));
-    return { ...newMcpTool(), name: t.name, url: t.url, allowedTools: (t.allowedTools ?? []).join('\n'), headers };
+    const approval = typeof t.approval === 'object' ? { approval: 'tools' as const, approvalTools: t.approval.tools.join(', ') } : { approval: t.approval };
+    return { ...newMcpTool(), name: t.name, url: t.url, allowedTools: (t.allowedTools ?? []).join('\n'), headers, ...approval };
   }
-  return { ...newTool(), name: t.name, description: t.description ?? '', url: t.url, method: t.method, parameters: JSON.stringify(t.parameters, null, 2) };
+  return { ...newTool(), name: t.name, description: t.description ?? '', url: t.url, method: t.method, parameters: JSON.stringify(t.parameters, null, 2), approval: t.approval };
 }
 
 export function emptyDraft(): AgentDraft {
-  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), tools: [] };
+  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), approvalTimeoutSeconds: String(DEFAULT_APPROVAL_TIMEOUT_SECONDS), tools: [] };
 }
 
 export function draftOf(agent: Agent): AgentDraft {
@@ -83,6 +101,7 @@ export function draftOf(agent: Agent): AgentDraft {
     temperature: agent.temperature === null ? '' : String(agent.temperature),
     maxSteps: String(agent.maxSteps),
     timeoutSeconds: String(agent.timeoutSeconds),
+    approvalTimeoutSeconds: String(agent.approvalTimeoutSeconds),
     tools: agent.tools.map(toolDraftOf),
   };
 }
@@ -120,6 +139,16 @@ function allowedToolsOf(source: string, ctx: z.RefinementCtx): string[] | null {
   return names.length > 0 ? names : null;
 }
 
+/** An MCP server's approval as the body sends it: `{tools: […]}` for the tools listed. */
+function mcpApprovalOf(choice: ApprovalChoice, source: string, ctx: z.RefinementCtx): 'never' | 'always' | { tools: string[] } {
+  if (choice !== 'tools') return choice;
+  const names = source.split(/[\s,]+/).filter(Boolean);
+  if (names.length === 0 || names.length > L.allowedTools.max || names.some((n) => n.length > L.mcpToolName.max)) {
+    ctx.addIssue({ code: 'custom', message: `List 1–${L.allowedTools.max} of the server's tools (as it names them), or choose Never or Always.`, path: ['approvalTools'] });
+  }
+  return { tools: names };
+}
+
 /** An MCP tool's headers as the body sends them: a stored header left empty keeps its value ("********"). */
 function headersOf(headers: HeaderDraft[], ctx: z.RefinementCtx): Record<string, string> {
   const names = headers.map((h) => h.name.trim());
@@ -138,13 +167,17 @@ const toolDraft = z
     parameters: z.string(),
     allowedTools: z.string(),
     headers: z.array(z.object({ name: z.string(), value: z.string(), stored: z.boolean() })),
+    approval: z.enum(['never', 'always', 'tools']),
+    approvalTools: z.string(),
   })
   .transform((t, ctx) => {
     if (t.type === 'mcp') {
-      return { type: 'mcp' as const, name: t.name, url: t.url, allowedTools: allowedToolsOf(t.allowedTools, ctx), headers: headersOf(t.headers, ctx) };
+      const approval = mcpApprovalOf(t.approval, t.approvalTools, ctx);
+      return { type: 'mcp' as const, name: t.name, url: t.url, allowedTools: allowedToolsOf(t.allowedTools, ctx), headers: headersOf(t.headers, ctx), approval };
     }
     const parameters = parametersOf(t.parameters, ctx);
-    return parameters ? { type: 'http' as const, name: t.name, description: t.description, url: t.url, method: t.method, parameters } : z.NEVER;
+    const approval = t.approval === 'always' ? ('always' as const) : ('never' as const);
+    return parameters ? { type: 'http' as const, name: t.name, description: t.description, url: t.url, method: t.method, parameters, approval } : z.NEVER;
   });
 
 /** The server's schema of the body, less what the form does not edit (metadata: an update would replace it). */
@@ -161,6 +194,7 @@ const draftSchema = z.object({
   temperature: z.string().transform((s) => (s.trim() === '' ? null : Number(s.trim()))),
   maxSteps: numeric,
   timeoutSeconds: numeric,
+  approvalTimeoutSeconds: numeric,
   tools: z.array(toolDraft),
 });
 
@@ -193,6 +227,8 @@ export function agentMessage(issue: { code: string; path?: PropertyKey[] }): str
       return `Use a whole number from ${L.maxSteps.min} to ${L.maxSteps.max}.`;
     case 'timeoutSeconds':
       return `Use a whole number of seconds from ${L.timeoutSeconds.min} to ${L.timeoutSeconds.max}.`;
+    case 'approvalTimeoutSeconds':
+      return `Use a whole number of seconds from ${count(L.approvalTimeoutSeconds.min)} (a minute) to ${count(L.approvalTimeoutSeconds.max)} (7 days).`;
     case 'tools':
       return `An agent has at most ${L.tools.max} tools: remove one.`;
     case 'tools.*.description':

@@ -14,8 +14,8 @@ import { ToolsEditor } from './tools-editor';
 // submit and again as each field changes after that; what only the server can check lands on
 // the field its `param` names, or at the top.
 
-const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds'];
-const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers'];
+const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds'];
+const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'];
 const L = AGENT_LIMITS;
 
 /** Where a problem shows: the field its param names (`tools.0.parameters.type` → `tools.0.parameters`), or null for the form. */
@@ -30,8 +30,8 @@ function placeOf(param: string, toolCount: number): string | null {
 
 /** Every field that can hold an error, top to bottom (the first one with an error is brought into view). */
 const fieldOrder = (toolCount: number) => [
-  ...['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'tools'],
-  ...Array.from({ length: toolCount }, (_, i) => [`tools.${i}`, ...['name', 'method', 'url', 'description', 'parameters', 'allowedTools', 'headers'].map((f) => `tools.${i}.${f}`)]).flat(),
+  ...['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds', 'tools'],
+  ...Array.from({ length: toolCount }, (_, i) => [`tools.${i}`, ...['name', 'method', 'url', 'description', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'].map((f) => `tools.${i}.${f}`)]).flat(),
 ];
 
 function Section({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
@@ -112,8 +112,11 @@ export function AgentForm({
           />
         </Section>
 
-        <Section title="Limits" description="A run stops with an error when it needs more model calls than the step limit, or takes longer than the timeout.">
-          <div className="grid gap-4 sm:grid-cols-3">
+        <Section
+          title="Limits"
+          description="A run stops with an error when it needs more model calls than the step limit, or takes longer than the timeout. A tool call that needs approval and is still undecided after the approval timeout is denied as expired."
+        >
+          <div className="grid gap-4 sm:grid-cols-2">
             <TextField
               id="agent-temperature"
               label="Temperature"
@@ -127,6 +130,7 @@ export function AgentForm({
               [
                 ['maxSteps', 'Max steps', ' model calls'],
                 ['timeoutSeconds', 'Timeout (seconds)', ''],
+                ['approvalTimeoutSeconds', 'Approval timeout (seconds)', ' (default 86,400: a day)'],
               ] as const
             ).map(([field, label, unit]) => (
               <TextField
@@ -136,7 +140,7 @@ export function AgentForm({
                 type="number"
                 min={L[field].min}
                 max={L[field].max}
-                hint={`${L[field].min}–${L[field].max}${unit}`}
+                hint={`${L[field].min.toLocaleString('en-US')}–${L[field].max.toLocaleString('en-US')}${unit}`}
                 {...register(field)}
                 error={errorOf(field)}
               />

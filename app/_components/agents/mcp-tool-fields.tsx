@@ -1,13 +1,14 @@
 'use client';
 
-import { useFieldArray, useFormContext } from 'react-hook-form';
-import { Button, TextAreaField, TextField } from '../ui';
+import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
+import { Button, SelectField, TextAreaField, TextField } from '../ui';
 import { AGENT_LIMITS, fieldId, type AgentDraft } from './agent-draft';
 
 // The fields of an MCP tool in the agent form: its name (the model sees `<name>_<tool>`), the
 // server's URL, the tools allowed, and the headers sent to the server. Header values are
 // write-only: a header saved before shows as set, never its value (the dashboard never has
-// it); left empty it keeps that value, typed over it replaces it (docs/api.md, "Agents").
+// it); left empty it keeps that value, typed over it replaces it (docs/api.md, "Agents"). Its
+// approval: never, always, or only the calls of the tools listed.
 
 export function McpToolFields({ index, errorOf }: { index: number; errorOf: (param: string) => string | null }) {
   const { control, register, clearErrors } = useFormContext<AgentDraft>();
@@ -16,6 +17,7 @@ export function McpToolFields({ index, errorOf }: { index: number; errorOf: (par
   const err = (name: string) => errorOf(`tools.${index}.${name}`);
   const clear = () => clearErrors(['tools', `tools.${index}`, `tools.${index}.headers`]);
   const headersError = err('headers');
+  const approval = useWatch<AgentDraft, `tools.${number}.approval`>({ name: `tools.${index}.approval` });
 
   return (
     <>
@@ -57,6 +59,34 @@ export function McpToolFields({ index, errorOf }: { index: number; errorOf: (par
         hint={`The server's tools the model may call, one per line (at most ${AGENT_LIMITS.allowedTools.max}). Empty: every tool it lists.`}
         error={err('allowedTools')}
       />
+      <div className="grid gap-4 sm:grid-cols-2">
+        <SelectField
+          id={id('approval')}
+          label="Approval"
+          {...register(`tools.${index}.approval`, { onChange: clear })}
+          hint="Calls that wait for a person's approval: the run pauses until each is decided."
+          error={err('approval')}
+          data-testid="tool-approval"
+        >
+          <option value="never">Never</option>
+          <option value="always">Always: every tool&apos;s calls</option>
+          <option value="tools">Only the tools listed</option>
+        </SelectField>
+        {approval === 'tools' && (
+          <TextField
+            id={id('approvalTools')}
+            label="Tools that need approval"
+            placeholder="delete_page, send_email"
+            {...register(`tools.${index}.approvalTools`, { onChange: clear })}
+            className="font-mono text-xs"
+            autoCapitalize="off"
+            spellCheck={false}
+            hint="As the server names them, separated by commas."
+            error={err('approvalTools')}
+            data-testid="tool-approval-tools"
+          />
+        )}
+      </div>
       <fieldset id={id('headers')} tabIndex={-1} className="space-y-2" aria-describedby={headersError ? `${id('headers')}-error` : undefined} data-testid="mcp-headers">
         <legend className="text-sm font-medium text-slate-900">Headers (optional)</legend>
         <p className="text-xs text-slate-500">Sent with every request to the server, e.g. its credentials. Values are never shown again once saved.</p>

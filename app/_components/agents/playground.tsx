@@ -9,7 +9,7 @@ import { usePlayground } from './use-playground';
 // Talk to the agent: each message is a real execution in the selected environment, streamed
 // as it runs. Enter sends, Shift+Enter starts a new line.
 export function Playground({ agentId, agentName, hasTools }: { agentId: string; agentName: string; hasTools: boolean }) {
-  const { turns, conversationId, busy, canQueue, cancelError, send, cancel, reset } = usePlayground(agentId);
+  const { turns, conversationId, busy, canQueue, cancelError, send, cancel, reset, decided, recheck } = usePlayground(agentId);
   const [input, setInput] = useState('');
   const [cancelling, setCancelling] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
@@ -79,7 +79,7 @@ export function Playground({ agentId, agentName, hasTools }: { agentId: string; 
             </p>
           </div>
         ) : (
-          <Transcript turns={turns} />
+          <Transcript turns={turns} handlers={{ onDecided: decided, onStale: recheck }} />
         )}
       </div>
 

@@ -8,6 +8,7 @@ import { McpToolFields } from './mcp-tool-fields';
 // The agent's tools: each one a card; the agent form's field array. An HTTP tool has its name,
 // what it does (the model reads this), where it is called and the JSON Schema of its
 // arguments; an MCP server its name, URL, allowed tools and headers (mcp-tool-fields.tsx).
+// Either may have its calls wait for a person's approval (docs/approvals.md).
 // `errorOf` gives a field's message by its API param (`tools.0.url`); editing a tool clears
 // the messages about the tool as a whole and the list.
 
@@ -118,6 +119,17 @@ export function ToolsEditor({ errorOf }: { errorOf: (param: string) => string | 
                   }
                   error={err('parameters')}
                 />
+                <SelectField
+                  id={id('approval')}
+                  label="Approval"
+                  {...field(i, 'approval')}
+                  hint="Always: the run pauses at each call of this tool until someone approves or denies it (the Approvals page, or the API)."
+                  error={err('approval')}
+                  data-testid="tool-approval"
+                >
+                  <option value="never">Never: calls run at once</option>
+                  <option value="always">Always: each call waits for a person</option>
+                </SelectField>
               </>
             )}
           </div>

@@ -1,14 +1,56 @@
+'use client';
+
 import Link from 'next/link';
+import type { Execution } from '@/app/_lib/types';
+import { PendingCall } from '../approvals/pending-call';
 import { JsonBlock } from '../executions/json-block';
 import { StatusBadge } from '../executions/status-badge';
 import { Badge, Spinner } from '../ui';
-import type { Part, Turn } from './use-playground';
+import { useClock } from '../use-clock';
+import type { Part, PartDecision, Turn } from './use-playground';
 
 // The playground's conversation: the user's messages on the right, each reply on the left as it
 // streams (text, then any tool call and its result where it happened), with its status and a
-// link to the execution.
+// link to the execution. A turn paused for approval shows the calls it waits for, with their
+// answers, where it stopped.
 
-function ToolPart({ part }: { part: Extract<Part, { kind: 'tool' }> }) {
+/** What a person answered to a call that needed approval. */
+function DecisionBadge({ decision }: { decision: PartDecision }) {
+  if (decision.approved) return <Badge tone="green">approved</Badge>;
+  return (
+    <Badge tone={decision.expired ? 'amber' : 'red'} title={decision.reason ?? undefined}>
+      {decision.expired ? 'expired' : 'denied'}
+    </Badge>
+  );
+}
+
+/** Callbacks of a paused turn's calls (the playground's own decisions, or one found already made). */
+export interface PauseHandlers {
+  onDecided: (key: number, execution: Execution) => void;
+  onStale: (key: number, executionId: string) => void;
+}
+
+function PausedCalls({ turn, handlers }: { turn: Turn; handlers: PauseHandlers }) {
+  const now = useClock(true);
+  const executionId = turn.executionId!;
+  return (
+    <div className="space-y-2" data-testid="playground-paused">
+      <p className="text-xs font-medium text-violet-700">Paused: the run goes on once {turn.awaiting.length === 1 ? 'this call is' : 'these calls are'} decided.</p>
+      {turn.awaiting.map((call) => (
+        <PendingCall
+          key={call.id}
+          executionId={executionId}
+          call={call}
+          now={now}
+          onDecided={(execution) => handlers.onDecided(turn.key, execution)}
+          onStale={() => handlers.onStale(turn.key, executionId)}
+        />
+      ))}
+    </div>
+  );
+}
+
+function ToolPart({ part, awaiting }: { part: Extract<Part, { kind: 'tool' }>; awaiting: boolean }) {
   const done = part.result !== undefined || part.isError !== undefined;
   return (
     <div className="space-y-2 rounded-md bg-slate-50 px-3 py-2 text-xs ring-1 ring-slate-200" data-testid="playground-tool">
@@ -17,9 +59,12 @@ function ToolPart({ part }: { part: Extract<Part, { kind: 'tool' }> }) {
         <span>
           Called <code className="font-mono font-semibold text-slate-900">{part.name}</code>
         </span>
-        {!done ? (
+        {part.decision && <DecisionBadge decision={part.decision} />}
+        {awaiting ? (
+          <Badge tone="violet">awaiting approval</Badge>
+        ) : !done ? (
           <Spinner className="size-3 text-slate-400" />
-        ) : part.isError ? (
+        ) : part.decision?.approved === false ? null : part.isError ? (
           <Badge tone="red">error</Badge>
         ) : (
           <Badge tone="green">returned</Badge>
@@ -31,7 +76,7 @@ function ToolPart({ part }: { part: Extract<Part, { kind: 'tool' }> }) {
   );
 }
 
-function Reply({ turn }: { turn: Turn }) {
+function Reply({ turn, handlers }: { turn: Turn; handlers: PauseHandlers }) {
   const streaming = turn.status === 'running';
   const waiting = (turn.status === 'sending' || turn.status === 'queued') && turn.parts.length === 0;
   return (
@@ -49,9 +94,10 @@ function Reply({ turn }: { turn: Turn }) {
               {streaming && i === turn.parts.length - 1 && <span aria-hidden className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-indigo-500 align-text-bottom" />}
             </p>
           ) : (
-            <ToolPart key={p.id} part={p} />
+            <ToolPart key={p.id} part={p} awaiting={turn.awaiting.some((c) => c.id === p.id)} />
           ),
         )}
+        {turn.status === 'requires_action' && turn.executionId && turn.awaiting.length > 0 && <PausedCalls turn={turn} handlers={handlers} />}
         {streaming && turn.parts.length === 0 && <p className="text-slate-500">Thinking…</p>}
         {turn.status === 'succeeded' && turn.parts.length === 0 && <p className="text-slate-500 italic">(empty answer)</p>}
         {turn.error && (
@@ -73,7 +119,7 @@ function Reply({ turn }: { turn: Turn }) {
   );
 }
 
-export function Transcript({ turns }: { turns: Turn[] }) {
+export function Transcript({ turns, handlers }: { turns: Turn[]; handlers: PauseHandlers }) {
   return (
     <ol className="space-y-5" aria-label="Conversation">
       {turns.map((turn) => (
@@ -83,7 +129,7 @@ export function Transcript({ turns }: { turns: Turn[] }) {
               {turn.input}
             </p>
           </div>
-          <Reply turn={turn} />
+          <Reply turn={turn} handlers={handlers} />
         </li>
       ))}
     </ol>

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiErrorOf, errorMessage, hasErrorCode } from '@/app/_lib/errors';
 import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-stream';
 import type { Execution, ExecutionStatus } from '@/app/_lib/types';
+import type { AwaitedCall } from '../approvals/use-decide';
 import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 
 // The playground's conversation: each message starts an execution (executions.execute, as POST /v1/agents/:id/execute), whose
@@ -13,10 +14,23 @@ import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 // tool calls and results appear where they happen, and the terminal event settles the turn.
 // The conversation id carries over to the next message. While a turn runs, another can be queued
 // after it (`ifBusy: "enqueue"`): each turn follows its own execution's stream.
+// A tool call that needs approval pauses the turn (`requires_action`, its stream ends): the turn
+// shows the calls with their answers, and once they are decided (here, or elsewhere: a paused
+// turn reads its execution every few seconds) it follows the run again, after the pause.
+
+/** While a turn is paused, how often its execution is read (decided elsewhere, or expired). */
+const PAUSED_POLL_MS = 3_000;
 
 export type Part =
   | { kind: 'text'; step: number; text: string }
-  | { kind: 'tool'; step: number; id: string; name: string; arguments: unknown; result?: unknown; isError?: boolean };
+  | { kind: 'tool'; step: number; id: string; name: string; arguments: unknown; result?: unknown; isError?: boolean; decision?: PartDecision };
+
+/** How a call that needed approval was decided (`expired`: nobody did in time). */
+export interface PartDecision {
+  approved: boolean;
+  reason: string | null;
+  expired: boolean;
+}
 
 export interface Turn {
   key: number;
@@ -26,9 +40,12 @@ export interface Turn {
   parts: Part[];
   error: { code: string; message: string } | null;
   cached: boolean;
+  /** The calls awaiting a decision while the turn is paused (`requires_action`). */
+  awaiting: AwaitedCall[];
 }
 
-export const isBusy = (turn: Turn | undefined) => turn !== undefined && ['sending', 'queued', 'running'].includes(turn.status);
+/** A paused turn is busy too: its conversation takes the next message after it, and it can be cancelled. */
+export const isBusy = (turn: Turn | undefined) => turn !== undefined && ['sending', 'queued', 'running', 'requires_action'].includes(turn.status);
 
 function appendText(parts: Part[], step: number, delta: string): Part[] {
   const last = parts.at(-1);
@@ -40,7 +57,7 @@ function appendText(parts: Part[], step: number, delta: string): Part[] {
 function settle(turn: Turn, execution: Execution): Turn {
   const hasText = turn.parts.some((p) => p.kind === 'text' && p.text);
   const parts = !hasText && execution.output ? appendText(turn.parts, execution.steps.length, execution.output) : turn.parts;
-  return { ...turn, status: execution.status, error: execution.error, cached: execution.cached, parts };
+  return { ...turn, status: execution.status, error: execution.error, cached: execution.cached, parts, awaiting: [] };
 }
 
 export function usePlayground(agentId: string) {
@@ -53,6 +70,8 @@ export function usePlayground(agentId: string) {
   const [cancelError, setCancelError] = useState<string | null>(null);
   // The open stream of each turn still running or waiting, by its key.
   const sources = useRef(new Map<number, () => void>());
+  // The last event each turn has seen: a stream opened again (after a pause, a lost connection) starts after it.
+  const seen = useRef(new Map<number, number>());
   const nextKey = useRef(0);
 
   const stopAll = useCallback(() => {
@@ -72,8 +91,52 @@ export function usePlayground(agentId: string) {
     void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
   };
 
+  const paused = (key: number, execution: Execution) => {
+    stop(key);
+    patch(key, (t) => ({ ...t, status: 'requires_action', awaiting: execution.requiredAction?.toolCalls ?? [] }));
+    void queryClient.invalidateQueries({ queryKey: trpc.executions.pathKey() });
+  };
+  /** The turn as its execution now is: still paused, going again (followed after the pause), or over. */
+  const sync = (key: number, execution: Execution) => {
+    if (execution.status === 'requires_action') return paused(key, execution);
+    if (execution.status === 'queued' || execution.status === 'running') {
+      patch(key, (t) => ({ ...t, status: execution.status, awaiting: [] }));
+      return follow(key, execution.id);
+    }
+    finish(key, execution);
+  };
+  const recheck = (key: number, executionId: string) => {
+    client.executions.get
+      .query({ id: executionId })
+      .then((execution) => sync(key, execution))
+      .catch(() => undefined); // read again by the paused turn's next look
+  };
+
+  // A paused turn's calls may be decided elsewhere (the Approvals page, the API) or expire: look every few seconds.
+  const pausedTurns = turns
+    .filter((t) => t.status === 'requires_action' && t.executionId)
+    .map((t) => `${t.key}:${t.executionId}`)
+    .join(' ');
+  useEffect(() => {
+    if (!pausedTurns) return;
+    const timer = setInterval(() => {
+      for (const entry of pausedTurns.split(' ')) {
+        const [key, executionId] = entry.split(':') as [string, string];
+        if (sources.current.has(Number(key))) continue; // followed again already
+        client.executions.get
+          .query({ id: executionId })
+          .then((execution) => execution.status !== 'requires_action' && !sources.current.has(Number(key)) && sync(Number(key), execution))
+          .catch(() => undefined);
+      }
+    }, PAUSED_POLL_MS);
+    return () => clearInterval(timer);
+    // `sync` is read when a look answers; a new one must not restart the timer.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pausedTurns, client]);
+
   /** Applies one event of the turn's execution. */
-  function apply(key: number, event: ExecutionEvent) {
+  function apply(key: number, event: ExecutionEvent, seq: number) {
+    seen.current.set(key, Math.max(seen.current.get(key) ?? 0, seq));
     switch (event.type) {
       case 'execution.started':
         return patch(key, (t) => ({ ...t, status: 'running' }));
@@ -86,6 +149,12 @@ export function usePlayground(agentId: string) {
           ...t,
           parts: t.parts.map((p) => (p.kind === 'tool' && p.id === event.toolCallId ? { ...p, result: event.result, isError: event.isError } : p)),
         }));
+      case 'tool.approval_requested':
+        return paused(key, event.execution);
+      case 'tool.approval_decided': {
+        const decision = { approved: event.approved, reason: event.reason, expired: event.decidedBy.type === 'system' };
+        return patch(key, (t) => ({ ...t, parts: t.parts.map((p) => (p.kind === 'tool' && p.id === event.toolCallId ? { ...p, decision } : p)) }));
+      }
       default:
         return finish(key, event.execution);
     }
@@ -93,18 +162,20 @@ export function usePlayground(agentId: string) {
 
   function follow(key: number, executionId: string) {
     stop(key);
-    const close = followExecution(executionId, environment, {
-      event: (event) => apply(key, event),
+    const handlers = {
+      event: (event: ExecutionEvent, seq: number) => apply(key, event, seq),
       // EventSource resumes by itself (after Last-Event-ID); once it gives up, read the execution instead.
       closed: () => {
         if (sources.current.get(key) !== close) return;
         stop(key);
         client.executions.get
           .query({ id: executionId })
-          .then((execution) => (execution.status === 'queued' || execution.status === 'running' ? follow(key, executionId) : finish(key, execution)))
+          .then((execution) => sync(key, execution))
           .catch((err: unknown) => patch(key, (t) => ({ ...t, status: 'failed', error: { code: 'stream_lost', message: errorMessage(err) } })));
       },
-    });
+    };
+    // After the last event the turn has seen: nothing is shown twice.
+    const close = followExecution(executionId, environment, handlers, seen.current.get(key) ?? 0);
     sources.current.set(key, close);
   }
 
@@ -112,7 +183,7 @@ export function usePlayground(agentId: string) {
   async function send(input: string, queue = false) {
     const key = nextKey.current++;
     setCancelError(null);
-    setTurns((all) => [...all, { key, input, executionId: null, status: 'sending', parts: [], error: null, cached: false }]);
+    setTurns((all) => [...all, { key, input, executionId: null, status: 'sending', parts: [], error: null, cached: false, awaiting: [] }]);
     try {
       const execution = await client.executions.execute.mutate({
         id: agentId,
@@ -141,6 +212,7 @@ export function usePlayground(agentId: string) {
 
   function reset() {
     stopAll();
+    seen.current.clear();
     setTurns([]);
     setConversationId(null);
     setCancelError(null);
@@ -149,5 +221,7 @@ export function usePlayground(agentId: string) {
   const last = turns.at(-1);
   // A turn can be queued once the conversation exists and its last turn was accepted (it has its execution).
   const canQueue = isBusy(last) && conversationId !== null && last?.status !== 'sending';
-  return { turns, conversationId, busy: isBusy(last), canQueue, cancelError, send, cancel, reset };
+  /** A decision answered: the execution, still paused or going again. */
+  const decided = (key: number, execution: Execution) => sync(key, execution);
+  return { turns, conversationId, busy: isBusy(last), canQueue, cancelError, send, cancel, reset, decided, recheck };
 }

@@ -1,12 +1,14 @@
 import { durationBetween, formatCount, formatDuration } from '@/app/_lib/format';
 import type { ExecutionStep } from '@/app/_lib/types';
+import { DecisionNote } from '../approvals/decision-note';
 import { Badge } from '../ui';
 import { JsonBlock } from './json-block';
 
-// Each model call of an execution: what it said, the tools it called with which arguments, and
-// what they answered (folded JSON, so a long run stays readable).
+// Each model call of an execution: what it said, the tools it called with which arguments, how
+// a call that needed approval was decided, and what they answered (folded JSON, so a long run
+// stays readable).
 
-function Step({ step, open }: { step: ExecutionStep; open: boolean }) {
+function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boolean; active: boolean; awaiting: ReadonlySet<string> }) {
   const duration = durationBetween(step.startedAt, step.completedAt, Date.parse(step.completedAt));
   return (
     <details className="group" open={open} data-testid="execution-step">
@@ -31,11 +33,18 @@ function Step({ step, open }: { step: ExecutionStep; open: boolean }) {
                 <span aria-hidden>⚙</span>
                 <code className="font-mono font-semibold text-slate-900">{call.name}</code>
                 <code className="truncate font-mono text-slate-400">{call.id}</code>
-                {result && <Badge tone={result.isError ? 'red' : 'green'}>{result.isError ? 'error' : 'returned'}</Badge>}
+                {/* A denied call never ran: its result is the denial the model was told (the decision says so). */}
+                {result && call.approval?.approved !== false && <Badge tone={result.isError ? 'red' : 'green'}>{result.isError ? 'error' : 'returned'}</Badge>}
+                {!result && awaiting.has(call.id) && <Badge tone="violet">awaiting approval</Badge>}
               </p>
               <JsonBlock value={call.arguments} label="Arguments" collapsible open />
+              {call.approval && <DecisionNote decision={call.approval} modelArguments={call.arguments} />}
               {result ? (
-                <JsonBlock value={result.result} label={result.isError ? 'Error' : 'Result'} collapsible open={result.isError} tone={result.isError ? 'error' : 'default'} />
+                <JsonBlock value={result.result} label={result.isError ? 'Error' : call.approval?.approved === false ? 'Told the model' : 'Result'} collapsible open={result.isError} tone={result.isError ? 'error' : 'default'} />
+              ) : awaiting.has(call.id) ? (
+                <p className="text-xs text-slate-500">Runs once approved (see above).</p>
+              ) : call.approval && active ? (
+                <p className="text-xs text-slate-500">No result yet: the run goes on from this call.</p>
               ) : (
                 <p className="text-xs text-slate-500">No result recorded.</p>
               )}
@@ -48,7 +57,10 @@ function Step({ step, open }: { step: ExecutionStep; open: boolean }) {
   );
 }
 
-export function ExecutionSteps({ steps, active }: { steps: ExecutionStep[]; active: boolean }) {
+const NONE: ReadonlySet<string> = new Set();
+
+/** `awaiting`: the ids of the calls awaiting a decision (a paused run's). */
+export function ExecutionSteps({ steps, active, awaiting = NONE }: { steps: ExecutionStep[]; active: boolean; awaiting?: ReadonlySet<string> }) {
   if (steps.length === 0) {
     return (
       <p className="px-4 py-6 text-center text-sm text-slate-500 sm:px-5">
@@ -59,7 +71,7 @@ export function ExecutionSteps({ steps, active }: { steps: ExecutionStep[]; acti
   return (
     <div className="divide-y divide-slate-100">
       {steps.map((s) => (
-        <Step key={s.index} step={s} open={steps.length <= 3} />
+        <Step key={s.index} step={s} open={steps.length <= 3} active={active} awaiting={awaiting} />
       ))}
     </div>
   );

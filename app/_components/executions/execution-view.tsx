@@ -1,90 +1,23 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { hasErrorCode } from '@/app/_lib/errors';
-import { followExecution, type ExecutionEvent } from '@/app/_lib/execution-stream';
-import type { Execution } from '@/app/_lib/types';
+import { PendingCall } from '../approvals/pending-call';
 import { useEnvironment, useTRPC } from '../providers';
 import { IdText } from '../id-text';
 import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
+import { useClock } from '../use-clock';
 import { CancelExecutionDialog } from './cancel-execution-dialog';
 import { ConversationPanel } from './conversation-panel';
 import { ExecutionFacts } from './execution-facts';
 import { ExecutionSteps } from './execution-steps';
 import { isActive, StatusBadge } from './status-badge';
+import { useExecutionStream } from './use-execution-stream';
 
-/** After the stream gave up on a run that is still active: wait this long before following it again. */
-const RETRY_MS = 2_000;
-
-/** What a running execution has said so far (its events since the page started following it). */
-interface Live {
-  text: string;
-  tools: { id: string; name: string; done: boolean; isError: boolean }[];
-}
-const NOTHING: Live = { text: '', tools: [] };
-
-function applyLive(live: Live, event: ExecutionEvent): Live {
-  switch (event.type) {
-    case 'text.delta':
-      return { ...live, text: live.text + event.delta };
-    case 'tool.call':
-      return { ...live, tools: [...live.tools, { id: event.toolCallId, name: event.name, done: false, isError: false }] };
-    case 'tool.result':
-      return { ...live, tools: live.tools.map((t) => (t.id === event.toolCallId ? { ...t, done: true, isError: event.isError } : t)) };
-    default:
-      return live;
-  }
-}
-
-/**
- * Follows a queued or running execution's event stream (no polling): the started and terminal
- * events carry the execution, which becomes the page's data; text and tool events show as they
- * happen. When the stream gives up before the end, the execution is read once, and followed
- * again while it is still active.
- */
-function useExecutionStream(execution: Execution | undefined, onEnd: () => void): Live {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const { environment } = useEnvironment();
-  const [live, setLive] = useState<{ id: string; state: Live }>({ id: '', state: NOTHING });
-  const [attempt, setAttempt] = useState(0);
-  const id = execution?.id;
-  const following = execution !== undefined && isActive(execution.status);
-
-  useEffect(() => {
-    if (!id || !following) return;
-    const queryKey = trpc.executions.get.queryKey({ id });
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const stop = followExecution(id, environment, {
-      event: (event) => {
-        if ('execution' in event) {
-          queryClient.setQueryData(queryKey, event.execution);
-          if (event.type !== 'execution.started') onEnd();
-          // Everything before the started event was the previous attempt's (none) or a replay: start afresh.
-          if (event.type === 'execution.started') setLive({ id, state: NOTHING });
-          return;
-        }
-        setLive((l) => ({ id, state: applyLive(l.id === id ? l.state : NOTHING, event) }));
-      },
-      closed: () => {
-        void queryClient.refetchQueries({ queryKey, exact: true }).then(() => {
-          const now = queryClient.getQueryData<Execution>(queryKey);
-          if (now && isActive(now.status)) retry = setTimeout(() => setAttempt((n) => n + 1), RETRY_MS);
-        });
-      },
-    });
-    return () => {
-      stop();
-      clearTimeout(retry);
-    };
-    // `onEnd` is read when the run ends; a new one must not restart the stream.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [id, following, environment, attempt, queryClient, trpc]);
-
-  return live.id === id ? live.state : NOTHING;
-}
+/** While it waits for a decision, how often the execution is read again (decided elsewhere, or expired). */
+const PAUSED_POLL_MS = 3_000;
 
 function Section({ title, children, testId, aside }: { title: string; children: ReactNode; testId?: string; aside?: ReactNode }) {
   return (
@@ -100,22 +33,14 @@ function Section({ title, children, testId, aside }: { title: string; children: 
 
 const TEXT = 'px-4 py-4 text-sm break-words whitespace-pre-wrap text-slate-800 sm:px-5';
 
-/** The time, once a second while `ticking` (how long a run has been going, without asking the server). */
-function useClock(ticking: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!ticking) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [ticking]);
-  return now;
-}
-
 export function ExecutionView({ id }: { id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { environment } = useEnvironment();
-  const execution = useQuery(trpc.executions.get.queryOptions({ id }));
+  const execution = useQuery({
+    ...trpc.executions.get.queryOptions({ id }),
+    refetchInterval: (query) => (query.state.data?.status === 'requires_action' ? PAUSED_POLL_MS : false),
+  });
   // While it runs, the page follows its events; at the end the lists and its conversation are read again.
   const live = useExecutionStream(execution.data, () => {
     void queryClient.invalidateQueries({ queryKey: trpc.executions.list.pathKey() });
@@ -150,6 +75,8 @@ export function ExecutionView({ id }: { id: string }) {
 
   const e = execution.data;
   const active = isActive(e.status);
+  const paused = e.status === 'requires_action';
+  const awaited = e.requiredAction?.toolCalls ?? [];
   return (
     <div className="space-y-6" data-testid="execution-page" data-status={e.status}>
       <Breadcrumb href="/dashboard/executions" parent="Executions" current={e.id} />
@@ -157,7 +84,7 @@ export function ExecutionView({ id }: { id: string }) {
         <div className="min-w-0">
           <h1 className="flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight text-slate-900">
             Execution <StatusBadge status={e.status} className="text-sm" />
-            {active && <Spinner className="size-4 text-indigo-500" />}
+            {active && !paused && <Spinner className="size-4 text-indigo-500" />}
           </h1>
           <div className="mt-1 text-slate-500">
             <IdText value={e.id} testId="execution-id" />
@@ -188,6 +115,20 @@ export function ExecutionView({ id }: { id: string }) {
 
       <div className="grid items-start gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
+          {paused && awaited.length > 0 && (
+            <Section
+              title="Awaiting approval"
+              testId="execution-approvals"
+              aside={<span className="text-xs text-slate-500">{awaited.length === 1 ? '1 tool call' : `${awaited.length} tool calls`}</span>}
+            >
+              <div className="space-y-3 bg-violet-50/40 px-4 py-4 sm:px-5">
+                <p className="text-sm text-slate-600">The run is paused until each call is decided; then it goes on where it stopped.</p>
+                {awaited.map((call) => (
+                  <PendingCall key={call.id} executionId={e.id} call={call} now={Math.max(now, execution.dataUpdatedAt)} />
+                ))}
+              </div>
+            </Section>
+          )}
           <Section title="Input" testId="execution-input">
             <p className={TEXT}>{e.input}</p>
           </Section>
@@ -218,13 +159,17 @@ export function ExecutionView({ id }: { id: string }) {
               </div>
             ) : (
               <p className="flex items-center gap-2 px-4 py-4 text-sm text-slate-500 sm:px-5">
-                {active && <Spinner className="size-3.5" />}
-                {active ? 'The answer appears here when the run ends.' : `No output: the execution ${e.status === 'cancelled' ? 'was cancelled' : 'failed'}.`}
+                {active && !paused && <Spinner className="size-3.5" />}
+                {paused
+                  ? 'Paused: the run goes on once its tool calls are approved or denied.'
+                  : active
+                    ? 'The answer appears here when the run ends.'
+                    : `No output: the execution ${e.status === 'cancelled' ? 'was cancelled' : 'failed'}.`}
               </p>
             )}
           </Section>
           <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{e.steps.length === 1 ? '1 model call' : `${e.steps.length} model calls`}</span>}>
-            <ExecutionSteps steps={e.steps} active={active} />
+            <ExecutionSteps steps={e.steps} active={active} awaiting={new Set(awaited.map((c) => c.id))} />
           </Section>
           <ConversationPanel conversationId={e.conversationId} executionId={e.id} />
         </div>

@@ -92,7 +92,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
             <option value="">All statuses</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s[0]!.toUpperCase() + s.slice(1)}
+                {s[0]!.toUpperCase() + s.slice(1).replace(/_/g, ' ')}
               </option>
             ))}
           </select>

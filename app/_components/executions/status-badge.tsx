@@ -3,9 +3,9 @@ import { EXECUTION_STATUSES, isActive } from '@/server/modules/executions/status
 import { Badge } from '../ui';
 
 // One colour per execution status, everywhere: queued slate, running indigo (pulsing),
-// succeeded green, failed red, cancelled amber.
+// requires_action violet (a person's turn), succeeded green, failed red, cancelled amber.
 
-const TONE = { queued: 'slate', running: 'indigo', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const satisfies Record<ExecutionStatus, string>;
+const TONE = { queued: 'slate', running: 'indigo', requires_action: 'violet', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const satisfies Record<ExecutionStatus, string>;
 
 /** Every status in the order a run goes through them, and which are still under way (statuses.ts). */
 export { EXECUTION_STATUSES as STATUSES, isActive };
