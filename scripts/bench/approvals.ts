@@ -4,14 +4,15 @@
 //     sandbox model calls it), then approved one at a time; for each, from the approval's answer
 //     arriving at the client to the tool's request arriving at a local receiver (same machine,
 //     its own process: this one). p50 and p95.
-//   - holding: BENCH_PAUSED (1,000) runs paused in one workspace whose concurrency is 5; the RSS
-//     of each process before and after (what 1,000 paused runs hold), then 5 runs of
+//   - holding: BENCH_PAUSED (1,000) runs paused in one workspace whose concurrency is 5, then as
+//     many again; the RSS of each process before and after the second 1,000 (the first grow the
+//     heaps to their working size), what 1,000 paused runs hold; then 5 runs of
 //     `sandbox/slow` started at once: all 5 must be running together (the paused ones hold no
 //     slot).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { call, cli, clientAgent, type Client } from './hosted';
-import { freePorts, median, percentile, rssMb, sleep, spawnService, stopAll, waitFor } from './util';
+import { freePorts, heapAfterGcMb, median, percentile, rssMb, sleep, spawnService, stopAll, waitFor } from './util';
 
 const RUNS = Number(process.env.BENCH_APPROVALS ?? 50);
 const PAUSED = Number(process.env.BENCH_PAUSED ?? 1000);
@@ -69,11 +70,12 @@ async function pauseRuns(c: Client, agentId: string, n: number): Promise<{ id: s
 }
 
 async function topology(name: string, setup: ApprovalsSetup, split: boolean) {
-  const [port] = await freePorts(1);
+  const [port, ...inspect] = (await freePorts(3)) as [number, number, number];
   const origin = `http://127.0.0.1:${port}`;
   const env = { ...setup.env, REDIS_URL: setup.redisUrl, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
-  const web = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: split ? 'false' : 'true' });
-  const children = [web, ...(split ? [spawnService('worker', env)] : [])];
+  // The inspector's port of each process (opened only to read its heap after a GC: heapAfterGcMb).
+  const web = spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: split ? 'false' : 'true', NODE_OPTIONS: `--inspect-port=${inspect[0]}` });
+  const children = [web, ...(split ? [spawnService('worker', { ...env, NODE_OPTIONS: `--inspect-port=${inspect[1]}` })] : [])];
   const receiver = await startReceiver();
   try {
     await waitFor(`${origin}/readyz`, web);
@@ -101,10 +103,15 @@ async function topology(name: string, setup: ApprovalsSetup, split: boolean) {
     const held = await tenant(env, origin, `held-${name.replace(/\W+/g, '-')}`, 5);
     const heldAgent = await refundAgent(held, receiver.url);
     const pids = children.map((ch) => ch.pid!);
-    const before = pids.map(rssMb);
+    // A first 1,000 grow the heaps to their working size (the work of running them, not what
+    // they hold); the second 1,000's growth is what paused runs hold.
     await pauseRuns(held, heldAgent.body.id, PAUSED);
     await sleep(3_000);
-    const after = pids.map(rssMb);
+    const measure = async () => Promise.all(pids.map(async (pid, i) => ({ rss: rssMb(pid), heap: await heapAfterGcMb(pid, inspect[i]!) })));
+    const before = await measure();
+    await pauseRuns(held, heldAgent.body.id, PAUSED);
+    await sleep(3_000);
+    const after = await measure();
     const slow = await call<{ id: string }>(held, 'POST', '/v1/agents', { name: 'Slow', model: 'sandbox/slow' }, 201);
     const started = await Promise.all(Array.from({ length: 5 }, (_, i) => call<Execution>(held, 'POST', `/v1/agents/${slow.body.id}/execute`, { input: `slow ${i}` }, 202)));
     let running = 0;
@@ -113,8 +120,10 @@ async function topology(name: string, setup: ApprovalsSetup, split: boolean) {
       const states = await Promise.all(started.map((s) => call<Execution>(held, 'GET', `/v1/executions/${s.body.id}`, undefined, 200)));
       running = Math.max(running, states.filter((s) => s.body.status === 'running').length);
     }
-    const rss = pids.map((_, i) => `${split ? ['web', 'worker'][i] : 'process'} ${before[i]!.toFixed(0)} → ${after[i]!.toFixed(0)} MB (${(after[i]! - before[i]!).toFixed(1)})`).join(', ');
-    console.log(`  ${name}: ${PAUSED} runs paused: RSS ${rss}; 5 runs started at once with concurrency 5: ${running} running together`);
+    const grew = (a: number, b: number) => `${a.toFixed(1)} → ${b.toFixed(1)} MB (${b - a >= 0 ? '+' : ''}${(b - a).toFixed(1)})`;
+    const holding = pids.map((_, i) => `${split ? ['web', 'worker'][i] : 'process'}: heap after GC ${grew(before[i]!.heap, after[i]!.heap)}, RSS ${grew(before[i]!.rss, after[i]!.rss)}`).join('; ');
+    console.log(`  ${name}: ${PAUSED} more runs paused (after ${PAUSED} already): ${holding}`);
+    console.log(`  ${name}: 5 runs started at once in that workspace (concurrency 5, ${2 * PAUSED} paused): ${running} running together`);
   } finally {
     await receiver.close();
     await stopAll(children);

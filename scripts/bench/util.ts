@@ -92,3 +92,43 @@ export function rssMb(pid: number): number {
     return NaN;
   }
 }
+
+/**
+ * The JS heap a process holds after a full garbage collection, in MB: its inspector is opened
+ * (SIGUSR1, on the `--inspect-port` it was started with through NODE_OPTIONS) and asked to
+ * collect, then for its heap usage. RSS alone says little about what is held: V8 keeps the
+ * heap it grew to.
+ */
+export async function heapAfterGcMb(pid: number, inspectPort: number): Promise<number> {
+  process.kill(pid, 'SIGUSR1');
+  let target: { webSocketDebuggerUrl: string } | undefined;
+  for (let i = 0; i < 100 && !target; i++) {
+    target = await fetch(`http://127.0.0.1:${inspectPort}/json/list`)
+      .then((r) => r.json() as Promise<{ webSocketDebuggerUrl: string }[]>)
+      .then((list) => list[0])
+      .catch(() => undefined);
+    if (!target) await sleep(50);
+  }
+  if (!target) throw new Error(`the inspector of ${pid} did not open on ${inspectPort}`);
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)));
+  const pending = new Map<number, (result: unknown) => void>();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
+    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+  };
+  let next = 0;
+  const send = (method: string) =>
+    new Promise<unknown>((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method }));
+    });
+  try {
+    await send('HeapProfiler.collectGarbage');
+    const usage = (await send('Runtime.getHeapUsage')) as { usedSize: number };
+    return usage.usedSize / 1024 / 1024;
+  } finally {
+    ws.close();
+  }
+}
