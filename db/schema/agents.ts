@@ -57,6 +57,8 @@ export const agents = pgTable(
     temperature: real('temperature'),
     maxSteps: integer('max_steps').notNull(),
     timeoutSeconds: integer('timeout_seconds').notNull(),
+    // A run's token cap (docs/api.md, "Agents"): past it the run ends `max_tokens_exceeded`; null: none.
+    maxTotalTokens: integer('max_total_tokens'),
     // How long a tool call may await a decision before the service denies it as `expired`.
     approvalTimeoutSeconds: integer('approval_timeout_seconds').notNull().default(86_400),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),

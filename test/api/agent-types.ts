@@ -20,6 +20,7 @@ export interface Agent {
   temperature: number | null;
   maxSteps: number;
   timeoutSeconds: number;
+  maxTotalTokens: number | null;
   approvalTimeoutSeconds: number;
   metadata: Record<string, string>;
   environment: 'live' | 'test';
@@ -53,6 +54,7 @@ export const AGENT_FIELDS = [
   'id',
   'instructions',
   'maxSteps',
+  'maxTotalTokens',
   'metadata',
   'model',
   'name',

@@ -40,6 +40,7 @@ const FULL = {
   temperature: 0.7,
   maxSteps: 12,
   timeoutSeconds: 600,
+  maxTotalTokens: 50_000,
   approvalTimeoutSeconds: 3_600,
   metadata: { team: 'support', tier: 'gold' },
 };
@@ -63,6 +64,7 @@ describe('POST /v1/agents', () => {
       temperature: null,
       maxSteps: 5,
       timeoutSeconds: 120,
+      maxTotalTokens: null,
       approvalTimeoutSeconds: 86_400,
       metadata: {},
       environment: 'test',

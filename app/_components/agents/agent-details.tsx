@@ -32,6 +32,7 @@ export function AgentDetails({ agent }: { agent: Agent }) {
         <DetailRow label="Temperature">{agent.temperature ?? <span className="text-slate-500">Model default</span>}</DetailRow>
         <DetailRow label="Limits">
           {agent.maxSteps} steps, {agent.timeoutSeconds} s timeout
+          {agent.maxTotalTokens !== null && <>, at most {agent.maxTotalTokens.toLocaleString('en-US')} tokens</>}
           {agent.tools.some((t) => t.approval !== 'never') && (
             <span className="block text-xs text-slate-500" data-testid="agent-approval-timeout">
               Calls awaiting approval expire after {seconds(agent.approvalTimeoutSeconds)}

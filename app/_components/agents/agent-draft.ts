@@ -61,6 +61,7 @@ export interface AgentDraft {
   temperature: string;
   maxSteps: string;
   timeoutSeconds: string;
+  maxTotalTokens: string;
   approvalTimeoutSeconds: string;
   tools: ToolDraft[];
 }
@@ -89,7 +90,7 @@ function toolDraftOf(t: Agent['tools'][number]): ToolDraft {
 }
 
 export function emptyDraft(): AgentDraft {
-  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), approvalTimeoutSeconds: String(DEFAULT_APPROVAL_TIMEOUT_SECONDS), tools: [] };
+  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), maxTotalTokens: '', approvalTimeoutSeconds: String(DEFAULT_APPROVAL_TIMEOUT_SECONDS), tools: [] };
 }
 
 export function draftOf(agent: Agent): AgentDraft {
@@ -101,6 +102,7 @@ export function draftOf(agent: Agent): AgentDraft {
     temperature: agent.temperature === null ? '' : String(agent.temperature),
     maxSteps: String(agent.maxSteps),
     timeoutSeconds: String(agent.timeoutSeconds),
+    maxTotalTokens: agent.maxTotalTokens === null ? '' : String(agent.maxTotalTokens),
     approvalTimeoutSeconds: String(agent.approvalTimeoutSeconds),
     tools: agent.tools.map(toolDraftOf),
   };
@@ -194,6 +196,7 @@ const draftSchema = z.object({
   temperature: z.string().transform((s) => (s.trim() === '' ? null : Number(s.trim()))),
   maxSteps: numeric,
   timeoutSeconds: numeric,
+  maxTotalTokens: z.string().transform((s) => (s.trim() === '' ? null : Number(s.trim()))),
   approvalTimeoutSeconds: numeric,
   tools: z.array(toolDraft),
 });
@@ -227,6 +230,8 @@ export function agentMessage(issue: { code: string; path?: PropertyKey[] }): str
       return `Use a whole number from ${L.maxSteps.min} to ${L.maxSteps.max}.`;
     case 'timeoutSeconds':
       return `Use a whole number of seconds from ${L.timeoutSeconds.min} to ${L.timeoutSeconds.max}.`;
+    case 'maxTotalTokens':
+      return `Use a whole number of tokens from ${count(L.maxTotalTokens.min)} to ${count(L.maxTotalTokens.max)}, or leave it empty for no limit.`;
     case 'approvalTimeoutSeconds':
       return `Use a whole number of seconds from ${count(L.approvalTimeoutSeconds.min)} (a minute) to ${count(L.approvalTimeoutSeconds.max)} (7 days).`;
     case 'tools':

@@ -14,7 +14,7 @@ import { ToolsEditor } from './tools-editor';
 // submit and again as each field changes after that; what only the server can check lands on
 // the field its `param` names, or at the top.
 
-const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds'];
+const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds'];
 const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'];
 const L = AGENT_LIMITS;
 
@@ -30,7 +30,7 @@ function placeOf(param: string, toolCount: number): string | null {
 
 /** Every field that can hold an error, top to bottom (the first one with an error is brought into view). */
 const fieldOrder = (toolCount: number) => [
-  ...['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds', 'tools'],
+  ...['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'tools'],
   ...Array.from({ length: toolCount }, (_, i) => [`tools.${i}`, ...['name', 'method', 'url', 'description', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'].map((f) => `tools.${i}.${f}`)]).flat(),
 ];
 
@@ -130,6 +130,7 @@ export function AgentForm({
               [
                 ['maxSteps', 'Max steps', ' model calls'],
                 ['timeoutSeconds', 'Timeout (seconds)', ''],
+                ['maxTotalTokens', 'Max tokens per run', ' tokens, empty for no limit'],
                 ['approvalTimeoutSeconds', 'Approval timeout (seconds)', ' (default 86,400: a day)'],
               ] as const
             ).map(([field, label, unit]) => (

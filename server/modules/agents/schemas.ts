@@ -22,6 +22,8 @@ export const AGENT_LIMITS = {
   temperature: { min: 0, max: 2 },
   maxSteps: { min: 1, max: 20 },
   timeoutSeconds: { min: 1, max: 900 },
+  /** A run's token cap (input + output of every model call). */
+  maxTotalTokens: { min: 1, max: 100_000_000 },
   /** How long a tool call awaits approval before it is denied as expired: 60 s – 7 days. */
   approvalTimeoutSeconds: { min: 60, max: 604_800 },
   toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, max: 64 },
@@ -210,6 +212,16 @@ const fields = {
     description: `An execution still running after this many seconds fails with \`timeout\`, ${L.timeoutSeconds.min}–${L.timeoutSeconds.max}.`,
     example: DEFAULT_TIMEOUT_SECONDS,
   }),
+  maxTotalTokens: z
+    .number()
+    .int()
+    .min(L.maxTotalTokens.min)
+    .max(L.maxTotalTokens.max)
+    .nullable()
+    .meta({
+      description: `The most tokens (input and output, every model call) one execution may use, ${n(L.maxTotalTokens.min)}–${n(L.maxTotalTokens.max)}; a run past it ends \`failed\` with \`max_tokens_exceeded\` after that step, and no further model call starts. \`null\`: no limit.`,
+      example: 200_000,
+    }),
   approvalTimeoutSeconds: z.number().int().min(L.approvalTimeoutSeconds.min).max(L.approvalTimeoutSeconds.max).meta({
     description: `How long a tool call awaits approval, in seconds (${n(L.approvalTimeoutSeconds.min)}–${n(L.approvalTimeoutSeconds.max)}); still undecided then, it is denied as \`"expired"\` and the run goes on.`,
     example: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
@@ -227,6 +239,7 @@ export const createAgentInput = z
     temperature: fields.temperature.default(null),
     maxSteps: fields.maxSteps.default(DEFAULT_MAX_STEPS),
     timeoutSeconds: fields.timeoutSeconds.default(DEFAULT_TIMEOUT_SECONDS),
+    maxTotalTokens: fields.maxTotalTokens.default(null),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
     metadata: fields.metadata.default({}),
   })
@@ -248,6 +261,7 @@ export const updateAgentInput = z
     temperature: fields.temperature.optional(),
     maxSteps: fields.maxSteps.optional(),
     timeoutSeconds: fields.timeoutSeconds.optional(),
+    maxTotalTokens: fields.maxTotalTokens.optional(),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
   })
@@ -297,6 +311,7 @@ const agentFields = {
   temperature: z.number().nullable().meta({ description: '`null`: the provider’s default.', example: 0.2 }),
   maxSteps: z.number().int().min(L.maxSteps.min).max(L.maxSteps.max).meta({ description: 'Most model calls in one execution.', example: DEFAULT_MAX_STEPS }),
   timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
+  maxTotalTokens: z.number().int().nullable().meta({ description: 'The most tokens one execution may use; `null`: no limit.', example: null }),
   approvalTimeoutSeconds: z.number().int().meta({ description: 'How long a tool call awaits approval before it is denied as `"expired"`, in seconds.', example: DEFAULT_APPROVAL_TIMEOUT_SECONDS }),
   // An object with string values (a record would also document `propertyNames`, which says nothing here).
   metadata: z

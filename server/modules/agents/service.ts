@@ -78,6 +78,7 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
     temperature: row.temperature,
     maxSteps: row.maxSteps,
     timeoutSeconds: row.timeoutSeconds,
+    maxTotalTokens: row.maxTotalTokens,
     approvalTimeoutSeconds: row.approvalTimeoutSeconds,
     metadata: row.metadata,
     environment: row.environment,
@@ -243,6 +244,7 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         temperature: input.temperature,
         maxSteps: input.maxSteps,
         timeoutSeconds: input.timeoutSeconds,
+        maxTotalTokens: input.maxTotalTokens,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
         metadata: input.metadata,
         toolSecret: sealToolSecret(id, toolSecret),
@@ -270,7 +272,7 @@ export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentV
 /** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
 export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
   const changes: Partial<typeof agents.$inferInsert> = {};
-  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'approvalTimeoutSeconds', 'metadata'] as const) {
+  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'metadata'] as const) {
     if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
   }
   if (input.model !== undefined) {

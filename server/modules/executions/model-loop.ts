@@ -30,6 +30,8 @@ export interface LoopResult {
    * decision (the others ran, their results here). `responseMessages` ends before that step.
    */
   paused?: { step: number; calls: { id: string; tool: string; arguments: unknown }[]; results: CallResult[] };
+  /** The run passed its token cap at the last step: no further model call was started. */
+  overTokens?: { used: number; limit: number };
 }
 
 /** Where a resumed run goes on from: its steps so far and the paused step's calls, every one decided. */
@@ -51,6 +53,8 @@ export async function runModelLoop(
     maxSteps: number;
     temperature: number | null;
     signal: AbortSignal;
+    /** The run's token cap (every step's input and output), checked after each step; null: none. */
+    maxTotalTokens?: number | null;
     /** The tools whose calls wait for a person's decision (none: every call runs). */
     needsApproval?: (toolName: string) => boolean;
     resume?: ResumeFrom;
@@ -155,6 +159,9 @@ export async function runModelLoop(
       await on.toolResult({ toolCallId: r.id, name: r.name, result: r.result, isError: r.isError, step: index });
     }
     steps.push(endStep(step, finishReason, usage));
+    // Past the cap: the run ends after this step, before any further model call (its calls of this step ran).
+    const used = steps.reduce((n, s) => n + s.usage.totalTokens, 0);
+    if (opts.maxTotalTokens != null && used > opts.maxTotalTokens) return { steps, responseMessages, failure: null, overTokens: { used, limit: opts.maxTotalTokens } };
     if (awaited.length > 0) {
       return { steps, responseMessages, failure: null, paused: { step: index, calls: awaited.map((c) => ({ id: c.toolCallId, tool: c.toolName, arguments: c.input })), results } };
     }

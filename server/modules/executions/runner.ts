@@ -143,6 +143,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         maxSteps: agent.maxSteps,
         temperature: agent.temperature,
         signal: controller.signal,
+        maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
       },
@@ -161,6 +162,10 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       return await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } });
     }
     if (failure) return await end({ ...base, status: 'failed', error: classifyModelError(failure) });
+    if (loop.overTokens) {
+      const { used, limit } = loop.overTokens;
+      return await end({ ...base, status: 'failed', error: { code: 'max_tokens_exceeded', message: `The execution used ${used} tokens, past the agent's maxTotalTokens (${limit})` } });
+    }
     if (loop.paused) {
       const at = new Date();
       const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
