@@ -166,6 +166,20 @@ describe('approvals', () => {
     assert.equal(refundCalls(before).length, 1);
   });
 
+  it('a retried request with the same Idempotency-Key answers the same, and the call runs once', async () => {
+    const before = tools.requests.length;
+    const { exe, callId } = await pausedRun();
+    const body = { decisions: [{ toolCallId: callId, approve: true }] };
+    const headers = { 'idempotency-key': `approve-${exe.id}` };
+    const first = await api.request<Execution>('POST', `/v1/executions/${exe.id}/approvals`, { key: owner.key, body, headers });
+    expectStatus(first, 200);
+    const again = await api.request<Execution>('POST', `/v1/executions/${exe.id}/approvals`, { key: owner.key, body, headers });
+    expectStatus(again, 200);
+    assert.equal(again.text, first.text, 'the same answer, replayed');
+    assert.equal((await waitFor(api, owner.key, exe.id)).status, 'succeeded');
+    assert.equal(refundCalls(before).length, 1);
+  });
+
   it('stream: true follows the run from the decisions on', async () => {
     const { exe, callId } = await pausedRun();
     const res = await readStream(`${api.url}/v1/executions/${exe.id}/approvals`, { method: 'POST', key: owner.key, body: { decisions: [{ toolCallId: callId, approve: true }], stream: true } });
