@@ -75,6 +75,28 @@ securitySuite(() => api, {
   },
 });
 
+/**
+ * A run paused on a call awaiting approval. The sandbox's call id is a hash of the prompt, so
+ * every such run (same instructions, same input) awaits the same `toolCallId`: one body fits all.
+ */
+async function pausedExecution(owner: SeededKey): Promise<{ id: string; callId: string }> {
+  const admin = await helperKey(owner);
+  const refund = { type: 'http', name: 'refund', description: 'Refunds', url: 'https://93.184.215.14/tool', parameters: { type: 'object' }, approval: 'always' };
+  const agentId = await createAgent(api, admin.key, { tools: [refund] });
+  const res = await execute(api, admin.key, agentId, { input: 'please refund order 7', wait: true });
+  expectStatus(res, 200);
+  return { id: res.body.id, callId: res.body.requiredAction!.toolCalls[0]!.id };
+}
+
+securitySuite(() => api, {
+  method: 'POST',
+  path: '/v1/executions/{id}/approvals',
+  scope: 'agents:execute',
+  successStatus: 200,
+  bodyFor: async (_api, owner) => ({ decisions: [{ toolCallId: (await pausedExecution(owner)).callId, approve: false, reason: 'security suite' }] }),
+  create: async (_api, owner) => (await pausedExecution(owner)).id,
+});
+
 securitySuite(() => api, {
   method: 'GET',
   path: '/v1/conversations',
