@@ -111,6 +111,8 @@ export const executions = pgTable(
     approval: json('approval').$type<PausedRun>(),
     // The earliest `expiresAt` of its calls still awaiting a decision (the expiry sweep's index).
     approvalDueAt: ts('approval_due_at'),
+    // The API key that started it (null: the playground, a schedule): what a budget on a key counts (docs/budgets-plan.md).
+    keyId: text('key_id'),
     // Milliseconds spent in `requires_action`, summed over its pauses: left out of its duration.
     awaitedMs: integer('awaited_ms').notNull().default(0),
   },

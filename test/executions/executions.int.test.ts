@@ -50,6 +50,10 @@ describe('execute', () => {
     expectStatus(res, 200);
     assert.equal(res.body.status, 'succeeded');
     assert.equal(res.body.output, 'Echo: wait for me');
+    // The key that started it is kept (what a budget on a key counts), never shown.
+    const [row] = await api.query<{ key_id: string | null }>(sql`select key_id from executions where id = ${res.body.id}`);
+    assert.equal(row!.key_id, owner.id);
+    assert.ok(!('keyId' in res.body));
   });
 
   it('stream: true answers an event stream: started, deltas, the terminal event with the execution', async () => {

@@ -40,6 +40,8 @@ export interface StartOptions {
   /** Run in this process when it can (the caller follows the run at once: wait, stream, playground). */
   inPlace: boolean;
   trigger?: ExecutionTrigger;
+  /** The API key that started it (budgets on a key count its runs: docs/budgets-plan.md). */
+  keyId?: string;
 }
 
 export interface Engine {

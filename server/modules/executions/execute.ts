@@ -31,12 +31,17 @@ export async function startRun(
   actor: Pick<Actor, 'workspaceId' | 'environment'>,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger },
+  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger; keyId?: string },
 ): Promise<Run> {
   const slot = opts.inPlace ? (services.executions?.reserve() ?? null) : null;
   let start: Awaited<ReturnType<typeof startExecution>>;
   try {
-    start = await startExecution(db, actor, agentId, input, { id: opts.id ?? newId('exe'), inline: slot !== null, ...(opts.trigger ? { trigger: opts.trigger } : {}) });
+    start = await startExecution(db, actor, agentId, input, {
+      id: opts.id ?? newId('exe'),
+      inline: slot !== null,
+      ...(opts.trigger ? { trigger: opts.trigger } : {}),
+      ...(opts.keyId ? { keyId: opts.keyId } : {}),
+    });
   } catch (err) {
     slot?.release();
     throw err;

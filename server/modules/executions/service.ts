@@ -93,7 +93,7 @@ export async function startExecution(
   actor: Scope,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number } } = {},
+  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string } = {},
 ): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started; ahead?: number }> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
@@ -177,6 +177,7 @@ export async function startExecution(
       approval: null,
       approvalDueAt: null,
       awaitedMs: 0,
+      keyId: opts.keyId ?? null,
     };
     // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
     // with its outbox event, or the wake-up of the workers; with it, the history the run needs.

@@ -5,7 +5,7 @@ import { transaction } from '../../../db/transaction';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
 import { bucketSql } from './histogram';
-import { pricedFrom, type PriceTable } from './prices';
+import { pricedFrom, type PriceTable } from '../../platform/prices';
 import { addToRollup } from './rollups';
 
 // Compaction (docs/analytics.md): moves execution usage records into their hour and day

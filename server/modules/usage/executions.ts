@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { FINAL_STATUSES } from '../executions/statuses';
 import { bucketSql } from './histogram';
-import { pricedFrom } from './prices';
+import { pricedFrom } from '../../platform/prices';
 import type { executionUsageRowSchema } from './schemas';
 import type { Scope, Series, SeriesQuery } from './series';
 

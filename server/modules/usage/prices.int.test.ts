@@ -10,7 +10,7 @@ import { bareTestDatabase } from '../../../test/harness';
 import { newId } from '../../platform/ids';
 import { compactAll } from './compactor';
 import { executionSeries } from './executions';
-import { pricedFrom, type PriceTable } from './prices';
+import { pricedFrom, type PriceTable } from '../../platform/prices';
 import { sumAll, sumSeries, type Scope } from './series';
 
 // The cost rule on the real database (PGlite or PostgreSQL, as TEST_DB says): an execution that

@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { env } from '../../platform/env.js';
+import { env } from './env.js';
 
-// The estimated cost of an execution (docs/analytics.md): its tokens at the operator's prices
+// The estimated cost of an execution (docs/analytics.md; budgets will charge with it too,
+// docs/budgets-plan.md, so it lives below the modules that use it): its tokens at the operator's prices
 // (MODEL_PRICES, USD per 1M tokens), in exact decimal arithmetic in the database. Test mode, the
 // sandbox and an execution that used no tokens (one that failed before its model answered) cost
 // 0; a live execution that used tokens of a model without a price has an unknown cost (null),
