@@ -13,14 +13,14 @@ export const metadataSchema = z
   .refine((value) => Object.keys(value).length <= METADATA_MAX_KEYS, { message: `at most ${METADATA_MAX_KEYS} keys` })
   .meta({ description: 'Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.', example: { ticket: 'T-1042' } });
 
-/** Refuses inherited-property names as keys of `raw[field]` (400 invalid_parameter, param `field`). */
-export function assertSafeKeys(raw: unknown, field: string): void {
+/** Refuses inherited-property names as keys of `raw[field]` (400 invalid_parameter, param `param`, default `field`). */
+export function assertSafeKeys(raw: unknown, field: string, param = field): void {
   if (raw === null || typeof raw !== 'object') return;
   const value = (raw as Record<string, unknown>)[field];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   for (const key of Object.keys(value)) {
     if (key in Object.prototype) {
-      throw new ApiError('invalid_parameter', `'${field}' cannot have a key named '${key}'`, { param: field });
+      throw new ApiError('invalid_parameter', `'${param}' cannot have a key named '${key}'`, { param });
     }
   }
 }

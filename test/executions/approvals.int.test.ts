@@ -133,6 +133,13 @@ describe('approvals', () => {
       'decisions.1.toolCallId',
     );
     expectError(await decide(exe.id, { decisions: [] }), 400, 'invalid_parameter', 'decisions');
+    // zod would drop it silently (the call would run without it): refused, naming the field.
+    const proto = await api.request('POST', `/v1/executions/${exe.id}/approvals`, {
+      key: owner.key,
+      headers: { 'content-type': 'application/json' },
+      rawBody: `{"decisions":[{"toolCallId":"${callId}","approve":true,"arguments":{"__proto__":{"x":1},"query":"y"}}]}`,
+    });
+    expectError(proto, 400, 'invalid_parameter', 'decisions.0.arguments');
     expectError(await decide(exe.id, { decisions: [{ toolCallId: callId, approve: true, reason: 'x'.repeat(1_001) }] }), 400, 'invalid_parameter', 'decisions.0.reason');
     expectError(await decide('exe_01JD8X40A1B2C3D4E5F6G7H8J9', { decisions: [{ toolCallId: callId, approve: true }] }), 404, 'resource_not_found');
     const now = await api.request<Execution>('GET', `/v1/executions/${exe.id}`, { key: owner.key });
@@ -215,6 +222,16 @@ describe('approvals', () => {
     assert.deepEqual(approval.decidedBy, { type: 'system' });
     assert.deepEqual(done.steps[0]!.toolResults[0]!.result, { denied: true, reason: 'expired' });
     assert.equal(refundCalls(before).length, 0);
+  });
+
+  it('the expiry sweep goes on batch after batch within its budget: three runs due, batches of one, all denied in one sweep', async () => {
+    const { fixedClock } = await import('../../server/modules/executions/lifecycle');
+    const { expireApprovals } = await import('../../server/modules/executions/pause');
+    const runs = [await pausedRun(), await pausedRun(), await pausedRun()];
+    // A clock two days on (the calls expire in one): the server's own sweep, on the database's clock, leaves them be.
+    const expired = await expireApprovals(api.db, fixedClock(Date.now() + 2 * 86_400_000), 1);
+    for (const r of runs) assert.ok(expired.includes(r.exe.id), `${r.exe.id} expired in the one sweep`);
+    for (const r of runs) assert.equal((await waitFor(api, owner.key, r.exe.id)).steps[0]!.toolCalls[0]!.approval?.reason, 'expired');
   });
 
   it('the agent takes and shows the policy; bad policies and timeouts are refused', async () => {

@@ -125,28 +125,36 @@ export async function recordDecisions(tx: Db, row: ExecutionRow, decisions: Map<
 /**
  * Denies, as `"expired"` and by the service, every call whose `expiresAt` has passed, run by run
  * (each in its own transaction, under its row lock: a person's decision racing it wins or loses
- * whole). Returns the runs it decided for.
+ * whole), the earliest due first, in batches of `limit` until none is left or `budgetMs` has
+ * passed (one tenant's thousand calls expiring at once delay the others' by seconds, not by
+ * sweeps). Returns the runs it decided for.
  */
-export async function expireApprovals(db: Db, clock: Clock = databaseClock, limit = 100): Promise<string[]> {
-  const due = await queryRows<{ id: string; workspace_id: string; environment: string }>(
-    db,
-    sql`select id, workspace_id, environment from executions
-        where status = ${PAUSED_STATUS} and approval_due_at <= ${clock.now()} order by approval_due_at limit ${limit}`,
-  );
+export async function expireApprovals(db: Db, clock: Clock = databaseClock, limit = 100, budgetMs = 2_000): Promise<string[]> {
   const done: string[] = [];
-  for (const d of due) {
-    const decided = await transaction(db, async (tx) => {
-      const row = await lockPaused(tx, { workspaceId: d.workspace_id, environment: d.environment }, d.id);
-      if (!row || row.status !== PAUSED_STATUS || !row.approval) return false;
-      const [{ now }] = (await queryRows<{ now: Date | string }>(tx, sql`select ${clock.now()} as now`)) as [{ now: Date | string }];
-      const at = new Date(now);
-      const expired = row.approval.calls.filter((c) => c.decision === null && new Date(c.expiresAt) <= at);
-      if (expired.length === 0) return false;
-      const decision = (c: AwaitedCall): StoredDecision => ({ approved: false, reason: 'expired', arguments: c.arguments, decidedBy: { type: 'system' }, decidedAt: at.toISOString() });
-      await recordDecisions(tx, row, new Map(expired.map((c) => [c.id, decision(c)])), clock);
-      return true;
-    });
-    if (decided) done.push(d.id);
+  const until = Date.now() + budgetMs;
+  for (;;) {
+    const due = await queryRows<{ id: string; workspace_id: string; environment: string }>(
+      db,
+      sql`select id, workspace_id, environment from executions
+          where status = ${PAUSED_STATUS} and approval_due_at <= ${clock.now()} order by approval_due_at limit ${limit}`,
+    );
+    const before = done.length;
+    for (const d of due) if (await expireRun(db, d, clock)) done.push(d.id);
+    if (due.length < limit || done.length === before || Date.now() >= until) return done;
   }
-  return done;
+}
+
+/** Denies the expired calls of one paused run; false when none was left to deny. */
+function expireRun(db: Db, d: { id: string; workspace_id: string; environment: string }, clock: Clock): Promise<boolean> {
+  return transaction(db, async (tx) => {
+    const row = await lockPaused(tx, { workspaceId: d.workspace_id, environment: d.environment }, d.id);
+    if (!row || row.status !== PAUSED_STATUS || !row.approval) return false;
+    const [{ now }] = (await queryRows<{ now: Date | string }>(tx, sql`select ${clock.now()} as now`)) as [{ now: Date | string }];
+    const at = new Date(now);
+    const expired = row.approval.calls.filter((c) => c.decision === null && new Date(c.expiresAt) <= at);
+    if (expired.length === 0) return false;
+    const decision = (c: AwaitedCall): StoredDecision => ({ approved: false, reason: 'expired', arguments: c.arguments, decidedBy: { type: 'system' }, decidedAt: at.toISOString() });
+    await recordDecisions(tx, row, new Map(expired.map((c) => [c.id, decision(c)])), clock);
+    return true;
+  });
 }

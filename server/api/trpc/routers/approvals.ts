@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../../platform/errors';
+import { assertSafeKeys } from '../../../platform/metadata';
 import { executionView } from '../../../modules/executions/engine';
 import { decideInput, executionSchema } from '../../../modules/executions/schemas';
 import { apiProcedure } from '../init';
@@ -12,7 +13,17 @@ import { WAIT_GRACE_SECONDS } from './execute';
 /** The longest an agent's run may take (agents' `timeoutSeconds` at most): how long `wait` waits, plus the grace. */
 const LONGEST_RUN_SECONDS = 900;
 
-export const approvals = apiProcedure
+/**
+ * zod drops a top-level `__proto__` key of a record without a word: edited arguments would run
+ * without it. Their keys are checked on the raw input (as metadata's are), 400 naming the field.
+ */
+const safeArguments = apiProcedure.use(async ({ getRawInput, next }) => {
+  const raw = (await getRawInput().catch(() => undefined)) as { decisions?: unknown } | undefined;
+  if (Array.isArray(raw?.decisions)) raw.decisions.forEach((d, n) => assertSafeKeys(d, 'arguments', `decisions.${n}.arguments`));
+  return next();
+});
+
+export const approvals = safeArguments
   .meta({
     scope: 'agents:execute',
     errors: ['resource_not_found', 'execution_not_awaiting_approval', 'tool_call_already_decided', 'parameter_conflict', 'idempotency_conflict'],
