@@ -27,12 +27,14 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 // modules gain one face each (docs/engine-plan.md, step 10).
 const MODULE_FACES = {
   agents: 'schemas|service',
+  budgets: 'alerts|ledger|schemas|service',
   auth: 'callback-path|environment|guards|options|session|sessions|signin-errors|users',
   events: 'emit|schemas|service|types',
-  keys: 'format|schemas|scopes|service|unknown-keys',
+  keys: 'format|schemas|scopes|service|unknown-keys|usage-spike',
   models: 'providers|registry|sandbox',
   ratelimit: 'dashboard|index|plans',
-  schedules: 'schemas|service|ticker',
+  // timing: budgets start their periods by the same zone rules (docs/budgets.md).
+  schedules: 'schemas|service|ticker|timing',
   secrets: 'reseal|stored',
   tools: 'http-tool|mcp-tool|schema-pool|toolset',
   usage: 'compactor|prune|requests|schemas|service',

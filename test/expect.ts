@@ -10,6 +10,7 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  402: 'invalid_request_error',
   403: 'permission_error',
   404: 'invalid_request_error',
   405: 'invalid_request_error',

@@ -17,6 +17,8 @@ export interface RouteSpec {
   path: string;
   /** The scope the route needs. */
   scope: Scope;
+  /** A second scope that also grants it (budgets' reads take `analytics:read`). */
+  alsoScope?: Scope;
   /** Status of success (201 for creations). */
   successStatus: number;
   /** A valid body, for routes that take one. */
@@ -35,7 +37,7 @@ export interface RouteSpec {
   listIds?: (body: unknown) => string[];
 }
 
-const ALL_SCOPES: Scope[] = ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read'];
+const ALL_SCOPES: Scope[] = ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage'];
 
 export function securitySuite(server: () => TestServer, route: RouteSpec): void {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -105,7 +107,7 @@ export function securitySuite(server: () => TestServer, route: RouteSpec): void 
     });
 
     it('wrong scope → 403 insufficient_scope naming the scope', async () => {
-      const others = ALL_SCOPES.filter((s) => s !== route.scope);
+      const others = ALL_SCOPES.filter((s) => s !== route.scope && s !== route.alsoScope);
       const weak = await api.seed.key({ workspace: owner.workspace, environment: owner.environment, scopes: others });
       const { path } = await target();
       const err = expectError(await call(path, { key: weak.key }), 403, 'insufficient_scope');

@@ -20,6 +20,10 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'schedule.created': 'A schedule was created',
   'schedule.updated': 'A schedule’s settings changed (or it ended)',
   'schedule.deleted': 'A schedule was deleted (also with its agent)',
+  'budget.threshold_reached': 'A budget’s spend reached one of its alert percentages',
+  'budget.exceeded': 'A budget’s spend reached its limit (a blocking one now refuses runs)',
+  'budget.reset': 'A new period began for a budget that was exceeded',
+  'key.usage_spike': 'An API key’s requests in an hour jumped far above its usual rate',
 };
 
 /** "All events", or the types a webhook receives. */

@@ -10,3 +10,4 @@ export * from './webhooks';
 export * from './streams';
 export * from './usage';
 export * from './schedules';
+export * from './budgets';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { date, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, ts } from './columns';
 
@@ -34,4 +34,20 @@ export const apiKeys = pgTable(
       .on(t.workspaceId, t.environment, t.id)
       .where(sql`${t.revokedAt} is null`),
   ],
+);
+
+/**
+ * The days a key's `key.usage_spike` was sent (docs/budgets.md, "Alerts"): at most once per key
+ * per day (UTC), claimed by inserting the day's row.
+ */
+export const keyUsageAlerts = pgTable(
+  'key_usage_alerts',
+  {
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    sentAt: ts('sent_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day] })],
 );

@@ -23,3 +23,15 @@ export type ScheduleOverlap = (typeof SCHEDULE_OVERLAPS)[number];
 /** An HTTP tool's approval policy (docs/approvals.md): `always`, a person decides before each call. */
 export const TOOL_APPROVALS = ['never', 'always'] as const;
 export type ToolApproval = (typeof TOOL_APPROVALS)[number];
+
+/** What a budget caps (docs/budgets.md): the whole workspace, one agent, or one API key. */
+export const BUDGET_TARGETS = ['workspace', 'agent', 'key'] as const;
+export type BudgetTarget = (typeof BUDGET_TARGETS)[number];
+
+/** A budget's period: it starts at local midnight in the budget's zone (weeks on Monday, months on the 1st); `total` never resets. */
+export const BUDGET_PERIODS = ['day', 'week', 'month', 'total'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** What a budget does once spent: `block` refuses and stops runs, `notify` only alerts. */
+export const BUDGET_ACTIONS = ['block', 'notify'] as const;
+export type BudgetAction = (typeof BUDGET_ACTIONS)[number];

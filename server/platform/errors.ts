@@ -120,6 +120,15 @@ export const ERROR_CATALOGUE = [
     on: 'dashboard',
     description: 'The dashboard session has ended: sign in again.',
   },
+  // 402: a budget refuses it.
+  {
+    code: 'budget_exceeded',
+    status: 402,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description:
+      'A `block` budget counting this run has reached its limit this period (the message names it and when it resets), or counts USD while the live model has no price.',
+  },
   // 403: the caller may not do this.
   {
     code: 'insufficient_scope',
@@ -213,6 +222,13 @@ export const ERROR_CATALOGUE = [
     type: 'invalid_request_error',
     on: 'declared',
     description: 'This environment already has the most schedules a workspace may have (100); delete one first.',
+  },
+  {
+    code: 'budget_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'This environment already has the most budgets a workspace may have (100); delete one first.',
   },
   {
     code: 'idempotency_conflict',
@@ -351,8 +367,11 @@ const SCOPE_HINTS: Record<string, string> = {
     '`npm run admin -- create-key --email <you> --env <live|test> --scopes agents:read,agents:write,agents:execute,webhooks:manage`',
 };
 
-export const insufficientScope = (scope: string) =>
-  new ApiError('insufficient_scope', `This API key lacks the '${scope}' scope required for this request${SCOPE_HINTS[scope] ?? ''}`);
+export const insufficientScope = (scope: string, also?: string) =>
+  new ApiError(
+    'insufficient_scope',
+    `This API key lacks the '${scope}' scope${also ? ` (or '${also}')` : ''} required for this request${SCOPE_HINTS[scope] ?? ''}`,
+  );
 
 export const internalError = () =>
   new ApiError('internal_error', 'An unexpected error occurred. Quote the request id when contacting support.');

@@ -7,6 +7,8 @@ import { startDeliveries } from '../modules/webhooks/dispatcher';
 import { startCompactor } from '../modules/usage/compactor';
 import { startRelay } from '../modules/webhooks/relay';
 import { startScheduleTicker } from '../modules/schedules/ticker';
+import { startBudgetAlerts } from '../modules/budgets/alerts';
+import { startUsageSpikes } from '../modules/keys/usage-spike';
 import { startLoops, type LoopDef } from './loops';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
@@ -77,6 +79,8 @@ export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
         };
       },
     },
+    { name: 'budget alerts', start: () => startBudgetAlerts(db) },
+    { name: 'key usage spikes', start: () => (env.USAGE_ANALYTICS ? startUsageSpikes(db) : async () => {}) },
     { name: 'schedule ticker', start: () => startScheduleTicker(db) },
   ];
 }

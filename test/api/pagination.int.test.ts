@@ -108,7 +108,7 @@ describe('limit is a plain decimal number (docs/security.md)', () => {
   // `z.coerce.number()` read `1e2` as 100 and `0x10` as 16, and `limit=` was the default.
   for (const limit of ['1e2', '0x10', '', ' 5', '5 ', '+5', '5.0', '-5', '0', '101', '1e400']) {
     it(`limit=${JSON.stringify(limit)} is 400 invalid_parameter on limit, on every list`, async () => {
-      for (const list of ['/v1/keys', '/v1/agents', '/v1/executions', '/v1/webhooks', '/v1/events', '/v1/conversations', '/v1/schedules']) {
+      for (const list of ['/v1/keys', '/v1/agents', '/v1/executions', '/v1/webhooks', '/v1/events', '/v1/conversations', '/v1/schedules', '/v1/budgets']) {
         const res = await api.request('GET', `${list}?limit=${encodeURIComponent(limit)}`, { key: admin.key });
         const err = expectError(res, 400, 'invalid_parameter', 'limit');
         assert.match(err.message, /whole number from 1 to 100/, list);

@@ -35,6 +35,8 @@ export interface RawRoute {
   template: string;
   /** The scope a key needs; routes with `auth: false` need no key (limited per address instead). */
   scope?: Scope;
+  /** A second scope that also grants it. */
+  alsoScope?: Scope;
   auth?: boolean;
   /**
    * How /v1/openapi.json documents the route: the operation without its error responses, which
@@ -61,6 +63,8 @@ export interface RestRoute {
   pattern: RegExp;
   paramNames: string[];
   scope?: Scope;
+  /** A second scope that also grants it. */
+  alsoScope?: Scope;
   /** False: no key needed (the OpenAPI document). */
   auth: boolean;
   successStatus: number;
@@ -104,6 +108,7 @@ export function buildRouteTable(router: AnyRouter, raw: RawRoute[] = []): RestRo
       template: meta.openapi.path,
       ...compile(meta.openapi.path),
       scope: meta.scope,
+      ...(meta.alsoScope ? { alsoScope: meta.alsoScope } : {}),
       auth: true,
       successStatus: meta.successStatus ?? 200,
       target: { kind: 'procedure', path, segments: path.split('.'), longAnswers: Boolean(meta.eventStream) },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../../db/client';
 import { ApiError, insufficientScope } from '../../platform/errors';
+import { holdsScope } from '../../modules/keys/scopes';
 import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
 import { verifyKey, type KeyOwner, type VerifiedKey } from '../../modules/keys/service';
@@ -123,5 +124,5 @@ export async function limitKey(res: ServerResponse, limits: RateLimits, key: Ver
 }
 
 export function checkScope(route: RestRoute, key: VerifiedKey): ApiError | null {
-  return route.scope && !key.scopes.includes(route.scope) ? insufficientScope(route.scope) : null;
+  return route.scope && !holdsScope(key.scopes, route) ? insufficientScope(route.scope, route.alsoScope) : null;
 }

@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import type { Db } from '../../../db/client';
 import type { Actor } from '../../modules/actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../../platform/errors';
-import type { Scope } from '../../modules/keys/scopes';
+import { holdsScope, type Scope } from '../../modules/keys/scopes';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Services } from '../../modules/runtime';
 import { chargeCostlyQuery, chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
@@ -43,6 +43,8 @@ export interface Reply {
 export type Meta = OpenApiMeta<{
   /** The scope a key needs for this procedure (the dashboard user holds every scope). */
   scope?: Scope;
+  /** A second scope that also grants it (budgets' reads: `budgets:manage` or `analytics:read`). */
+  alsoScope?: Scope;
   /** HTTP status of success on the REST face (201 for creations). */
   successStatus?: number;
   /**
@@ -67,6 +69,7 @@ export type Meta = OpenApiMeta<{
 export const TRPC_CODE: Record<ErrorStatus, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_SUPPORTED',
@@ -164,7 +167,7 @@ export const apiProcedure = base.use(async ({ ctx, meta, type, next, getRawInput
     const refused = await chargeCostlyQuery(ctx.limits, actor, meta.costly);
     if (refused) throw toTRPCError(refused);
   }
-  if (meta?.scope && !actor.scopes.includes(meta.scope)) throw toTRPCError(insufficientScope(meta.scope));
+  if (meta?.scope && !holdsScope(actor.scopes, meta)) throw toTRPCError(insufficientScope(meta.scope, meta.alsoScope));
   await checkStorableText(getRawInput);
   return next({ ctx: { actor } });
 });

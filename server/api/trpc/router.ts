@@ -9,6 +9,7 @@ import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
 import { modelsRouter } from './routers/models';
 import { schedulesRouter } from './routers/schedules';
+import { budgetsRouter } from './routers/budgets';
 import { webhooksRouter } from './routers/webhooks';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
@@ -24,6 +25,7 @@ export const appRouter = router({
   events: eventsRouter,
   analytics: analyticsRouter,
   schedules: schedulesRouter,
+  budgets: budgetsRouter,
 });
 
 // Outputs: trusted in production, checked strictly elsewhere (outputs.ts).

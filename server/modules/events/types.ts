@@ -17,6 +17,10 @@ export const EVENT_TYPES = [
   'schedule.created',
   'schedule.updated',
   'schedule.deleted',
+  'budget.threshold_reached',
+  'budget.exceeded',
+  'budget.reset',
+  'key.usage_spike',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

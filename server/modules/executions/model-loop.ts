@@ -32,6 +32,16 @@ export interface LoopResult {
   paused?: { step: number; calls: { id: string; tool: string; arguments: unknown }[]; results: CallResult[] };
   /** The run passed its token cap at the last step: no further model call was started. */
   overTokens?: { used: number; limit: number };
+  /** A budget refused the next model call (docs/budgets.md): why, in words. */
+  blocked?: string;
+}
+
+/** What the loop asks before each model call and reports after it (budgets: docs/budgets.md). */
+export interface CallGuard {
+  /** Before a model call: a refusal in words stops the run, null lets the call start. */
+  before(): Promise<string | null>;
+  /** After a model call, with what it used (also when it failed part way). */
+  after(usage: { inputTokens: number; outputTokens: number }): Promise<void>;
 }
 
 /** Where a resumed run goes on from: its steps so far and the paused step's calls, every one decided. */
@@ -58,6 +68,7 @@ export async function runModelLoop(
     /** The tools whose calls wait for a person's decision (none: every call runs). */
     needsApproval?: (toolName: string) => boolean;
     resume?: ResumeFrom;
+    guard?: CallGuard;
   },
   on: LoopEvents,
 ): Promise<LoopResult> {
@@ -102,6 +113,8 @@ export async function runModelLoop(
     let finishReason = 'unknown';
     let usage = { inputTokens: 0, outputTokens: 0 };
     let failure: unknown = null;
+    const refusal = opts.guard ? await opts.guard.before() : null;
+    if (refusal) return { steps, responseMessages, failure: null, blocked: refusal };
     try {
       const { stream } = await retry(() =>
         streamModelCall({
@@ -141,6 +154,7 @@ export async function runModelLoop(
     } catch (err) {
       failure = err;
     }
+    if (opts.guard && usage.inputTokens + usage.outputTokens > 0) await opts.guard.after(usage);
     if (failure) return { steps, responseMessages, failure };
 
     // The calls that need a person's decision wait (the run pauses after this step); the others run at once.

@@ -10,7 +10,9 @@ import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
-import { runModelLoop, type ResumeFrom } from './model-loop';
+import { runModelLoop, type CallGuard, type ResumeFrom } from './model-loop';
+import { blockedMessage, charge, checkBudgets } from '../budgets/ledger';
+import { sendAlerts } from '../budgets/alerts';
 import { pause } from './pause';
 import type { RunLog } from './recorder';
 
@@ -146,6 +148,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
+        guard: budgetGuard(db, row, resolved.used),
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -166,6 +169,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
       const { used, limit } = loop.overTokens;
       return await end({ ...base, status: 'failed', error: { code: 'max_tokens_exceeded', message: `The execution used ${used} tokens, past the agent's maxTotalTokens (${limit})` } });
     }
+    if (loop.blocked) return await end({ ...base, status: 'failed', error: { code: 'budget_exceeded', message: loop.blocked } });
     if (loop.paused) {
       const at = new Date();
       const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
@@ -212,6 +216,28 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     recorder.close(final);
   }
   return final;
+}
+
+/**
+ * The budgets' part in a run (docs/budgets.md): before each model call, one read of the ledger
+ * (a `block` budget reached refuses it); after it, its cost charged to every budget counting the
+ * run, and the alerts that charge crossed. A run no budget counts is not charged.
+ */
+function budgetGuard(db: Db, row: ExecutionRow, model: string): CallGuard {
+  const scope = { workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId };
+  let counted = true;
+  return {
+    async before() {
+      const verdict = await checkBudgets(db, scope, model);
+      counted = verdict.counted;
+      return verdict.blocking ? blockedMessage(verdict.blocking) : null;
+    },
+    async after(usage) {
+      if (!counted) return;
+      const charged = await charge(db, scope, { model, ...usage });
+      if (charged.length > 0) await sendAlerts(db, scope, charged);
+    },
+  };
 }
 
 export type { ExecutionRow };

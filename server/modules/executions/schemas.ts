@@ -9,7 +9,7 @@ import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
 
 
 /** Every `error.code` a failed execution can carry (the runner, the sweeper and the model registry produce only these). */
-export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'max_tokens_exceeded', 'worker_lost'] as const;
+export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'max_tokens_exceeded', 'budget_exceeded', 'worker_lost'] as const;
 export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
 
 const EXAMPLE_EXECUTION = 'exe_01JD8X40A1B2C3D4E5F6G7H8J9';

@@ -16,6 +16,7 @@ import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, RESERVE, startedWrites, type ExecutionRow } from './lifecycle';
+import { blockedMessage, blockingBudget, isUnpricedSql } from '../budgets/ledger';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -125,6 +126,8 @@ export async function startExecution(
         // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
         now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8`,
         admitted: opts.inline ? mayStartNow(actor) : sql<boolean>`false`,
+        // A `block` budget that refuses the run (docs/budgets.md): 402 before anything is written.
+        blocking: blockingBudget({ ...actor, agentId, keyId: opts.keyId ?? null }, isUnpricedSql(sql`${agents.model}`, actor.environment)),
       })
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
@@ -134,6 +137,7 @@ export async function startExecution(
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
     const { agent } = found;
+    if (found.blocking) throw new ApiError('budget_exceeded', blockedMessage(typeof found.blocking === 'string' ? JSON.parse(found.blocking) : found.blocking));
     const now = new Date(Number(found.now));
     // A queued turn (lines.ts): it waits for the run ahead of it, and its user message is written when its turn comes.
     let waiting: { on: 'conversation' | 'schedule'; turn: number; ahead: number } | null = opts.waiting ? { ...opts.waiting, ahead: 1 } : null;

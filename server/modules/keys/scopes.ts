@@ -10,6 +10,7 @@ export const SCOPE_TABLE = [
   { scope: 'keys:manage', isDefault: false, description: 'Create and revoke API keys' },
   { scope: 'webhooks:manage', isDefault: false, description: 'Create and manage webhook endpoints' },
   { scope: 'analytics:read', isDefault: true, description: 'Access usage analytics and metrics' },
+  { scope: 'budgets:manage', isDefault: false, description: 'Create and manage budgets' },
 ] as const;
 
 export type Scope = (typeof SCOPE_TABLE)[number]['scope'];
@@ -19,6 +20,11 @@ export const scopeSchema = z.enum(SCOPES);
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as string[]).includes(value);
+}
+
+/** Whether scopes held grant a procedure: its scope, or its second one (`alsoScope`). */
+export function holdsScope(held: readonly string[], need: { scope?: string; alsoScope?: string }): boolean {
+  return !need.scope || held.includes(need.scope) || (need.alsoScope !== undefined && held.includes(need.alsoScope));
 }
 
 /** The requested scopes the holder does not have (empty: no escalation). */

@@ -232,3 +232,9 @@ export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date
     return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
   });
 }
+
+/** A key as the API shows it, by id (revoked or not): what a `key.usage_spike` event carries. */
+export async function keyViewById(db: Db, id: string): Promise<KeyView | null> {
+  const [row] = await db.select(keyColumns).from(apiKeys).where(eq(apiKeys.id, id));
+  return row ? view(row) : null;
+}

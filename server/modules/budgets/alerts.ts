@@ -1,0 +1,105 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { queryRows } from '../../../db/rows';
+import { transaction } from '../../../db/transaction';
+import { budgets } from '../../../db/schema';
+import { emit } from '../events/emit';
+import { log } from '../../platform/log';
+import { repeat } from '../../platform/repeat';
+import { parseIntArray, periodStartOf, percentOf, type Charged } from './ledger';
+import { budgetViewsOf } from './service';
+
+// Budget alerts (docs/budgets.md, "Alerts"): `budget.threshold_reached` once per threshold per
+// period, `budget.exceeded` once per period, `budget.reset` when a period starts after an
+// exceeded one. Each is claimed by a conditional update of the period's ledger row (the
+// threshold not yet in `alerted`, `exceeded_at` or `reset_at` still null) in the transaction that
+// writes its event to the outbox: sent once, whichever processes race for it.
+
+interface Scope {
+  workspaceId: string;
+  environment: string;
+}
+
+type Owner = { workspaceId: string; environment: 'live' | 'test' };
+
+/** Sends what a charge crossed (ledger.ts `charge` returns only the rows with something to send). */
+export async function sendAlerts(db: Db, scope: Scope, charged: Charged[]): Promise<void> {
+  const owner = scope as Owner;
+  for (const c of charged) {
+    await transaction(db, async (tx) => {
+      const at = sql`budget_id = ${c.budgetId} and period_start = ${c.periodStart.toISOString()}::timestamptz`;
+      const sent: { type: 'budget.threshold_reached' | 'budget.exceeded'; percent?: number }[] = [];
+      for (const t of c.newThresholds) {
+        const claimed = await queryRows(tx, sql`update budget_spend set alerted = alerted || ${t}::int where ${at} and not (${t}::int = any(alerted)) returning 1`);
+        if (claimed.length > 0) sent.push({ type: 'budget.threshold_reached', percent: t });
+      }
+      if (c.newlyExceeded) {
+        const claimed = await queryRows(tx, sql`update budget_spend set exceeded_at = now() where ${at} and exceeded_at is null returning 1`);
+        if (claimed.length > 0) sent.push({ type: 'budget.exceeded' });
+      }
+      if (sent.length === 0) return;
+      const [row] = await tx.select().from(budgets).where(eq(budgets.id, c.budgetId));
+      if (!row) return;
+      const [view] = await budgetViewsOf(tx, [row]);
+      for (const s of sent) await emit(tx, owner, s.type, s.percent === undefined ? view! : { ...view!, percent: s.percent });
+    });
+  }
+}
+
+/**
+ * `budget.reset` for each budget whose previous period was exceeded and has ended, and the
+ * alerts a charge crossed but could not send (its process stopped in between): both found in
+ * the ledger, so a minute's loop on any worker catches them.
+ */
+export async function sweepBudgetAlerts(db: Db): Promise<{ resets: number; alerts: number }> {
+  const ended = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: 'live' | 'test' }>(
+    db,
+    sql`select s.budget_id, s.period_start, b.workspace_id, b.environment from budget_spend s join budgets b on b.id = s.budget_id
+        where s.exceeded_at is not null and s.reset_at is null and s.period_start < ${periodStartOf('b')} limit 100`,
+  );
+  let resets = 0;
+  for (const e of ended) {
+    await transaction(db, async (tx) => {
+      const claimed = await queryRows(
+        tx,
+        sql`update budget_spend set reset_at = now() where budget_id = ${e.budget_id} and period_start = ${new Date(e.period_start).toISOString()}::timestamptz and reset_at is null returning 1`,
+      );
+      if (claimed.length === 0) return;
+      const [row] = await tx.select().from(budgets).where(eq(budgets.id, e.budget_id));
+      if (!row) return;
+      const [view] = await budgetViewsOf(tx, [row]);
+      await emit(tx, { workspaceId: e.workspace_id, environment: e.environment }, 'budget.reset', view!);
+      resets++;
+    });
+  }
+  // Crossed and not sent: the current period's rows past a threshold not in `alerted`, or past the limit with no `exceeded_at`.
+  const missed = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: string; thresholds: number[] | string; exceeded: boolean }>(
+    db,
+    sql`select * from (
+      select s.budget_id, s.period_start, b.workspace_id, b.environment,
+        array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
+        (s.exceeded_at is null and (s.cost_usd >= b.limit_usd or s.tokens >= b.limit_tokens)) as exceeded
+      from budget_spend s join budgets b on b.id = s.budget_id and s.period_start = ${periodStartOf('b')}
+    ) x where cardinality(x.thresholds) > 0 or x.exceeded limit 100`,
+  );
+  for (const m of missed) {
+    const thresholds = typeof m.thresholds === 'string' ? parseIntArray(m.thresholds) : m.thresholds;
+    await sendAlerts(db, { workspaceId: m.workspace_id, environment: m.environment }, [{ budgetId: m.budget_id, periodStart: new Date(m.period_start), costUsd: '', tokens: 0, newThresholds: thresholds, newlyExceeded: m.exceeded }]);
+  }
+  return { resets, alerts: missed.length };
+}
+
+/** Sweeps a few seconds past every minute (a day's period starts on a minute), until stopped. */
+export function startBudgetAlerts(db: Db): () => Promise<void> {
+  return repeat(
+    async () => {
+      try {
+        await sweepBudgetAlerts(db);
+      } catch (err) {
+        log.error({ err }, 'budget alert sweep failed');
+      }
+    },
+    () => 60_000 - (Date.now() % 60_000) + 2_000,
+    { now: true },
+  );
+}

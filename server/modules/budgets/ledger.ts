@@ -1,0 +1,159 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { queryRows } from '../../../db/rows';
+import { env } from '../../platform/env.js';
+import { pricedFrom, type PriceTable } from '../../platform/prices';
+
+// The ledger (docs/budgets.md, "How spend is counted"): what each budget's current period has
+// spent, charged as each model call ends and read before the next one starts. No process keeps
+// a copy: the check reads the rows every worker writes, so a budget is exact across processes,
+// and its overshoot is bounded by the calls already in flight when it was reached. There is no
+// lock on the hot path: the charge is one additive upsert, the check one indexed read.
+
+/** Whose run a charge or a check is about: what a budget's target can match. */
+export interface RunScope {
+  workspaceId: string;
+  environment: string;
+  agentId: string;
+  /** The API key that started it (null: the dashboard, a schedule). */
+  keyId: string | null;
+}
+
+/**
+ * The first instant of budget `b`'s current period: local midnight in its zone (weeks on Monday,
+ * months on the 1st) by PostgreSQL's `date_trunc(unit, now(), zone)`: on a day whose midnight
+ * does not exist (a DST change at 00:00), the day's first instant. The epoch for `total`.
+ */
+export const periodStartOf = (b: string, at: SQL = sql`now()`): SQL =>
+  sql`(case when ${sql.raw(b)}.period = 'total' then 'epoch'::timestamptz else date_trunc(${sql.raw(b)}.period, ${at}, ${sql.raw(b)}.timezone) end)`;
+
+/**
+ * When budget `b`'s current period ends: the next local midnight that starts a period, in its
+ * zone (null for `total`). Computed on the local calendar (a period that began at 01:00 because
+ * its midnight did not exist still ends at the next midnight).
+ */
+export const resetsAtOf = (b: string, at: SQL = sql`now()`): SQL =>
+  sql`(case when ${sql.raw(b)}.period = 'total' then null
+      else (date_trunc(${sql.raw(b)}.period, ${at} at time zone ${sql.raw(b)}.timezone) + ('1 ' || ${sql.raw(b)}.period)::interval) at time zone ${sql.raw(b)}.timezone end)`;
+
+/** The budgets (alias `b`) that count a run: its workspace's, its agent's, and its key's. */
+export function matching(run: RunScope): SQL {
+  return sql`b.workspace_id = ${run.workspaceId} and b.environment = ${run.environment}
+    and (b.target_type = 'workspace' or (b.target_type = 'agent' and b.target_id = ${run.agentId})
+      or (b.target_type = 'key' and b.target_id = ${run.keyId ?? ''}))`;
+}
+
+/** Whether spend row `s` of budget `b` has reached the limit. */
+const reached = sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens)`;
+
+/** Whether a model has no price (its live calls cannot be counted in USD): as analytics price it (platform/prices.ts). */
+export function isUnpriced(model: string, environment: string, prices: PriceTable = env.MODEL_PRICES as PriceTable): boolean {
+  return environment === 'live' && !model.startsWith('sandbox/') && !Object.hasOwn(prices, model);
+}
+
+/** `isUnpriced` in SQL, for a model read in the same statement (an agent's column). */
+export function isUnpricedSql(model: SQL, environment: string, prices: PriceTable = env.MODEL_PRICES as PriceTable): SQL {
+  return sql`(${environment} = 'live' and ${model} not like 'sandbox/%' and not jsonb_exists(${JSON.stringify(prices)}::jsonb, ${model}))`;
+}
+
+/** A `block` budget that refuses a run: it has reached its limit, or it counts USD and the model has no price. */
+export interface Blocking {
+  id: string;
+  name: string;
+  resetsAt: string | null;
+  reason: 'spent' | 'unpriced';
+}
+
+/**
+ * The first `block` budget that refuses a run now, as a JSON value or null (a subquery, so a
+ * start can read it in the statement that reads the agent). `unpriced`: whether the run's model
+ * has no price (an SQL boolean).
+ */
+export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | null> {
+  return sql<Blocking | null>`(select json_build_object('id', b.id, 'name', b.name, 'resetsAt', ${resetsAtOf('b')},
+        'reason', case when ${reached} then 'spent' else 'unpriced' end)
+      from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
+      where ${matching(run)} and b.action = 'block' and (${reached} or (b.limit_usd is not null and ${unpriced}))
+      order by b.id limit 1)`;
+}
+
+/** Whether any budget counts the run (none: its calls are not charged, and not checked again). */
+export const anyBudget = (run: RunScope): SQL<boolean> => sql<boolean>`exists (select 1 from budgets b where ${matching(run)})`;
+
+/** The budgets' verdict before a model call: the one refusing it, and whether any budget counts the run at all. */
+export async function checkBudgets(db: Db, run: RunScope, model: string): Promise<{ blocking: Blocking | null; counted: boolean }> {
+  const [row] = await queryRows<{ blocking: Blocking | string | null; counted: boolean }>(
+    db,
+    sql`select ${blockingBudget(run, sql`${isUnpriced(model, run.environment)}::boolean`)} as blocking, ${anyBudget(run)} as counted`,
+  );
+  const blocking = typeof row?.blocking === 'string' ? (JSON.parse(row.blocking) as Blocking) : (row?.blocking ?? null);
+  return { blocking, counted: row?.counted === true };
+}
+
+/** A refusal's words: which budget, and when it allows runs again. */
+export function blockedMessage(b: Blocking): string {
+  const name = `budget '${b.name}' (${b.id})`;
+  if (b.reason === 'unpriced') return `The ${name} counts USD, and this live model has no price in MODEL_PRICES: it cannot run under a blocking USD budget`;
+  return `The ${name} is exceeded; ${b.resetsAt ? `it resets at ${new Date(b.resetsAt).toISOString()}` : 'its period is `total` and never resets'} (raise its limit to go on now)`;
+}
+
+/** A charge's new totals, per budget: what alerts are judged by. */
+export interface Charged {
+  budgetId: string;
+  periodStart: Date;
+  costUsd: string;
+  tokens: number;
+  /** Thresholds (percent) reached and not yet alerted this period, and whether the limit was reached for the first time. */
+  newThresholds: number[];
+  newlyExceeded: boolean;
+}
+
+/**
+ * Adds a model call's cost and tokens to every budget counting the run, each in its current
+ * period, in one statement. The cost is analytics' own (platform/prices.ts: 0 in test mode and on
+ * the sandbox; unknown for a live model with no price, counted in `unpriced`). Returns the new
+ * totals of the budgets that now have an alert to send (the rest is not read back).
+ */
+export async function charge(db: Db, run: RunScope, call: { model: string; inputTokens: number; outputTokens: number }): Promise<Charged[]> {
+  const priced = pricedFrom(
+    sql`(select ${run.environment}::text as environment, ${call.model}::text as model, ${call.inputTokens}::bigint as input_tokens, ${call.outputTokens}::bigint as output_tokens)`,
+  );
+  const rows = await queryRows<{ budget_id: string; period_start: Date | string; cost_usd: string; tokens: string | number; thresholds: number[] | string; exceeded: boolean }>(
+    db,
+    sql`with c as (select ${priced.cost} as cost from ${priced.from}),
+    up as (
+      insert into budget_spend as s (budget_id, period_start, cost_usd, tokens, unpriced)
+      select b.id, ${periodStartOf('b')}, coalesce(c.cost, 0), ${call.inputTokens + call.outputTokens}::bigint, (c.cost is null)::int
+      from budgets b, c where ${matching(run)}
+      on conflict (budget_id, period_start) do update
+        set cost_usd = s.cost_usd + excluded.cost_usd, tokens = s.tokens + excluded.tokens, unpriced = s.unpriced + excluded.unpriced
+      returning s.*
+    )
+    select * from (
+      select s.budget_id, s.period_start, s.cost_usd::text as cost_usd, s.tokens,
+        array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
+        (s.exceeded_at is null and ${reached}) as exceeded
+      from up s join budgets b on b.id = s.budget_id
+    ) x where cardinality(x.thresholds) > 0 or x.exceeded`,
+  );
+  return rows.map((r) => ({
+    budgetId: r.budget_id,
+    periodStart: new Date(r.period_start),
+    costUsd: r.cost_usd,
+    tokens: Number(r.tokens),
+    newThresholds: typeof r.thresholds === 'string' ? parseIntArray(r.thresholds) : r.thresholds,
+    newlyExceeded: r.exceeded,
+  }));
+}
+
+/** Spend row `s` as a percentage of budget `b`'s limit (numeric). */
+export const percentOf = sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
+  else coalesce(s.tokens, 0) * 100.0 / nullif(b.limit_tokens, 0) end)`;
+
+/** `{80,100}` as PGlite may print an int[] inside a row it does not parse. */
+export const parseIntArray = (text: string): number[] =>
+  text
+    .replace(/[{}]/g, '')
+    .split(',')
+    .filter(Boolean)
+    .map(Number);

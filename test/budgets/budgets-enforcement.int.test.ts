@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { schedules } from '../../db/schema';
+import type { tick as Tick } from '../../server/modules/schedules/ticker';
+import type { BudgetView } from '../../server/modules/budgets/service';
+import { expectError, expectStatus } from '../expect';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { createAgent, execute, waitFor, type Execution } from '../executions/helpers';
+
+// Budgets enforced (docs/budgets.md): a `block` budget reached refuses execute and a schedule's
+// run-now (402 `budget_exceeded`), skips occurrences, and stops a run before its next model call;
+// `notify` never blocks; a live model with no price cannot run under a blocking USD budget; 50
+// runs racing a budget overshoot it by at most one call each; alerts are sent once.
+
+const PRICED = 'openai-compatible/fake-1';
+const UNPRICED = 'openai-compatible/unpriced-1';
+
+let api: TestServer;
+let fake: FakeOpenAI;
+let tools: ToolServer;
+let tick: typeof Tick;
+
+before(async () => {
+  fake = await startFakeOpenAI();
+  tools = await startToolServer();
+  api = await startServer({
+    env: {
+      OPENAI_COMPATIBLE_BASE_URL: fake.url,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      MODEL_PRICES: JSON.stringify({ [PRICED]: { input: 2.5, output: 10 } }),
+      EXECUTION_CONCURRENCY: '50',
+    },
+  });
+  ({ tick } = await import('../../server/modules/schedules/ticker'));
+});
+after(async () => {
+  await api?.close();
+  await fake?.close();
+  await tools?.close();
+});
+
+const tool = (name: string) => ({ type: 'http', name, description: `The ${name} tool`, url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } } });
+
+async function tenant(): Promise<SeededKey> {
+  return api.seed.key({ ...UNLIMITED, customConcurrency: 60, environment: 'live' });
+}
+
+async function budget(key: SeededKey, body: Record<string, unknown>): Promise<BudgetView> {
+  const res = await api.request<BudgetView>('POST', '/v1/budgets', { key: key.key, body: { name: 'Cap', action: 'block', period: 'day', ...body } });
+  expectStatus(res, 201);
+  return res.body;
+}
+
+const read = async (key: SeededKey, id: string) => (await api.request<BudgetView>('GET', `/v1/budgets/${id}`, { key: key.key })).body;
+
+describe('a block budget reached', () => {
+  it('refuses execute with 402, naming the budget and its reset; another agent still runs', async () => {
+    const key = await tenant();
+    const capped = await createAgent(api, key.key, { model: PRICED });
+    const free = await createAgent(api, key.key, { model: PRICED });
+    const b = await budget(key, { target: { type: 'agent', id: capped }, limit: { tokens: 5 }, timezone: 'Asia/Tokyo' });
+    const first = await execute(api, key.key, capped, { input: 'hello', wait: true });
+    assert.equal(first.body.status, 'succeeded', 'under the limit when it started');
+    const now = await read(key, b.id);
+    assert.equal(now.spent.tokens, first.body.usage.totalTokens, 'spent is the run’s tokens');
+    assert.equal(now.status, 'exceeded');
+    const refused = expectError(await execute(api, key.key, capped, { input: 'again', wait: true }), 402, 'budget_exceeded');
+    assert.match(refused.message, new RegExp(`budget 'Cap' \\(${b.id}\\) is exceeded; it resets at ${now.resetsAt!.replace(/\./g, '\\.')}`));
+    assert.equal(refused.type, 'invalid_request_error');
+    const other = await execute(api, key.key, free, { input: 'hello', wait: true });
+    assert.equal(other.body.status, 'succeeded');
+    // Raised above what was spent, it lets runs through again.
+    const raised = await api.request<BudgetView>('PATCH', `/v1/budgets/${b.id}`, { key: key.key, body: { limit: { tokens: 1_000_000 } } });
+    assert.equal(raised.body.status, 'ok');
+    assert.equal((await execute(api, key.key, capped, { input: 'hello', wait: true })).body.status, 'succeeded');
+  });
+
+  it('stops a running execution before its next model call (its tool call of that step ran)', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup'), tool('search')] });
+    await budget(key, { target: { type: 'workspace' }, limit: { tokens: 10 } });
+    const res = await execute(api, key.key, agent, { input: 'please lookup and search order 7', wait: true });
+    expectStatus(res, 200);
+    assert.equal(res.body.status, 'failed');
+    assert.equal(res.body.error?.code, 'budget_exceeded');
+    assert.equal(res.body.steps.length, 1, 'one model call, then none');
+    assert.equal(res.body.steps[0]!.toolResults.length, 1, 'the step’s call ran');
+  });
+
+  it('refuses a schedule’s run-now and skips its occurrences', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED });
+    const s = await api.request<{ id: string }>('POST', '/v1/schedules', { key: key.key, body: { agentId: agent, cron: '* * * * *', input: 'hello' } });
+    expectStatus(s, 201);
+    await budget(key, { target: { type: 'workspace' }, limit: { tokens: 1 } });
+    await execute(api, key.key, agent, { input: 'spend it', wait: true });
+    expectError(await api.request('POST', `/v1/schedules/${s.body.id}/run`, { key: key.key }), 402, 'budget_exceeded');
+    await api.db.update(schedules).set({ nextRunAt: new Date(Date.now() - 1000) }).where(eq(schedules.id, s.body.id));
+    await tick(api.db);
+    const runs = await api.query<{ n: number }>(sql`select count(*)::int as n from executions where schedule_id = ${s.body.id}`);
+    assert.equal(runs[0]!.n, 0, 'no execution for the occurrence');
+    const [row] = await api.db.select().from(schedules).where(eq(schedules.id, s.body.id));
+    assert.ok(row!.nextRunAt!.getTime() > Date.now(), 'the schedule moved on to its next occurrence');
+  });
+
+  it('refuses a live model with no price under a block USD budget; notify and token budgets let it run', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: UNPRICED });
+    const notify = await budget(key, { target: { type: 'workspace' }, limit: { usd: '1' }, action: 'notify' });
+    assert.equal((await execute(api, key.key, agent, { input: 'hello', wait: true })).body.status, 'succeeded');
+    assert.equal((await read(key, notify.id)).spent.unpricedCalls, 1, 'counted as unpriced');
+    await budget(key, { target: { type: 'agent', id: agent }, limit: { usd: '1' } });
+    const refused = expectError(await execute(api, key.key, agent, { input: 'hello', wait: true }), 402, 'budget_exceeded');
+    assert.match(refused.message, /no price/);
+  });
+
+  it('on a key counts that key’s runs only', async () => {
+    const key = await tenant();
+    const other = await api.seed.key({ workspace: key.workspace, environment: 'live' });
+    const agent = await createAgent(api, key.key, { model: PRICED });
+    const b = await budget(key, { target: { type: 'key', id: key.id }, limit: { tokens: 5 } });
+    const mine = await execute(api, key.key, agent, { input: 'hello', wait: true });
+    await execute(api, other.key, agent, { input: 'hello from the other key', wait: true });
+    assert.equal((await read(key, b.id)).spent.tokens, mine.body.usage.totalTokens, 'the other key’s run is not counted');
+    expectError(await execute(api, key.key, agent, { input: 'again', wait: true }), 402, 'budget_exceeded');
+    assert.equal((await execute(api, other.key, agent, { input: 'again', wait: true })).body.status, 'succeeded');
+  });
+});
+
+describe('notify budgets and alerts', () => {
+  it('never block; threshold, exceeded alerts go out once per period', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED });
+    const b = await budget(key, { target: { type: 'workspace' }, limit: { tokens: 60 }, action: 'notify', alertAt: [10, 50, 100] });
+    for (let i = 0; i < 4; i++) assert.equal((await execute(api, key.key, agent, { input: `hello number ${i}`, wait: true })).body.status, 'succeeded');
+    const spent = (await read(key, b.id)).spent.tokens;
+    assert.ok(spent > 60, `spent ${spent}`);
+    const events = await api.request<{ data: { type: string; data: { object: BudgetView & { percent?: number } } }[] }>('GET', '/v1/events?limit=100', { key: key.key });
+    const alerts = events.body.data.filter((e) => e.type.startsWith('budget.')).reverse();
+    const seen = alerts.map((e) => `${e.type}${e.data.object.percent === undefined ? '' : ` ${e.data.object.percent}`}`);
+    assert.deepEqual(seen, ['budget.threshold_reached 10', 'budget.threshold_reached 50', 'budget.threshold_reached 100', 'budget.exceeded'], 'each once, in order');
+    assert.equal(alerts.at(-1)!.data.object.id, b.id);
+    assert.equal(alerts.at(-1)!.data.object.status, 'exceeded');
+  });
+});
+
+describe('50 runs racing a budget', () => {
+  it('each ends within one model call of the limit', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup'), tool('search'), tool('fetch')], maxSteps: 10 });
+    const LIMIT = 20_000;
+    const b = await budget(key, { target: { type: 'workspace' }, limit: { tokens: LIMIT } });
+    // Calls slow enough that every run starts before the first one ends.
+    fake.set({ latencyMs: 300 });
+    try {
+      const started = await Promise.all(Array.from({ length: 50 }, (_, i) => execute(api, key.key, agent, { input: `lookup and search and fetch order ${i}` })));
+      for (const r of started) expectStatus(r, 202);
+      const done: Execution[] = await Promise.all(started.map((r) => waitFor(api, key.key, r.body.id, undefined, 60_000)));
+      const blocked = done.filter((e) => e.error?.code === 'budget_exceeded');
+      assert.ok(blocked.length > 0, 'the budget stopped some runs');
+      for (const e of done) assert.ok(e.status === 'succeeded' || e.error?.code === 'budget_exceeded', JSON.stringify(e.error));
+      const spent = (await read(key, b.id)).spent.tokens;
+      const total = done.reduce((n, e) => n + e.usage.totalTokens, 0);
+      assert.equal(spent, total, 'spent counts every call exactly');
+      // Overshoot: at most the calls in flight when the limit was reached, one per run.
+      const largestCall = (e: Execution) => Math.max(0, ...e.steps.map((s) => s.usage.totalTokens));
+      const bound = done.reduce((n, e) => n + largestCall(e), 0);
+      assert.ok(spent - LIMIT <= bound, `overshoot ${spent - LIMIT} within one call per run (${bound})`);
+      expectError(await execute(api, key.key, agent, { input: 'one more' }), 402, 'budget_exceeded');
+    } finally {
+      fake.reset();
+    }
+  });
+});
