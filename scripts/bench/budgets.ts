@@ -1,0 +1,144 @@
+// The budgets part of `npm run bench` (docs/benchmark.md, "Budgets"):
+//   - cost: one embedded app process (PGlite: the database's CPU is the process's own), a fake
+//     OpenAI-compatible model in this bench process (~1 ms, not counted). Two agents of one
+//     workspace: A has no budget, B has three in force (a `block` token budget, a `block` USD
+//     budget and a `notify` USD budget, limits never reached), so each of B's model calls is
+//     checked and charged to three ledger rows. BENCH_BUDGET_ROUNDS (5) rounds of BENCH_BUDGET_RUNS
+//     (100) sequential `wait: true` runs of each, in alternating order; per round, the app
+//     process's CPU (user + system, /proc) per run and the p50 of `wait`. Medians of the rounds.
+//   - exactness: PostgreSQL, 2 web + 2 worker processes, a fake model at 100 ms and a tool server
+//     (both in this process); BENCH_BUDGET_RACE (50) runs of an agent making 4 model calls (3
+//     tool calls) started at once across both web processes against a `block` token budget they
+//     pass. Reports the ledger's `spent` against the runs' own tokens, and the overshoot against
+//     the bound (one call per run in flight).
+import type { ChildProcess } from 'node:child_process';
+import { startFakeOpenAI } from '../../test/fakes/openai';
+import { startToolServer } from '../../test/fakes/tool-server';
+import { cpuMs } from './cpu';
+import type { ExecutionsSetup } from './executions';
+import { call, clientAgent, cli, startApp, type Client } from './hosted';
+import { freePorts, median, percentile, sleep, spawnService, stopAll, waitFor } from './util';
+
+const ROUNDS = Number(process.env.BENCH_BUDGET_ROUNDS ?? 5);
+const RUNS = Number(process.env.BENCH_BUDGET_RUNS ?? 100);
+const RACE = Number(process.env.BENCH_BUDGET_RACE ?? 50);
+const PRICED = 'openai-compatible/fake-1';
+const PRICES = JSON.stringify({ [PRICED]: { input: 2.5, output: 10 } });
+
+interface Execution {
+  id: string;
+  status: string;
+  error: { code: string } | null;
+  usage: { totalTokens: number };
+  steps: { usage: { totalTokens: number } }[];
+}
+
+const budget = (c: Client, body: Record<string, unknown>) => call(c, 'POST', '/v1/budgets', { name: 'bench', period: 'day', ...body }, 201);
+
+async function cost(setup: ExecutionsSetup): Promise<void> {
+  const fake = await startFakeOpenAI({ record: false });
+  const app = await startApp('pglite', { ...setup, env: { ...setup.env, MODEL_PRICES: PRICES } }, fake.url, { clients: 1 });
+  const c: Client = { agent: clientAgent(), origin: app.origin, key: app.key };
+  try {
+    const plain = (await call<{ id: string }>(c, 'POST', '/v1/agents', { name: 'plain', model: PRICED }, 201)).body.id;
+    const capped = (await call<{ id: string }>(c, 'POST', '/v1/agents', { name: 'capped', model: PRICED }, 201)).body.id;
+    const target = { type: 'agent', id: capped };
+    await budget(c, { target, limit: { tokens: 1_000_000_000 }, action: 'block' });
+    await budget(c, { target, limit: { usd: '1000000' }, action: 'block', period: 'month', timezone: 'America/Santiago' });
+    await budget(c, { target, limit: { usd: '1000000' }, action: 'notify', period: 'week', timezone: 'Asia/Kolkata' });
+    const pid = app.pids[0]!;
+    const run = async (agentId: string, n: number) => {
+      const lat: number[] = [];
+      const cpu0 = cpuMs(pid);
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const e = await call<Execution>(c, 'POST', `/v1/agents/${agentId}/execute`, { input: `What is the status of order ${i}?`, wait: true }, 200);
+        lat.push(performance.now() - t0);
+        if (e.body.status !== 'succeeded') throw new Error(`a run ended ${e.body.status}: ${JSON.stringify(e.body.error)}`);
+      }
+      return { cpu: (cpuMs(pid) - cpu0) / n, p50: percentile(lat, 50) };
+    };
+    await run(plain, 30); // warm-up: JIT, pools, prepared statements
+    await run(capped, 30);
+    const rounds: { plain: { cpu: number; p50: number }; capped: { cpu: number; p50: number } }[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const first = r % 2 === 0;
+      const a = first ? await run(plain, RUNS) : undefined;
+      const b = await run(capped, RUNS);
+      const a2 = a ?? (await run(plain, RUNS));
+      rounds.push({ plain: a2, capped: b });
+    }
+    const f = (x: number) => x.toFixed(2);
+    const m = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
+    const cpuDelta = rounds.map((r) => r.capped.cpu - r.plain.cpu);
+    const p50Delta = rounds.map((r) => r.capped.p50 - r.plain.p50);
+    console.log(
+      `  cost (embedded, 1 process, ${ROUNDS} rounds × ${RUNS} wait runs each): CPU per run ${f(m((r) => r.plain.cpu))} ms without budgets, ` +
+        `${f(m((r) => r.capped.cpu))} ms with 3 in force (+${f(median(cpuDelta))} ms; rounds ${cpuDelta.map(f).join(', ')}); ` +
+        `wait p50 ${f(m((r) => r.plain.p50))} → ${f(m((r) => r.capped.p50))} ms (+${f(median(p50Delta))} ms)`,
+    );
+  } finally {
+    await c.agent.close();
+    await stopAll(app.children);
+    await fake.close();
+  }
+}
+
+async function exactness(setup: ExecutionsSetup): Promise<void> {
+  const fake = await startFakeOpenAI({ record: false, latencyMs: 100 });
+  const tools = await startToolServer();
+  const ports = await freePorts(2);
+  const env = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: fake.url, MODEL_PRICES: PRICES, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+  const children: ChildProcess[] = [];
+  try {
+    const webs = ports.map((port) => spawnService('main', { ...env, PORT: String(port), RUN_WORKERS: 'false' }));
+    children.push(...webs, spawnService('worker', env), spawnService('worker', env));
+    for (const [i, web] of webs.entries()) await waitFor(`http://127.0.0.1:${ports[i]}/readyz`, web);
+    await sleep(2_000); // the workers' boot
+    const email = `budgets-${Math.random().toString(36).slice(2)}@example.com`;
+    await cli(env, ['create-user', '--email', email, '--password', 'bench-password']);
+    await cli(env, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '1000']);
+    const key = await cli(env, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'budgets']);
+    const clients: Client[] = ports.map((port) => ({ agent: clientAgent(), origin: `http://127.0.0.1:${port}`, key }));
+    const c = clients[0]!;
+    const tool = (name: string) => ({ type: 'http', name, description: `The ${name} tool`, url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } } });
+    const agent = (await call<{ id: string }>(c, 'POST', '/v1/agents', { name: 'racer', model: PRICED, maxSteps: 10, tools: [tool('lookup'), tool('search'), tool('fetch')] }, 201)).body.id;
+    const LIMIT = 20_000;
+    const b = (await budget(c, { target: { type: 'workspace' }, limit: { tokens: LIMIT }, action: 'block' })).body as { id: string };
+    const started = await Promise.all(
+      Array.from({ length: RACE }, (_, i) => call<Execution>(clients[i % 2]!, 'POST', `/v1/agents/${agent}/execute`, { input: `lookup and search and fetch order ${i}` }, 202)),
+    );
+    const done: Execution[] = [];
+    for (const s of started) {
+      for (;;) {
+        const e = (await call<Execution>(c, 'GET', `/v1/executions/${s.body.id}`, undefined, 200)).body;
+        if (['succeeded', 'failed', 'cancelled'].includes(e.status)) {
+          done.push(e);
+          break;
+        }
+        await sleep(50);
+      }
+    }
+    const spent = (await call<{ spent: { tokens: number } }>(c, 'GET', `/v1/budgets/${b.id}`, undefined, 200)).body.spent.tokens;
+    const total = done.reduce((n, e) => n + e.usage.totalTokens, 0);
+    const bound = done.reduce((n, e) => n + Math.max(0, ...e.steps.map((s) => s.usage.totalTokens)), 0);
+    const stopped = done.filter((e) => e.error?.code === 'budget_exceeded').length;
+    const other = done.filter((e) => e.status !== 'succeeded' && e.error?.code !== 'budget_exceeded').length;
+    console.log(
+      `  exactness (PostgreSQL, 2 web + 2 workers, ${RACE} runs of 4 model calls at 100 ms, limit ${LIMIT} tokens): ledger ${spent} tokens, runs' own ${total} ` +
+        `(${spent === total ? 'exact' : `off by ${spent - total}`}); overshoot ${spent - LIMIT} ≤ bound ${bound} (one call per run): ${spent - LIMIT <= bound ? 'yes' : 'NO'}; ` +
+        `${stopped} runs stopped by the budget, ${RACE - stopped - other} finished${other ? `, ${other} failed otherwise` : ''}`,
+    );
+    await Promise.all(clients.map((cl) => cl.agent.close()));
+  } finally {
+    await stopAll(children);
+    await fake.close();
+    await tools.close();
+  }
+}
+
+export async function benchBudgets(setup: ExecutionsSetup): Promise<void> {
+  console.log('\nBudgets (the fake model and the tool server run in this bench process; only the app processes’ CPU is counted):');
+  await cost(setup);
+  await exactness(setup);
+}
