@@ -69,13 +69,14 @@ async function cost(setup: ExecutionsSetup): Promise<void> {
       rounds.push({ plain: a2, capped: b });
     }
     const f = (x: number) => x.toFixed(2);
+    const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
     const m = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
     const cpuDelta = rounds.map((r) => r.capped.cpu - r.plain.cpu);
     const p50Delta = rounds.map((r) => r.capped.p50 - r.plain.p50);
     console.log(
       `  cost (embedded, 1 process, ${ROUNDS} rounds × ${RUNS} wait runs each): CPU per run ${f(m((r) => r.plain.cpu))} ms without budgets, ` +
-        `${f(m((r) => r.capped.cpu))} ms with 3 in force (+${f(median(cpuDelta))} ms; rounds ${cpuDelta.map(f).join(', ')}); ` +
-        `wait p50 ${f(m((r) => r.plain.p50))} → ${f(m((r) => r.capped.p50))} ms (+${f(median(p50Delta))} ms)`,
+        `${f(m((r) => r.capped.cpu))} ms with 3 in force (${signed(median(cpuDelta))} ms; rounds ${cpuDelta.map(signed).join(', ')}); ` +
+        `wait p50 ${f(m((r) => r.plain.p50))} → ${f(m((r) => r.capped.p50))} ms (${signed(median(p50Delta))} ms; rounds ${p50Delta.map(signed).join(', ')})`,
     );
   } finally {
     await c.agent.close();

@@ -53,6 +53,15 @@ export const CHANNELS = {
   follow: channel<string>('aas_follow', (p) => p, id),
   /** `executions` or `webhooks`: work may be waiting; consumers claim or fetch. */
   work: channel<Work>('aas_jobs', (p) => p, (text) => (WORK as readonly string[]).includes(text) ? (text as Work) : undefined),
+  /** `<budgetId>,<budgetId>…`: a charge folded into a run's finish crossed an alert of these budgets; a worker sends it. */
+  budgets: channel<string[]>(
+    'aas_budgets',
+    (p) => p.join(','),
+    (text) => {
+      const ids = text.split(',');
+      return ids.length > 0 && ids.length <= 100 && ids.every((i) => id(i)) ? ids : undefined;
+    },
+  ),
   /** An event was written to the outbox; the webhook relay makes its deliveries. */
   outbox: channel<null>('aas_events', () => '', (text) => (text === '' ? null : undefined)),
 } as const;

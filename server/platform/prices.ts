@@ -15,6 +15,19 @@ const priceRelation = (prices: PriceTable): SQL =>
   sql`jsonb_to_recordset(${JSON.stringify(Object.entries(prices).map(([model, p]) => ({ model, input: p.input, output: p.output })))}::jsonb)`;
 
 /**
+ * The cost of one model call as an SQL numeric, by the same rule as `pricedFrom` (budgets charge
+ * it as each call ends: docs/budgets.md): 0 in test mode, on the sandbox and for no tokens; null
+ * for a live model with no price; else its tokens at its prices, in exact decimal arithmetic in
+ * the database (the prices are sent as their JSON text, as `pricedFrom` reads them).
+ */
+export function callCost(environment: string, model: string, inputTokens: number, outputTokens: number, prices: PriceTable = env.MODEL_PRICES as PriceTable): SQL {
+  if (environment === 'test' || model.startsWith('sandbox/') || (inputTokens === 0 && outputTokens === 0)) return sql`0::numeric`;
+  const p = Object.hasOwn(prices, model) ? prices[model] : undefined;
+  if (!p) return sql`null::numeric`;
+  return sql`((${inputTokens}::numeric * ${JSON.stringify(p.input)}::numeric + ${outputTokens}::numeric * ${JSON.stringify(p.output)}::numeric) / 1000000)`;
+}
+
+/**
  * The cost of the rows of `source` (aliased `r`, with environment, model, input_tokens and
  * output_tokens): `from <source> r left join <prices> p on …` and the cost expression.
  */

@@ -79,7 +79,7 @@ export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
         };
       },
     },
-    { name: 'budget alerts', start: () => startBudgetAlerts(db) },
+    { name: 'budget alerts', start: () => startBudgetAlerts(db, bus) },
     { name: 'key usage spikes', start: () => (env.USAGE_ANALYTICS ? startUsageSpikes(db) : async () => {}) },
     { name: 'schedule ticker', start: () => startScheduleTicker(db) },
   ];

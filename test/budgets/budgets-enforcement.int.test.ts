@@ -9,6 +9,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Execution } from '../executions/helpers';
+import { eventually } from '../eventually';
 
 // Budgets enforced (docs/budgets.md): a `block` budget reached refuses execute and a schedule's
 // run-now (402 `budget_exceeded`), skips occurrences, and stops a run before its next model call;
@@ -138,8 +139,13 @@ describe('notify budgets and alerts', () => {
     for (let i = 0; i < 4; i++) assert.equal((await execute(api, key.key, agent, { input: `hello number ${i}`, wait: true })).body.status, 'succeeded');
     const spent = (await read(key, b.id)).spent.tokens;
     assert.ok(spent > 60, `spent ${spent}`);
-    const events = await api.request<{ data: { type: string; data: { object: BudgetView & { percent?: number } } }[] }>('GET', '/v1/events?limit=100', { key: key.key });
-    const alerts = events.body.data.filter((e) => e.type.startsWith('budget.')).reverse();
+    // A run's last call is charged in its finish, whose signal has a worker send the alerts: soon after.
+    type Alert = { type: string; data: { object: BudgetView & { percent?: number } } };
+    const readAlerts = async () =>
+      (await api.request<{ data: Alert[] }>('GET', '/v1/events?limit=100', { key: key.key })).body.data.filter((e) => e.type.startsWith('budget.')).reverse();
+    const alerts = await eventually('the alerts', readAlerts, (a) => a.length >= 4, { timeoutMs: 5_000, everyMs: 50 });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await readAlerts()).length, alerts.length, 'and no more');
     const seen = alerts.map((e) => `${e.type}${e.data.object.percent === undefined ? '' : ` ${e.data.object.percent}`}`);
     assert.deepEqual(seen, ['budget.threshold_reached 10', 'budget.threshold_reached 50', 'budget.threshold_reached 100', 'budget.exceeded'], 'each once, in order');
     assert.equal(alerts.at(-1)!.data.object.id, b.id);

@@ -1,11 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { queryRows } from '../../../db/rows';
+import { queryRows, textArray } from '../../../db/rows';
 import { transaction } from '../../../db/transaction';
 import { budgets } from '../../../db/schema';
 import { emit } from '../events/emit';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
+import { CHANNELS, type Bus } from '../../platform/notify';
 import { parseIntArray, periodStartOf, percentOf, type Charged } from './ledger';
 import { budgetViewsOf } from './service';
 
@@ -72,26 +73,43 @@ export async function sweepBudgetAlerts(db: Db): Promise<{ resets: number; alert
       resets++;
     });
   }
-  // Crossed and not sent: the current period's rows past a threshold not in `alerted`, or past the limit with no `exceeded_at`.
-  const missed = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: string; thresholds: number[] | string; exceeded: boolean }>(
+  const alerts = await sendDueAlerts(db);
+  return { resets, alerts };
+}
+
+/**
+ * Sends the alerts crossed and not sent yet: the current period's rows past a threshold not in
+ * `alerted`, or past the limit with no `exceeded_at` — of the budgets `ids`, or of every budget.
+ * Returns how many budgets had one.
+ */
+export async function sendDueAlerts(db: Db, ids?: string[]): Promise<number> {
+  const which = ids ? sql`and b.id = any(${textArray(ids)})` : sql``;
+  const due = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: string; thresholds: number[] | string; exceeded: boolean }>(
     db,
     sql`select * from (
       select s.budget_id, s.period_start, b.workspace_id, b.environment,
         array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
         (s.exceeded_at is null and (s.cost_usd >= b.limit_usd or s.tokens >= b.limit_tokens)) as exceeded
-      from budget_spend s join budgets b on b.id = s.budget_id and s.period_start = ${periodStartOf('b')}
+      from budget_spend s join budgets b on b.id = s.budget_id and s.period_start = ${periodStartOf('b')} ${which}
     ) x where cardinality(x.thresholds) > 0 or x.exceeded limit 100`,
   );
-  for (const m of missed) {
+  for (const m of due) {
     const thresholds = typeof m.thresholds === 'string' ? parseIntArray(m.thresholds) : m.thresholds;
-    await sendAlerts(db, { workspaceId: m.workspace_id, environment: m.environment }, [{ budgetId: m.budget_id, periodStart: new Date(m.period_start), costUsd: '', tokens: 0, newThresholds: thresholds, newlyExceeded: m.exceeded }]);
+    await sendAlerts(db, { workspaceId: m.workspace_id, environment: m.environment }, [
+      { budgetId: m.budget_id, periodStart: new Date(m.period_start), costUsd: '', tokens: 0, newThresholds: thresholds, newlyExceeded: m.exceeded },
+    ]);
   }
-  return { resets, alerts: missed.length };
+  return due.length;
 }
 
 /** Sweeps a few seconds past every minute (a day's period starts on a minute), until stopped. */
-export function startBudgetAlerts(db: Db): () => Promise<void> {
-  return repeat(
+export function startBudgetAlerts(db: Db, bus: Bus): () => Promise<void> {
+  // A run's last call is charged in its finish (ledger.ts `foldedCharge`), which signals the budgets it made due.
+  let queue: Promise<unknown> = Promise.resolve();
+  const off = bus.subscribe(CHANNELS.budgets, (ids) => {
+    queue = queue.then(() => sendDueAlerts(db, ids)).catch((err: unknown) => log.error({ err }, 'budget alerts failed'));
+  });
+  const stop = repeat(
     async () => {
       try {
         await sweepBudgetAlerts(db);
@@ -102,4 +120,9 @@ export function startBudgetAlerts(db: Db): () => Promise<void> {
     () => 60_000 - (Date.now() % 60_000) + 2_000,
     { now: true },
   );
+  return async () => {
+    off();
+    await stop();
+    await queue;
+  };
 }

@@ -2,7 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { env } from '../../platform/env.js';
-import { pricedFrom, type PriceTable } from '../../platform/prices';
+import { callCost, type PriceTable } from '../../platform/prices';
+import { CHANNELS, notifyCall } from '../../platform/notify';
 
 // The ledger (docs/budgets.md, "How spend is counted"): what each budget's current period has
 // spent, charged as each model call ends and read before the next one starts. No process keeps
@@ -46,6 +47,10 @@ export function matching(run: RunScope): SQL {
 /** Whether spend row `s` of budget `b` has reached the limit. */
 const reached = sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens)`;
 
+/** Spend row `s` as a percentage of budget `b`'s limit (numeric). */
+export const percentOf = sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
+  else coalesce(s.tokens, 0) * 100.0 / nullif(b.limit_tokens, 0) end)`;
+
 /** Whether a model has no price (its live calls cannot be counted in USD): as analytics price it (platform/prices.ts). */
 export function isUnpriced(model: string, environment: string, prices: PriceTable = env.MODEL_PRICES as PriceTable): boolean {
   return environment === 'live' && !model.startsWith('sandbox/') && !Object.hasOwn(prices, model);
@@ -77,17 +82,23 @@ export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | nul
       order by b.id limit 1)`;
 }
 
-/** Whether any budget counts the run (none: its calls are not charged, and not checked again). */
-export const anyBudget = (run: RunScope): SQL<boolean> => sql<boolean>`exists (select 1 from budgets b where ${matching(run)})`;
 
-/** The budgets' verdict before a model call: the one refusing it, and whether any budget counts the run at all. */
+/**
+ * The budgets' verdict before a model call, in one indexed read of the budgets counting the run
+ * (usually none) and their current period's row: the first `block` budget refusing the call, and
+ * whether any budget counts the run at all.
+ */
 export async function checkBudgets(db: Db, run: RunScope, model: string): Promise<{ blocking: Blocking | null; counted: boolean }> {
-  const [row] = await queryRows<{ blocking: Blocking | string | null; counted: boolean }>(
+  const rows = await queryRows<{ id: string; name: string; resets_at: Date | string | null; reason: Blocking['reason'] | null }>(
     db,
-    sql`select ${blockingBudget(run, sql`${isUnpriced(model, run.environment)}::boolean`)} as blocking, ${anyBudget(run)} as counted`,
+    sql`select b.id, b.name, case when b.action = 'block' and ${reached} then ${resetsAtOf('b')} end as resets_at,
+        case when b.action <> 'block' then null when ${reached} then 'spent' when b.limit_usd is not null and ${isUnpriced(model, run.environment)}::boolean then 'unpriced' end as reason
+      from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
+      where ${matching(run)} order by b.id`,
   );
-  const blocking = typeof row?.blocking === 'string' ? (JSON.parse(row.blocking) as Blocking) : (row?.blocking ?? null);
-  return { blocking, counted: row?.counted === true };
+  const refusing = rows.find((r) => r.reason !== null);
+  const blocking = refusing ? { id: refusing.id, name: refusing.name, resetsAt: refusing.resets_at === null ? null : new Date(refusing.resets_at).toISOString(), reason: refusing.reason! } : null;
+  return { blocking, counted: rows.length > 0 };
 }
 
 /** A refusal's words: which budget, and when it allows runs again. */
@@ -108,33 +119,40 @@ export interface Charged {
   newlyExceeded: boolean;
 }
 
+type Call = { model: string; inputTokens: number; outputTokens: number };
+
 /**
- * Adds a model call's cost and tokens to every budget counting the run, each in its current
- * period, in one statement. The cost is analytics' own (platform/prices.ts: 0 in test mode and on
- * the sandbox; unknown for a live model with no price, counted in `unpriced`). Returns the new
- * totals of the budgets that now have an alert to send (the rest is not read back).
+ * The upsert that adds a model call's cost and tokens to every budget counting the run, each in
+ * its current period, returning the new rows (`s.*`). The cost is analytics' own
+ * (platform/prices.ts `callCost`: 0 in test mode and on the sandbox; unknown for a live model
+ * with no price, counted in `unpriced`).
  */
-export async function charge(db: Db, run: RunScope, call: { model: string; inputTokens: number; outputTokens: number }): Promise<Charged[]> {
-  const priced = pricedFrom(
-    sql`(select ${run.environment}::text as environment, ${call.model}::text as model, ${call.inputTokens}::bigint as input_tokens, ${call.outputTokens}::bigint as output_tokens)`,
-  );
-  const rows = await queryRows<{ budget_id: string; period_start: Date | string; cost_usd: string; tokens: string | number; thresholds: number[] | string; exceeded: boolean }>(
-    db,
-    sql`with c as (select ${priced.cost} as cost from ${priced.from}),
-    up as (
-      insert into budget_spend as s (budget_id, period_start, cost_usd, tokens, unpriced)
-      select b.id, ${periodStartOf('b')}, coalesce(c.cost, 0), ${call.inputTokens + call.outputTokens}::bigint, (c.cost is null)::int
-      from budgets b, c where ${matching(run)}
+function chargeUpsert(run: RunScope, call: Call): SQL {
+  const cost = callCost(run.environment, call.model, call.inputTokens, call.outputTokens);
+  return sql`insert into budget_spend as s (budget_id, period_start, cost_usd, tokens, unpriced)
+      select b.id, ${periodStartOf('b')}, coalesce(${cost}, 0), ${call.inputTokens + call.outputTokens}::bigint, (${cost} is null)::int
+      from budgets b where ${matching(run)}
       on conflict (budget_id, period_start) do update
         set cost_usd = s.cost_usd + excluded.cost_usd, tokens = s.tokens + excluded.tokens, unpriced = s.unpriced + excluded.unpriced
-      returning s.*
-    )
-    select * from (
-      select s.budget_id, s.period_start, s.cost_usd::text as cost_usd, s.tokens,
-        array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
-        (s.exceeded_at is null and ${reached}) as exceeded
-      from up s join budgets b on b.id = s.budget_id
-    ) x where cardinality(x.thresholds) > 0 or x.exceeded`,
+      returning s.*`;
+}
+
+/** Whether spend row `s` of budget `b` has an alert to send: a threshold reached and not alerted, or the limit reached with no `exceeded_at`. */
+const alertDue = sql`((s.exceeded_at is null and ${reached}) or exists (select 1 from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted))))`;
+
+/**
+ * Charges a model call now, in one statement (ledger rows `chargeUpsert`), and returns the new
+ * totals of the budgets that now have an alert to send (the rest is not read back).
+ */
+export async function charge(db: Db, run: RunScope, call: Call): Promise<Charged[]> {
+  const rows = await queryRows<{ budget_id: string; period_start: Date | string; cost_usd: string; tokens: string | number; thresholds: number[] | string; exceeded: boolean }>(
+    db,
+    sql`with up as (${chargeUpsert(run, call)})
+    select s.budget_id, s.period_start, s.cost_usd::text as cost_usd, s.tokens,
+      array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
+      (s.exceeded_at is null and ${reached}) as exceeded
+    from up s join budgets b on b.id = s.budget_id
+    where ${alertDue}`,
   );
   return rows.map((r) => ({
     budgetId: r.budget_id,
@@ -146,9 +164,28 @@ export async function charge(db: Db, run: RunScope, call: { model: string; input
   }));
 }
 
-/** Spend row `s` as a percentage of budget `b`'s limit (numeric). */
-export const percentOf = sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
-  else coalesce(s.tokens, 0) * 100.0 / nullif(b.limit_tokens, 0) end)`;
+/** A charge as part of another statement (db/rows.ts `writeAll`): its upsert, and the signal naming the budgets with an alert due. */
+export interface FoldedCharge {
+  write: SQL;
+  /** `alias`: the name `writeAll` gives the write. */
+  signal(alias: string): SQL;
+}
+
+/**
+ * A run's last model call charged in the statement that finishes the run (lifecycle.ts `finish`)
+ * rather than in one of its own: a run of one model call then costs the ledger no statement. The
+ * budgets whose alerts it crossed are signalled (`aas_budgets`) at the commit, and a worker sends them.
+ */
+export function foldedCharge(run: RunScope, call: Call): FoldedCharge {
+  return {
+    write: chargeUpsert(run, call),
+    signal: (alias) =>
+      sql`(select case when count(*) > 0 then ${notifyCall(CHANNELS.budgets, sql`string_agg(s.budget_id, ',')`)} end
+          from ${sql.raw(alias)} s join budgets b on b.id = s.budget_id where ${alertDue})`,
+  };
+}
+
+
 
 /** `{80,100}` as PGlite may print an int[] inside a row it does not parse. */
 export const parseIntArray = (text: string): number[] =>

@@ -269,6 +269,11 @@ export interface FinishGuard {
 export interface RunTail {
   pending: SeqEvent[];
   terminalSeq: number;
+  /**
+   * The run's last model call's charge to its budgets (budgets/ledger.ts `foldedCharge`), written
+   * with the finish: a write of the statement, and its signal given the write's name there.
+   */
+  charge?: { write: SQL; signal(alias: string): SQL };
 }
 
 /**
@@ -331,6 +336,10 @@ export async function finish(
     ];
     if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
     const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal];
+    if (run?.charge) {
+      signals.push(run.charge.signal(`w${writes.length}`));
+      writes.push(run.charge.write);
+    }
     // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
     if (row.startedAt) signals.push(queuedSignal(row));
     if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));

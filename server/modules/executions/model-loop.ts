@@ -40,8 +40,11 @@ export interface LoopResult {
 export interface CallGuard {
   /** Before a model call: a refusal in words stops the run, null lets the call start. */
   before(): Promise<string | null>;
-  /** After a model call, with what it used (also when it failed part way). */
-  after(usage: { inputTokens: number; outputTokens: number }): Promise<void>;
+  /**
+   * After a model call, with what it used (also when it failed part way); `last`: the run ends
+   * after it (no further model call is coming: its charge may wait for the run's end).
+   */
+  after(usage: { inputTokens: number; outputTokens: number }, last: boolean): Promise<void>;
 }
 
 /** Where a resumed run goes on from: its steps so far and the paused step's calls, every one decided. */
@@ -154,11 +157,21 @@ export async function runModelLoop(
     } catch (err) {
       failure = err;
     }
-    if (opts.guard && usage.inputTokens + usage.outputTokens > 0) await opts.guard.after(usage);
-    if (failure) return { steps, responseMessages, failure };
-
     // The calls that need a person's decision wait (the run pauses after this step); the others run at once.
     const awaited = opts.needsApproval ? calls.filter((c) => opts.needsApproval!(c.toolName)) : [];
+    if (opts.guard && usage.inputTokens + usage.outputTokens > 0) {
+      const usedNow = steps.reduce((n, s) => n + s.usage.totalTokens, 0) + usage.inputTokens + usage.outputTokens;
+      const last =
+        Boolean(failure) ||
+        awaited.length > 0 ||
+        finishReason !== 'tool-calls' ||
+        step.toolCalls.length === 0 ||
+        index + 1 >= opts.maxSteps ||
+        (opts.maxTotalTokens != null && usedNow > opts.maxTotalTokens);
+      await opts.guard.after(usage, last);
+    }
+    if (failure) return { steps, responseMessages, failure };
+
     const now = awaited.length > 0 ? calls.filter((c) => !awaited.includes(c)) : calls;
     // The tools run at once; each answers (an error is its result, never a throw: toolset.ts).
     const executed = await Promise.all(

@@ -11,7 +11,7 @@ import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type CallGuard, type ResumeFrom } from './model-loop';
-import { blockedMessage, charge, checkBudgets } from '../budgets/ledger';
+import { blockedMessage, charge, checkBudgets, foldedCharge, type FoldedCharge } from '../budgets/ledger';
 import { sendAlerts } from '../budgets/alerts';
 import { pause } from './pause';
 import type { RunLog } from './recorder';
@@ -84,9 +84,13 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
   const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
   let timer: NodeJS.Timeout | undefined;
   let tools: RunTools | undefined;
+  let budget: ReturnType<typeof budgetGuard> | undefined;
   const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
     const tail = await recorder.drain();
-    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, tail);
+    const folded = budget?.fold();
+    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, folded ? { ...tail, charge: folded.charge } : tail);
+    // Not finished by us (cancelled, declared lost): the call is charged all the same.
+    if (!final && folded) await budget!.chargeNow(folded.usage);
     return final;
   };
 
@@ -148,7 +152,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
-        guard: budgetGuard(db, row, resolved.used),
+        guard: (budget = budgetGuard(db, row, resolved.used)),
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -211,6 +215,8 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
   } finally {
     clearTimeout(timer);
+    // A last call not charged by a finish (a pause, a cancel, an error) is charged now.
+    await budget?.flush().catch((err: unknown) => log.error({ err, executionId }, 'could not charge the budgets'));
     // The MCP connections end with the run, however it ended (never awaited: nothing waits on a slow server).
     void tools?.close();
     recorder.close(final);
@@ -218,26 +224,49 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
   return final;
 }
 
+type Usage = { inputTokens: number; outputTokens: number };
+
 /**
  * The budgets' part in a run (docs/budgets.md): before each model call, one read of the ledger
  * (a `block` budget reached refuses it); after it, its cost charged to every budget counting the
- * run, and the alerts that charge crossed. A run no budget counts is not charged.
+ * run, and the alerts that charge crossed. The run's last call is charged in its finish
+ * (`fold`: no statement of its own); one the finish did not take is charged on its own. A run no
+ * budget counts is not charged.
  */
-function budgetGuard(db: Db, row: ExecutionRow, model: string): CallGuard {
+function budgetGuard(db: Db, row: ExecutionRow, model: string) {
   const scope = { workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId };
   let counted = true;
-  return {
+  let pending: Usage | null = null;
+  const chargeNow = async (usage: Usage) => {
+    const charged = await charge(db, scope, { model, ...usage });
+    if (charged.length > 0) await sendAlerts(db, scope, charged);
+  };
+  const flush = async () => {
+    const usage = pending;
+    pending = null;
+    if (usage) await chargeNow(usage);
+  };
+  const guard: CallGuard & { fold(): { charge: FoldedCharge; usage: Usage } | undefined; flush(): Promise<void>; chargeNow(usage: Usage): Promise<void> } = {
     async before() {
+      await flush();
       const verdict = await checkBudgets(db, scope, model);
       counted = verdict.counted;
       return verdict.blocking ? blockedMessage(verdict.blocking) : null;
     },
-    async after(usage) {
+    async after(usage, last) {
       if (!counted) return;
-      const charged = await charge(db, scope, { model, ...usage });
-      if (charged.length > 0) await sendAlerts(db, scope, charged);
+      if (!last) return chargeNow(usage);
+      pending = pending ? { inputTokens: pending.inputTokens + usage.inputTokens, outputTokens: pending.outputTokens + usage.outputTokens } : usage;
     },
+    fold() {
+      const usage = pending;
+      pending = null;
+      return usage ? { charge: foldedCharge(scope, { model, ...usage }), usage } : undefined;
+    },
+    flush,
+    chargeNow,
   };
+  return guard;
 }
 
 export type { ExecutionRow };

@@ -26,7 +26,7 @@ export const budgetsRouter = router({
         tags,
         summary: 'Create a budget',
         description:
-          'Caps what the workspace, an agent or a key spends per day, week, month or in total, in USD or tokens. A `block` budget ' +
+          'Scope `budgets:manage`. Caps what the workspace, an agent or a key spends per day, week, month or in total, in USD or tokens. A `block` budget ' +
           'refuses runs once spent (402 `budget_exceeded`); `notify` only alerts. Its first period counts the target’s runs that ' +
           'already finished in it. At most 100 budgets per workspace and environment.',
         successDescription: 'The new budget, with what its period has spent so far',
@@ -41,7 +41,7 @@ export const budgetsRouter = router({
       scope: 'budgets:manage',
       alsoScope: 'analytics:read',
       errors: PAGE_ERRORS,
-      openapi: { method: 'GET', path: '/v1/budgets', tags, summary: 'List budgets', successDescription: 'Budgets of this workspace and environment, newest first' },
+      openapi: { method: 'GET', path: '/v1/budgets', tags, summary: 'List budgets', description: 'Scope `budgets:manage` or `analytics:read`. Filters: `targetType`, `targetId`.', successDescription: 'Budgets of this workspace and environment, newest first' },
     })
     .input(listBudgetsInput)
     .output(budgetListSchema)
@@ -52,7 +52,7 @@ export const budgetsRouter = router({
       scope: 'budgets:manage',
       alsoScope: 'analytics:read',
       errors: ['resource_not_found'],
-      openapi: { method: 'GET', path: '/v1/budgets/{id}', tags, summary: 'Retrieve a budget', successDescription: 'The budget, with its current period' },
+      openapi: { method: 'GET', path: '/v1/budgets/{id}', tags, summary: 'Retrieve a budget', description: 'Scope `budgets:manage` or `analytics:read`.', successDescription: 'The budget, with its current period' },
     })
     .input(budgetIdInput)
     .output(budgetSchema)
