@@ -4,7 +4,7 @@
 //     workspace: A has no budget, B has three in force (a `block` token budget, a `block` USD
 //     budget and a `notify` USD budget, limits never reached), so each of B's model calls is
 //     checked and charged to three ledger rows. BENCH_BUDGET_ROUNDS (5) rounds of BENCH_BUDGET_RUNS
-//     (100) sequential `wait: true` runs of each, in alternating order; per round, the app
+//     (200) sequential `wait: true` runs of each, interleaved in blocks of 10; per round, the app
 //     process's CPU (user + system, /proc) per run and the p50 of `wait`. Medians of the rounds.
 //   - exactness: PostgreSQL, 2 web + 2 worker processes, a fake model at 100 ms and a tool server
 //     (both in this process); BENCH_BUDGET_RACE (50) runs of an agent making 4 model calls (3
@@ -20,7 +20,7 @@ import { call, clientAgent, cli, startApp, type Client } from './hosted';
 import { freePorts, median, percentile, sleep, spawnService, stopAll, waitFor } from './util';
 
 const ROUNDS = Number(process.env.BENCH_BUDGET_ROUNDS ?? 5);
-const RUNS = Number(process.env.BENCH_BUDGET_RUNS ?? 100);
+const RUNS = Number(process.env.BENCH_BUDGET_RUNS ?? 200);
 const RACE = Number(process.env.BENCH_BUDGET_RACE ?? 50);
 const PRICED = 'openai-compatible/fake-1';
 const PRICES = JSON.stringify({ [PRICED]: { input: 2.5, output: 10 } });
@@ -47,6 +47,7 @@ async function cost(setup: ExecutionsSetup): Promise<void> {
     await budget(c, { target, limit: { usd: '1000000' }, action: 'block', period: 'month', timezone: 'America/Santiago' });
     await budget(c, { target, limit: { usd: '1000000' }, action: 'notify', period: 'week', timezone: 'Asia/Kolkata' });
     const pid = app.pids[0]!;
+    /** `n` sequential wait runs of an agent: the process's CPU they used and their latencies. */
     const run = async (agentId: string, n: number) => {
       const lat: number[] = [];
       const cpu0 = cpuMs(pid);
@@ -56,17 +57,28 @@ async function cost(setup: ExecutionsSetup): Promise<void> {
         lat.push(performance.now() - t0);
         if (e.body.status !== 'succeeded') throw new Error(`a run ended ${e.body.status}: ${JSON.stringify(e.body.error)}`);
       }
-      return { cpu: (cpuMs(pid) - cpu0) / n, p50: percentile(lat, 50) };
+      return { cpu: cpuMs(pid) - cpu0, lat };
     };
     await run(plain, 30); // warm-up: JIT, pools, prepared statements
     await run(capped, 30);
+    // Each round interleaves the two agents in blocks of 10 runs (alternating which goes first), so
+    // a drift of the machine (another process, a GC) falls on both alike.
+    const BLOCK = 10;
     const rounds: { plain: { cpu: number; p50: number }; capped: { cpu: number; p50: number } }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const first = r % 2 === 0;
-      const a = first ? await run(plain, RUNS) : undefined;
-      const b = await run(capped, RUNS);
-      const a2 = a ?? (await run(plain, RUNS));
-      rounds.push({ plain: a2, capped: b });
+      const acc = { plain: { cpu: 0, lat: [] as number[] }, capped: { cpu: 0, lat: [] as number[] } };
+      for (let blk = 0; blk < RUNS / BLOCK; blk++) {
+        const order = (blk + r) % 2 === 0 ? (['plain', 'capped'] as const) : (['capped', 'plain'] as const);
+        for (const which of order) {
+          const got = await run(which === 'plain' ? plain : capped, BLOCK);
+          acc[which].cpu += got.cpu;
+          acc[which].lat.push(...got.lat);
+        }
+      }
+      rounds.push({
+        plain: { cpu: acc.plain.cpu / RUNS, p50: percentile(acc.plain.lat, 50) },
+        capped: { cpu: acc.capped.cpu / RUNS, p50: percentile(acc.capped.lat, 50) },
+      });
     }
     const f = (x: number) => x.toFixed(2);
     const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
