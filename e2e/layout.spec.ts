@@ -114,7 +114,7 @@ for (const viewport of VIEWPORTS) {
       await signUp(page, 'layout-header');
       const name = page.getByTestId('workspace-name');
       const header = page.locator('header').first();
-      for (const section of ['keys', 'agents', 'executions', 'usage', 'webhooks', 'events']) {
+      for (const section of ['keys', 'agents', 'executions', 'usage', 'budgets', 'webhooks', 'events']) {
         await openSection(page, section);
         await expect(page).toHaveURL(new RegExp(`/dashboard/${section}$`));
         await expect(name).toHaveText("E2E Tester's workspace");

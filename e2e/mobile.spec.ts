@@ -84,6 +84,7 @@ test('on a 390px phone every section is in the Menu panel, in view, one tap away
   const destinations: [string, RegExp][] = [
     ['agents', /\/dashboard\/agents$/],
     ['executions', /\/dashboard\/executions$/],
+    ['budgets', /\/dashboard\/budgets$/],
     ['keys', /\/dashboard\/keys$/],
     ['webhooks', /\/dashboard\/webhooks$/],
     ['events', /\/dashboard\/events$/],

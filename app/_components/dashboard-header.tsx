@@ -11,8 +11,9 @@ import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
 
-// Narrower from 640 px to 767 px, where the seven links and the count share one row of their own.
-const NAV_LINK = 'inline-flex items-center rounded-md px-2 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5 md:px-2.5';
+// Narrower (and a size smaller) from 640 px to 767 px, where the eight links, Docs and the count
+// share one row of their own: at 640 px that row is 592 px wide.
+const NAV_LINK = 'inline-flex items-center rounded-md px-1.5 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5 sm:max-md:text-[13px] md:px-2.5';
 const NAV_IDLE = 'text-slate-600 hover:bg-slate-100 hover:text-slate-900';
 const NAV_CURRENT = 'bg-slate-100 text-slate-900';
 
@@ -37,6 +38,7 @@ const SECTIONS = [
   { href: '/dashboard/executions', label: 'Executions' },
   { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/usage', label: 'Usage' },
+  { href: '/dashboard/budgets', label: 'Budgets' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/events', label: 'Events' },
@@ -45,7 +47,7 @@ const SECTIONS = [
 // Two rows on every screen: the logo and the controls, then the workspace and the navigation (on
 // a phone the Menu button, whose panel lists every section, one per line, so however many there
 // are each is in view). The header is never wider than 1280 px, and one row would leave the
-// workspace's name a few letters beside seven links, the switch and the account. The name takes
+// workspace's name a few letters beside eight links, the switch and the account. The name takes
 // what the links leave; when that is under 11 rem (a tablet) the links move to a row of their own.
 // The navigation is one element either way, restyled as the panel on a phone.
 export function DashboardHeader({
@@ -118,7 +120,7 @@ export function DashboardHeader({
           <nav
             ref={navRef}
             id={navId}
-            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-0.5 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto md:gap-1`}
+            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-0 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto md:gap-1`}
             aria-label="Main"
           >
             {SECTIONS.map((s) => {

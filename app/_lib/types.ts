@@ -40,3 +40,7 @@ export type ExecutionUsage = Outputs['analytics']['executions'];
 export type ExecutionUsageRow = ExecutionUsage['totals'];
 export type RequestUsage = Outputs['analytics']['requests'];
 export type RequestUsageRow = RequestUsage['totals'];
+
+export type Budget = Outputs['budgets']['get'];
+export type BudgetPeriod = Budget['period'];
+export type BudgetTargetType = Budget['target']['type'];

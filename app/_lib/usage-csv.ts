@@ -86,6 +86,10 @@ const TOKENS: Column<Exec>[] = [
   ['tool_calls', (r) => r.toolCalls],
   ['cost_usd', (r) => r.costUsd],
 ];
+const SPEND: Column<Exec>[] = [
+  ['executions', (r) => r.executions],
+  ['cost_usd', (r) => r.costUsd],
+];
 const DURATION: Column<Exec>[] = [
   ['executions', (r) => r.executions],
   ['p50_ms', (r) => ms(r.durationMs?.p50)],
@@ -138,6 +142,7 @@ const KEYS: Column<NamedKey>[] = [
 export const USAGE_TABLES = {
   executions: { file: 'executions', csv: (s: UsageSnapshot) => toCsv(bucketColumns(EXECUTIONS), bucketsOf(s.executions)) },
   tokens: { file: 'tokens', csv: (s: UsageSnapshot) => toCsv(bucketColumns(TOKENS), bucketsOf(s.executions)) },
+  spend: { file: 'cost-by-bucket', csv: (s: UsageSnapshot) => toCsv(bucketColumns(SPEND), bucketsOf(s.executions)) },
   cost: { file: 'cost-by-model', csv: (s: UsageSnapshot) => toCsv(MODELS, s.models) },
   duration: { file: 'duration', csv: (s: UsageSnapshot) => toCsv(bucketColumns(DURATION), bucketsOf(s.executions)) },
   requests: { file: 'api-requests', csv: (s: UsageSnapshot) => toCsv(bucketColumns(REQUESTS), bucketsOf(s.requests)) },

@@ -147,6 +147,11 @@ describe('usage CSV', () => {
       ['2026-11-20T16:00:00.000Z', '2026-11-20T17:00:00.000Z', '', '', '', ''],
     ]);
     assert.deepEqual(rows('tokens')[1], [window.start, '2026-11-20T16:00:00.000Z', '30', '10', '40', '2', '']);
+    assert.deepEqual(rows('spend'), [
+      ['bucket_start', 'bucket_end', 'executions', 'cost_usd'],
+      [window.start, '2026-11-20T16:00:00.000Z', '4', ''],
+      ['2026-11-20T16:00:00.000Z', '2026-11-20T17:00:00.000Z', '', ''],
+    ]);
     assert.deepEqual(rows('duration')[1], [window.start, '2026-11-20T16:00:00.000Z', '4', '100', '250', '300']);
     assert.deepEqual(rows('requests')[1], [window.start, '2026-11-20T16:00:00.000Z', '2', '1', '1', '0', '0', '0', '0', '', '']);
     assert.deepEqual(rows('cost'), [

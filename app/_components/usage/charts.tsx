@@ -1,7 +1,7 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis, type DotItemDotProps } from 'recharts';
-import { formatUsd, niceTop } from '@/app/_lib/usage';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis, type DotItemDotProps } from 'recharts';
+import { formatCompact, formatUsd, niceTop } from '@/app/_lib/usage';
 
 // The Usage page's charts (Recharts, SVG). They size to their card (`responsive`), show the full
 // bucket name in the tooltip, and never animate: the data refreshes in place. Every chart's
@@ -125,6 +125,51 @@ export function CostBars({ data, color }: { data: CostBar[]; color: string }) {
       <YAxis yAxisId="cost" orientation="right" type="category" dataKey="costLabel" tick={{ ...TICK, fill: '#334155' }} tickLine={false} axisLine={false} width={7.5 * widest + 8} />
       <Tooltip cursor={{ fill: '#f1f5f9' }} contentStyle={TOOLTIP_STYLE} formatter={(_, __, item) => (item.payload as CostBar).costLabel} />
       <Bar yAxisId="model" dataKey="cost" name="Estimated cost" fill={color} isAnimationActive={false} barSize={18} />
+    </BarChart>
+  );
+}
+
+/** A limit drawn across a chart: a dashed line at `value`, labelled. */
+export interface LimitLine {
+  key: string;
+  label: string;
+  value: number;
+}
+
+const LIMIT_COLOR = '#dc2626';
+/** An axis tick in USD: "$0", "$0.05", "$12.50", "$1.2K". */
+const usdTick = (v: number) => (v === 0 ? '$0' : v >= 1000 ? `$${formatCompact(v)}` : formatUsd(v));
+
+/**
+ * The estimated cost of each bucket (all models together) as bars, and `limits` as dashed lines
+ * across them (the value axis reaches the highest, so each is in view). A bucket whose cost is
+ * unknown (a live model without a price) has no bar.
+ */
+export function CostPerBucket({ data, color, limits }: { data: Point[]; color: string; limits: LimitLine[] }) {
+  const highest = Math.max(0, ...data.map((p) => (typeof p.cost === 'number' ? p.cost : 0)), ...limits.map((l) => l.value));
+  return (
+    <BarChart responsive data={data} style={{ width: '100%', height: HEIGHT }} margin={{ ...MARGIN, top: 12 }}>
+      <CartesianGrid vertical={false} stroke={GRID} />
+      <XAxis dataKey="label" tick={TICK} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} minTickGap={16} />
+      <YAxis tick={TICK} tickLine={false} axisLine={false} width={60} domain={[0, top(highest)]} tickCount={TICKS} tickFormatter={usdTick} />
+      <Tooltip
+        cursor={{ fill: '#f1f5f9' }}
+        contentStyle={TOOLTIP_STYLE}
+        labelFormatter={(_, payload) => titleOf(payload)}
+        formatter={(value) => formatUsd(typeof value === 'number' ? value : null)}
+      />
+      <Bar dataKey="cost" name="Estimated cost" fill={color} isAnimationActive={false} />
+      {limits.map((l) => (
+        <ReferenceLine
+          key={l.key}
+          y={l.value}
+          stroke={LIMIT_COLOR}
+          strokeDasharray="6 4"
+          strokeWidth={1.5}
+          ifOverflow="extendDomain"
+          label={{ value: l.label, position: 'insideBottomLeft', fill: '#b91c1c', fontSize: 11 }}
+        />
+      ))}
     </BarChart>
   );
 }

@@ -1,14 +1,16 @@
 'use client';
 
+import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { formatCount, formatDuration } from '@/app/_lib/format';
-import type { ExecutionUsage, RequestUsage } from '@/app/_lib/types';
-import { bucketLabel, bucketTitle, formatCompact, formatUsd, type ExecutionGroup } from '@/app/_lib/usage';
+import type { Budget, ExecutionUsage, RequestUsage } from '@/app/_lib/types';
+import { bucketLabel, bucketTitle, formatCompact, formatUsd, type ExecutionGroup, type Granularity } from '@/app/_lib/usage';
 import type { UsageTableId } from '@/app/_lib/usage-csv';
 import { ChartCard } from './chart-card';
 import type { TableColumn, TableRow } from './data-table';
-import { CostBars, Lines, StackedBars, type Point, type SeriesSpec } from './charts';
+import { CostBars, CostPerBucket, Lines, StackedBars, type LimitLine, type Point, type SeriesSpec } from './charts';
 
-// The five charts of the Usage page, each with the table of its numbers.
+// The six charts of the Usage page, each with the table of its numbers.
 
 const STATUS: SeriesSpec[] = [
   { key: 'succeeded', label: 'Succeeded', color: '#10b981' },
@@ -41,7 +43,57 @@ const shortDuration = (n: number) => (n < 1000 ? `${Math.round(n)}ms` : n < 60_0
 /** Downloads one of the page's tables as CSV; null while the page's numbers are not ready. */
 export type CsvExport = ((table: UsageTableId) => void) | null;
 
-export function UsageCharts({ executions, requests, models, csv }: { executions: ExecutionUsage; requests: RequestUsage; models: ExecutionGroup[]; csv: CsvExport }) {
+const MAX_LIMIT_LABEL = 28;
+const limitLabel = (b: Budget, usd: number) => `${b.name.length > MAX_LIMIT_LABEL ? `${b.name.slice(0, MAX_LIMIT_LABEL - 1)}…` : b.name} · ${formatUsd(usd)}/day`;
+
+/**
+ * The workspace's budgets in USD on the cost-per-bucket chart, where the scale fits: a daily
+ * budget's limit against day buckets. Hour buckets and the other periods get a sentence instead
+ * (a week's or a month's cap has no meaning against one day's bar).
+ */
+function budgetMarks(budgets: readonly Budget[], g: Granularity): { limits: LimitLine[]; note: ReactNode } {
+  const inUsd = budgets.flatMap((b) => (b.target.type === 'workspace' && 'usd' in b.limit ? [{ budget: b, usd: Number(b.limit.usd) }] : []));
+  const daily = inUsd.filter(({ budget }) => budget.period === 'day');
+  const limits = g === 'day' ? daily.map(({ budget, usd }) => ({ key: budget.id, label: limitLabel(budget, usd), value: usd })) : [];
+  const zones = [...new Set(daily.map(({ budget }) => budget.timezone))].filter((z) => z !== 'UTC');
+  const others = inUsd.length - daily.length;
+  if (inUsd.length === 0) return { limits, note: null };
+  return {
+    limits,
+    note: (
+      <span data-testid="chart-spend-budgets">
+        {daily.length > 0 &&
+          (g === 'day'
+            ? `Dashed: the workspace’s daily USD ${daily.length === 1 ? 'budget' : 'budgets'} at the limit${zones.length ? ` (${daily.length === 1 ? 'its' : 'their'} days start at midnight in ${zones.join(', ')}, the bars’ in UTC)` : ''}. `
+            : 'The workspace’s daily USD budgets are drawn in the 7, 30 and 90 day ranges. ')}
+        {others > 0 && (
+          <>
+            Weekly, monthly and total budgets are not drawn (their limits are not per day): see{' '}
+            <Link href="/dashboard/budgets" className="font-medium text-indigo-600 hover:text-indigo-500">
+              Budgets
+            </Link>
+            .
+          </>
+        )}
+      </span>
+    ),
+  };
+}
+
+export function UsageCharts({
+  executions,
+  requests,
+  models,
+  budgets,
+  csv,
+}: {
+  executions: ExecutionUsage;
+  requests: RequestUsage;
+  models: ExecutionGroup[];
+  /** The workspace's budgets (marked on the cost per bucket where their period fits). */
+  budgets: readonly Budget[];
+  csv: CsvExport;
+}) {
   const download = (table: UsageTableId) => (csv ? () => csv(table) : null);
   const g = executions.granularity;
   const bucket = col(g === 'hour' ? 'Hour (UTC)' : 'Day (UTC)', false);
@@ -57,7 +109,9 @@ export function UsageCharts({ executions, requests, models, csv }: { executions:
     outputTokens: row.outputTokens,
     p50: row.durationMs?.p50 ?? null,
     p95: row.durationMs?.p95 ?? null,
+    cost: row.costUsd,
   }));
+  const marks = budgetMarks(budgets, g);
   const rowOf = (start: string, cells: TableRow['cells']): TableRow => ({ key: start, cells: [bucketTitle(start, g), ...cells] });
 
   const req = requests.data.map(({ start, results: [row] }) => ({ start, row: row! }));
@@ -100,6 +154,22 @@ export function UsageCharts({ executions, requests, models, csv }: { executions:
         testId="chart-tokens"
       />
       <ChartCard
+        title={g === 'day' ? 'Estimated cost per day' : 'Estimated cost per hour'}
+        description={
+          <>
+            All models together, by UTC {g}, from the operator’s price table. {marks.note}
+          </>
+        }
+        empty={totals.executions === 0 ? 'No executions ended in this range.' : null}
+        chart={<CostPerBucket data={points} color="#0ea5e9" limits={marks.limits} />}
+        table={{
+          columns: [bucket, col('Executions'), col('Estimated cost')],
+          rows: exec.map(({ start, row }) => rowOf(start, [count(row.executions), formatUsd(row.costUsd)])),
+        }}
+        csv={download('spend')}
+        testId="chart-spend"
+      />
+      <ChartCard
         title="Estimated cost by model"
         description="From the operator’s price table. Test and sandbox runs, and runs that used no tokens, cost nothing; tokens of a live model without a price show “unknown”."
         empty={models.length === 0 ? 'No executions ended in this range.' : null}
@@ -112,6 +182,7 @@ export function UsageCharts({ executions, requests, models, csv }: { executions:
         testId="chart-cost"
       />
       <ChartCard
+        className="lg:col-span-2"
         title="Duration"
         description="How long executions ran, from start to end: median (p50) and p95 of each bucket."
         empty={totals.durationMs === null ? 'No execution ran in this range.' : null}

@@ -1,10 +1,11 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { errorMessage } from '@/app/_lib/errors';
 import { csvFileName, usageCsv, type NamedAgent, type NamedKey, type UsageSnapshot, type UsageTableId } from '@/app/_lib/usage-csv';
 import { RANGES, rangeOf, type RangeId } from '@/app/_lib/usage';
-import { useEnvironment } from '../providers';
+import { useEnvironment, useTRPC } from '../providers';
 import { EmptyState, LoadError } from '../states';
 import { Alert, ButtonLink, Card, Spinner } from '../ui';
 import { Summary, SummarySkeleton } from './summary';
@@ -81,6 +82,9 @@ export function UsageView() {
   const range = rangeOf(useSearchParams().get('range') ?? undefined);
   const usageWindow = useWindow(range);
   const usage = useUsage(usageWindow);
+  // The workspace's budgets, marked on the cost chart; without them the chart is drawn all the same.
+  const trpc = useTRPC();
+  const budgets = useQuery(trpc.budgets.list.queryOptions({ limit: 100, targetType: 'workspace' }, { refetchInterval: REFRESH_MS }));
 
   // The browser's history API updates useSearchParams without a round trip to the server.
   const choose = (id: RangeId) => window.history.replaceState(null, '', `?range=${id}`);
@@ -151,7 +155,7 @@ export function UsageView() {
             </Alert>
           )}
           <Summary executions={executions.totals} requests={requests.totals} models={usage.models} testMode={testMode} />
-          <UsageCharts executions={executions} requests={requests} models={usage.models} csv={csv} />
+          <UsageCharts executions={executions} requests={requests} models={usage.models} budgets={budgets.data?.data ?? []} csv={csv} />
           <TopAgents agents={topAgents} total={usage.agents.length} csv={csv && (() => csv('agents'))} />
           <TopKeys keys={topKeys} total={usage.keys.length} csv={csv && (() => csv('keys'))} />
         </div>

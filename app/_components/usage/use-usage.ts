@@ -46,9 +46,30 @@ async function walk<T extends Named>(page: (after?: string) => Promise<{ data: T
   return { names, complete: false };
 }
 
-export function useUsage(range: UsageWindow) {
+/** The environment's agents (not deleted), by id; `complete`: that was all of them (an id not in it is a deleted agent). */
+export function useAgentNames() {
   const trpc = useTRPC();
   const client = useTRPCClient();
+  return useQuery({
+    queryKey: [...trpc.agents.list.pathKey(), 'all'],
+    queryFn: ({ signal }) => walk((after) => client.agents.list.query({ limit: 100, ...(after ? { after } : {}) }, { signal })),
+    staleTime: 60_000,
+  });
+}
+
+/** The environment's active keys, by id; `complete`: that was all of them (an id not in it is a revoked key). */
+export function useKeyNames() {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  return useQuery({
+    queryKey: [...trpc.keys.list.pathKey(), 'all'],
+    queryFn: ({ signal }) => walk((after) => client.keys.list.query({ limit: 100, ...(after ? { after } : {}) }, { signal })),
+    staleTime: 60_000,
+  });
+}
+
+export function useUsage(range: UsageWindow) {
+  const trpc = useTRPC();
   // A new range keeps the previous numbers on screen (marked as updating) until its own arrive.
   const live = { placeholderData: keepPreviousData, refetchInterval: REFRESH_MS };
 
@@ -64,16 +85,8 @@ export function useUsage(range: UsageWindow) {
   const keys = useMemo(() => (byKey.data ? requestGroups(byKey.data.requests) : []), [byKey.data]);
   const topAgents = agents.slice(0, TOP);
 
-  const agentNames = useQuery({
-    queryKey: [...trpc.agents.list.pathKey(), 'all'],
-    queryFn: ({ signal }) => walk((after) => client.agents.list.query({ limit: 100, ...(after ? { after } : {}) }, { signal })),
-    staleTime: 60_000,
-  });
-  const keyNames = useQuery({
-    queryKey: [...trpc.keys.list.pathKey(), 'all'],
-    queryFn: ({ signal }) => walk((after) => client.keys.list.query({ limit: 100, ...(after ? { after } : {}) }, { signal })),
-    staleTime: 60_000,
-  });
+  const agentNames = useAgentNames();
+  const keyNames = useKeyNames();
 
   const main = [executions, byModel, byAgent, requests, byKey];
   return {
