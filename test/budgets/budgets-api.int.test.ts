@@ -103,6 +103,25 @@ describe('POST /v1/budgets', () => {
   });
 });
 
+describe('the README’s budget flow', () => {
+  it('a 40-token daily cap on the workspace: two runs on the sandbox, then 402', async () => {
+    const key = await api.seed.key({ ...UNLIMITED, environment: 'live' });
+    const b = await create({ name: 'Daily cap', target: { type: 'workspace' }, limit: { tokens: 40 }, period: 'day', timezone: 'Europe/Berlin' }, key.key);
+    expectStatus(b, 201);
+    const agent = await api.request<{ id: string; model: string }>('POST', '/v1/agents', { key: key.key, body: { name: 'Chatty' } });
+    assert.equal(agent.body.model, 'sandbox/echo', 'the default model');
+    const first = await execute(api, key.key, agent.body.id, { input: 'hello', wait: true });
+    assert.equal(first.body.status, 'succeeded');
+    const second = await execute(api, key.key, agent.body.id, { input: 'a much longer question that takes the workspace past its forty tokens', wait: true });
+    assert.equal(second.body.status, 'succeeded');
+    assert.ok(first.body.usage.totalTokens + second.body.usage.totalTokens >= 40, `past the cap: ${first.body.usage.totalTokens} + ${second.body.usage.totalTokens}`);
+    const refused = expectError(await execute(api, key.key, agent.body.id, { input: 'hello', wait: true }), 402, 'budget_exceeded');
+    assert.match(refused.message, /Daily cap/);
+    const listed = await api.request<{ data: BudgetView[] }>('GET', '/v1/budgets', { key: key.key });
+    assert.equal(listed.body.data[0]!.status, 'exceeded');
+  });
+});
+
 describe('GET, PATCH, DELETE /v1/budgets', () => {
   it('lists newest first, filtered by target; reads one; 404 for another workspace', async () => {
     const a = (await create({ target: { type: 'agent', id: agentId }, limit: { tokens: 10 } })).body;
