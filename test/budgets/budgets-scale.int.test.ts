@@ -27,7 +27,7 @@ describe('budgets on 2 web + 2 workers', { skip }, () => {
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
 
   before(async () => {
-    fake = await startFakeOpenAI({ latencyMs: 150 });
+    fake = await startFakeOpenAI({ latencyMs: 400 });
     tools = await startToolServer();
     scaled = await startScaledOut({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', OPENAI_COMPATIBLE_BASE_URL: fake.url, MODEL_PRICES: JSON.stringify({ [PRICED]: { input: 2.5, output: 10 } }) });
     ({ a, b } = scaled);
@@ -49,10 +49,13 @@ describe('budgets on 2 web + 2 workers', { skip }, () => {
     const LIMIT = 8_000;
     const budget = await call<{ id: string }>(b, 'POST', '/v1/budgets', { name: 'race', target: { type: 'workspace' }, limit: { tokens: LIMIT }, period: 'day', action: 'block' });
     assert.equal(budget.status, 201, JSON.stringify(budget.body));
-    const started = await Promise.all(
+    const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) => call<Execution>(i % 2 ? a : b, 'POST', `/v1/agents/${agent.body.id}/execute`, { input: `lookup and search and fetch order ${i}` })),
     );
-    for (const s of started) assert.equal(s.status, 202, JSON.stringify(s.body));
+    // A start after the limit was reached is refused (402), as it should be; the rest run.
+    for (const s of answers) assert.ok(s.status === 202 || s.status === 402, JSON.stringify(s.body));
+    const started = answers.filter((s) => s.status === 202);
+    assert.ok(started.length >= 10, `${started.length} runs started`);
     const done = await Promise.all(
       started.map((s) =>
         eventually(`execution ${s.body.id}`, async () => (await call<Execution>(a, 'GET', `/v1/executions/${s.body.id}`)).body, (e) => ['succeeded', 'failed', 'cancelled'].includes(e.status), {
