@@ -21,6 +21,9 @@ const MULTIPROCESS = new Set([
   path.join('test', 'webhooks', 'processes.int.test.ts'),
   path.join('test', 'usage', 'processes.int.test.ts'),
   path.join('test', 'schedules', 'processes.int.test.ts'),
+  // 2 web + 1 or 2 workers each: up to ~60 connections, so never beside another multi-process file.
+  path.join('test', 'executions', 'approvals-scale.int.test.ts'),
+  path.join('test', 'budgets', 'budgets-scale.int.test.ts'),
 ]);
 
 // Test files run at once (TEST_CONCURRENCY overrides both). Three on PGlite with 2 cores: a file
