@@ -66,6 +66,8 @@ export interface App {
   key: string;
   /** Keys the clients take turns with (an API key holds at most 100 open streams). */
   keys: string[];
+  /** Keys of other workspaces (`otherWorkspaces`, embedded only). */
+  others: string[];
   dataDir?: string;
 }
 
@@ -83,12 +85,13 @@ export function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
  * An app process that runs its own workers, on PostgreSQL (the bench database) or embedded (a fresh
  * data dir), with keys enough for `clients` clients; `detached`: in a process group of its own.
  */
-export async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: string, { clients = CLIENTS, detached = false } = {}): Promise<App> {
+export async function startApp(topology: string, setup: ExecutionsSetup, modelUrl: string, { clients = CLIENTS, detached = false, otherWorkspaces = 0 } = {}): Promise<App> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   let env: NodeJS.ProcessEnv = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: modelUrl, RUN_WORKERS: 'true', PORT: String(port) };
   let key = setup.key;
   let dataDir: string | undefined;
+  const others: string[] = [];
   if (topology === 'pglite') {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-bench-'));
     env = { ...env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' };
@@ -96,6 +99,12 @@ export async function startApp(topology: string, setup: ExecutionsSetup, modelUr
     await cli(env, ['create-user', '--email', email, '--password', 'bench-password']);
     await cli(env, ['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
     key = await cli(env, ['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
+    for (let i = 0; i < otherWorkspaces; i++) {
+      const other = `bench-${i}@example.com`;
+      await cli(env, ['create-user', '--email', other, '--password', 'bench-password']);
+      await cli(env, ['set-plan', '--email', other, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
+      others.push(await cli(env, ['create-key', '--email', other, '--env', 'live', '--scopes', 'all', '--name', 'bench']));
+    }
   }
   const app = spawnService('main', env, false, detached);
   await waitFor(`${origin}/readyz`, app);
@@ -105,7 +114,7 @@ export async function startApp(topology: string, setup: ExecutionsSetup, modelUr
     keys.push((await call<{ key: string }>(c, 'POST', '/v1/keys', { name: `hosted ${i}`, scopes: ['agents:read', 'agents:write', 'agents:execute'] }, 201)).body.key);
   }
   await c.agent.close();
-  return { origin, pids: [app.pid!], children: [app], key, keys, dataDir };
+  return { origin, pids: [app.pid!], children: [app], key, keys, others, dataDir };
 }
 
 export interface Client {

@@ -6,6 +6,7 @@ import type { tick as Tick } from '../../server/modules/schedules/ticker';
 import type { BudgetView } from '../../server/modules/budgets/service';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Execution } from '../executions/helpers';
@@ -22,11 +23,13 @@ const UNPRICED = 'openai-compatible/unpriced-1';
 let api: TestServer;
 let fake: FakeOpenAI;
 let tools: ToolServer;
+let mcp: FakeMcpServer;
 let tick: typeof Tick;
 
 before(async () => {
   fake = await startFakeOpenAI();
   tools = await startToolServer();
+  mcp = await startMcpServer();
   api = await startServer({
     env: {
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
@@ -41,6 +44,7 @@ after(async () => {
   await api?.close();
   await fake?.close();
   await tools?.close();
+  await mcp?.close();
 });
 
 const tool = (name: string) => ({ type: 'http', name, description: `The ${name} tool`, url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } } });
@@ -89,6 +93,28 @@ describe('a block budget reached', () => {
     assert.equal(res.body.error?.code, 'budget_exceeded');
     assert.equal(res.body.steps.length, 1, 'one model call, then none');
     assert.equal(res.body.steps[0]!.toolResults.length, 1, 'the step’s call ran');
+  });
+
+  it('checks again before the first call of a run that took over a second to reach it (an MCP server slow to list)', async () => {
+    // A run started in place takes its start's check for its first call only while it is fresh
+    // (docs/budgets.md): here another run spends the budget while this one waits on its MCP server.
+    const key = await tenant();
+    const slow = await createAgent(api, key.key, { model: PRICED, tools: [{ type: 'mcp', name: 'Docs', url: `${mcp.base}/mcp-slow-list` }] });
+    const quick = await createAgent(api, key.key, { model: PRICED });
+    await budget(key, { target: { type: 'workspace' }, limit: { tokens: 10 } });
+    // `wait`: started in place, as a waiting or streaming run is (an async one is queued).
+    const slowRun = execute(api, key.key, slow, { input: 'slow to start, order 41', wait: true });
+    await new Promise((r) => setTimeout(r, 300)); // its start has committed; its MCP server is listing
+    const spender = await execute(api, key.key, quick, { input: 'what about order 42?', wait: true });
+    expectStatus(spender, 200);
+    assert.equal(spender.body.status, 'succeeded');
+    const res = await slowRun;
+    expectStatus(res, 200);
+    const ended = res.body;
+    assert.equal(ended.status, 'failed');
+    assert.equal(ended.error?.code, 'budget_exceeded');
+    assert.equal(ended.steps.length, 0, 'no model call');
+    assert.equal(fake.requests.filter((r) => JSON.stringify(r.body).includes('order 41')).length, 0, 'the model never saw it');
   });
 
   it('refuses a schedule’s run-now and skips its occurrences', async () => {

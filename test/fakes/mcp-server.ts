@@ -18,7 +18,8 @@ import { z } from 'zod';
 // reads it: `leak` (in its description, its input schema's descriptions, enum, default and a
 // property's name; its result too), `titled` (in its title, with no description) and one whose
 // name holds it (`find <header>`).
-// Other paths: /redirect answers 307 to /mcp, /broken answers 500 to everything.
+// Other paths: /redirect answers 307 to /mcp, /broken answers 500 to everything, /mcp-slow-list
+// is /mcp answering `tools/list` 1.5 s late.
 
 export interface McpRequest {
   method: string;
@@ -118,7 +119,11 @@ export async function startMcpServer(): Promise<FakeMcpServer> {
         res.writeHead(500, { 'content-type': 'text/plain' });
         return res.end('broken');
       }
-      if (path !== '/mcp') {
+      if (path === '/mcp-slow-list' && rpc === 'tools/list') {
+        setTimeout(() => serve(rpc, body), 1_500);
+        return;
+      }
+      if (path !== '/mcp' && path !== '/mcp-slow-list') {
         res.writeHead(404);
         return res.end();
       }
@@ -126,6 +131,9 @@ export async function startMcpServer(): Promise<FakeMcpServer> {
         res.writeHead(405, { allow: 'POST' });
         return res.end();
       }
+      serve(rpc, body);
+    });
+    const serve = (rpc: string | undefined, body: unknown) => {
       // A `slow` call whose client gave up: its connection closes before an answer.
       if (rpc === 'tools/call' && (body as { params?: { name?: string } }).params?.name === 'slow') {
         res.on('close', () => {
@@ -145,7 +153,7 @@ export async function startMcpServer(): Promise<FakeMcpServer> {
           if (!res.headersSent) res.writeHead(500);
           res.end();
         });
-    });
+    };
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;

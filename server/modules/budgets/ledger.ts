@@ -83,6 +83,22 @@ export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | nul
 }
 
 
+/** Whether any budget counts a run (a subquery: a start reads it with the agent, and hands it to the run's first call). */
+export const countedBy = (run: RunScope): SQL<boolean> => sql<boolean>`exists (select 1 from budgets b where ${matching(run)})`;
+
+/**
+ * A verdict the run's start read in its own transaction (executions/service.ts): no `block`
+ * budget refused it, and whether any counts it. It stands for the check before the first model
+ * call when that call follows within `FRESH_MS` of it (docs/budgets.md, "How spend is enforced").
+ */
+export interface StartVerdict {
+  counted: boolean;
+  /** `performance.now()` when it was read. */
+  at: number;
+}
+
+export const FRESH_MS = 1_000;
+
 /**
  * The budgets' verdict before a model call, in one indexed read of the budgets counting the run
  * (usually none) and their current period's row: the first `block` budget refusing the call, and

@@ -11,7 +11,7 @@ import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type CallGuard, type ResumeFrom } from './model-loop';
-import { blockedMessage, charge, checkBudgets, foldedCharge, type FoldedCharge } from '../budgets/ledger';
+import { blockedMessage, charge, checkBudgets, foldedCharge, FRESH_MS, type FoldedCharge, type StartVerdict } from '../budgets/ledger';
 import { sendAlerts } from '../budgets/alerts';
 import { pause } from './pause';
 import type { RunLog } from './recorder';
@@ -65,6 +65,8 @@ export interface Started {
   row: ExecutionRow;
   agent: AgentRow | undefined;
   history: { modelMessage: unknown }[];
+  /** The budgets' verdict read by a run started in place, in its start's transaction (none: read before the first call). */
+  budgets?: StartVerdict;
 }
 
 /** What a run needs from the process running it: the abort (cancel, timeout) and the run's event log. */
@@ -77,7 +79,7 @@ export interface RunControl {
  * Runs a running execution to its end and records the outcome. Never throws. Returns the
  * execution as it finished, or null when another party ended it (cancelled, or declared lost).
  */
-export async function runAgent(db: Db, { row, agent, history: messageRows }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
+export async function runAgent(db: Db, { row, agent, history: messageRows, budgets: verdict }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
   const executionId = row.id;
   let final: ExecutionRow | null = null;
   const attempt = row.attempt;
@@ -152,7 +154,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows }: Sta
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
-        guard: (budget = budgetGuard(db, row, resolved.used)),
+        guard: (budget = budgetGuard(db, row, resolved.used, verdict)),
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -228,12 +230,12 @@ type Usage = { inputTokens: number; outputTokens: number };
 
 /**
  * The budgets' part in a run (docs/budgets.md): before each model call, one read of the ledger
- * (a `block` budget reached refuses it); after it, its cost charged to every budget counting the
+ * (a `block` budget reached refuses it; before the first, the start's own read when it is fresh); after it, its cost charged to every budget counting the
  * run, and the alerts that charge crossed. The run's last call is charged in its finish
  * (`fold`: no statement of its own); one the finish did not take is charged on its own. A run no
  * budget counts is not charged.
  */
-function budgetGuard(db: Db, row: ExecutionRow, model: string) {
+function budgetGuard(db: Db, row: ExecutionRow, model: string, start?: StartVerdict) {
   const scope = { workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId };
   let counted = true;
   let pending: Usage | null = null;
@@ -249,6 +251,13 @@ function budgetGuard(db: Db, row: ExecutionRow, model: string) {
   const guard: CallGuard & { fold(): { charge: FoldedCharge; usage: Usage } | undefined; flush(): Promise<void>; chargeNow(usage: Usage): Promise<void> } = {
     async before() {
       await flush();
+      // The first call right after a start in place: the start's verdict is this check.
+      const fresh = start && performance.now() - start.at < FRESH_MS ? start : undefined;
+      start = undefined;
+      if (fresh) {
+        counted = fresh.counted;
+        return null;
+      }
       const verdict = await checkBudgets(db, scope, model);
       counted = verdict.counted;
       return verdict.blocking ? blockedMessage(verdict.blocking) : null;

@@ -16,7 +16,7 @@ import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, RESERVE, startedWrites, type ExecutionRow } from './lifecycle';
-import { blockedMessage, blockingBudget, isUnpricedSql } from '../budgets/ledger';
+import { blockedMessage, blockingBudget, countedBy, isUnpricedSql } from '../budgets/ledger';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -120,6 +120,7 @@ export async function startExecution(
               .execute(),
           ]);
     const lockQ = opts.inline ? lockTenant(tx, actor) : null;
+    const scope = { ...actor, agentId, keyId: opts.keyId ?? null };
     const agentQ = tx
       .select({
         agent: agents,
@@ -127,7 +128,9 @@ export async function startExecution(
         now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8`,
         admitted: opts.inline ? mayStartNow(actor) : sql<boolean>`false`,
         // A `block` budget that refuses the run (docs/budgets.md): 402 before anything is written.
-        blocking: blockingBudget({ ...actor, agentId, keyId: opts.keyId ?? null }, isUnpricedSql(sql`${agents.model}`, actor.environment)),
+        blocking: blockingBudget(scope, isUnpricedSql(sql`${agents.model}`, actor.environment)),
+        // Whether any budget counts it: a run started in place takes this for its first call's check.
+        counted: opts.inline ? countedBy(scope) : sql<boolean>`false`,
       })
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
@@ -215,7 +218,7 @@ export async function startExecution(
     // A new conversation's history is the message just written: nothing to read back.
     const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
     const [history] = await Promise.all([historyQ, written]);
-    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history } };
+    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, budgets: { counted: found.counted === true, at: performance.now() } } };
   });
 }
 
