@@ -3,18 +3,20 @@ import { encodeTime } from 'ulid';
 import type { Db } from '../../db/client';
 import { events, userSessions } from '../../db/schema';
 import { EVENT_RETENTION_DAYS } from '../modules/events/types';
+import { pruneLedger } from '../modules/budgets/ledger';
 import { pruneUsage } from '../modules/usage/prune';
 import { queue } from '../platform/jobs/index';
 
 // Housekeeping run by the workers: dashboard sessions that ended more than a day ago are
 // deleted (their JWTs are dead already; the rows only answered "no"); events older than 30 days
-// go, with their deliveries; usage rollups past their retention go.
+// go, with their deliveries; usage rollups past their retention go, and budgets' ledger rows of
+// periods that ended over 400 days ago (budgets/ledger.ts `pruneLedger`).
 export const maintenanceQueue = queue<{ requestedBy?: string }>('maintenance', { retryLimit: 1, expireInSeconds: 300 });
 
 /** Every 15 minutes, on whichever worker the schedule lands. */
 export const MAINTENANCE_CRON = '*/15 * * * *';
 
-export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number }> {
+export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; ledgerRowsDeleted: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const deleted = await db
     .delete(userSessions)
@@ -24,5 +26,6 @@ export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessio
   const oldest = `evt_${encodeTime(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000, 10)}`;
   const expired = await db.delete(events).where(lt(events.id, oldest)).returning({ id: events.id });
   const usageRowsDeleted = await pruneUsage(db, now);
-  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted };
+  const ledgerRowsDeleted = await pruneLedger(db, now);
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted };
 }

@@ -12,11 +12,13 @@ import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harn
 let api: TestServer;
 let sweepBudgetAlerts: typeof import('../../server/modules/budgets/alerts').sweepBudgetAlerts;
 let sweepUsageSpikes: typeof import('../../server/modules/keys/usage-spike').sweepUsageSpikes;
+let runMaintenance: typeof import('../../server/processes/maintenance').runMaintenance;
 
 before(async () => {
   api = await startServer();
   ({ sweepBudgetAlerts } = await import('../../server/modules/budgets/alerts'));
   ({ sweepUsageSpikes } = await import('../../server/modules/keys/usage-spike'));
+  ({ runMaintenance } = await import('../../server/processes/maintenance'));
 });
 after(() => api?.close());
 
@@ -49,6 +51,26 @@ describe('budget sweeps', () => {
     assert.equal(resets[0]!.data.object.id, b.id);
     assert.equal(resets[0]!.data.object.status, 'ok', 'the new period is within its limit');
     assert.equal(resets[0]!.data.object.periodStart, b.periodStart);
+  });
+
+  it('maintenance deletes ledger rows of periods ended over 400 days ago, never a total budget’s nor one whose reset is due', async () => {
+    const key = await api.seed.key({ ...UNLIMITED });
+    const daily = await budget(key);
+    const total = await budget(key, { period: 'total' });
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await api.query(sql`insert into budget_spend (budget_id, period_start, tokens) values (${daily.id}, ${ago(500)}::timestamptz, 10), (${daily.id}, ${ago(300)}::timestamptz, 10)`);
+    // Exceeded and its reset not sent yet (the sweep's to send): kept until it is.
+    await api.query(sql`insert into budget_spend (budget_id, period_start, tokens, exceeded_at) values (${daily.id}, ${ago(501)}::timestamptz, 150, ${ago(501)}::timestamptz)`);
+    await api.query(sql`update budget_spend set tokens = 7 where budget_id = ${total.id}`);
+    await api.query(sql`insert into key_usage_alerts (key_id, day) values (${key.id}, (now() - interval '30 days')::date), (${key.id}, current_date)`);
+    const { ledgerRowsDeleted } = await runMaintenance(api.db);
+    assert.ok(ledgerRowsDeleted >= 2);
+    const left = await api.query<{ period_start: string }>(sql`select period_start::text from budget_spend where budget_id = ${daily.id} order by period_start`);
+    assert.equal(left.length, 3, 'the 300-day-old period, the one awaiting its reset, and today');
+    assert.equal((await api.query(sql`select 1 from budget_spend where budget_id = ${total.id}`)).length, 1, 'a total budget keeps its one row');
+    assert.equal((await api.query(sql`select 1 from key_usage_alerts where key_id = ${key.id}`)).length, 1, "today's spike claim stays");
+    const view = (await api.request<BudgetView>('GET', `/v1/budgets/${total.id}`, { key: key.key })).body;
+    assert.equal(view.spent.tokens, 7);
   });
 
   it('an exceeded period still under way is not reset', async () => {

@@ -7,7 +7,7 @@ import { emit } from '../events/emit';
 import { log } from '../../platform/log';
 import { repeat } from '../../platform/repeat';
 import { CHANNELS, type Bus } from '../../platform/notify';
-import { parseIntArray, periodStartOf, percentOf, type Charged } from './ledger';
+import { exceededDue, parseIntArray, periodStartOf, thresholdsDue } from './ledger';
 import { budgetViewsOf } from './service';
 
 // Budget alerts (docs/budgets.md, "Alerts"): `budget.threshold_reached` once per threshold per
@@ -16,35 +16,38 @@ import { budgetViewsOf } from './service';
 // threshold not yet in `alerted`, `exceeded_at` or `reset_at` still null) in the transaction that
 // writes its event to the outbox: sent once, whichever processes race for it.
 
-interface Scope {
-  workspaceId: string;
-  environment: string;
-}
-
 type Owner = { workspaceId: string; environment: 'live' | 'test' };
 
-/** Sends what a charge crossed (ledger.ts `charge` returns only the rows with something to send). */
-export async function sendAlerts(db: Db, scope: Scope, charged: Charged[]): Promise<void> {
-  const owner = scope as Owner;
-  for (const c of charged) {
-    await transaction(db, async (tx) => {
-      const at = sql`budget_id = ${c.budgetId} and period_start = ${c.periodStart.toISOString()}::timestamptz`;
-      const sent: { type: 'budget.threshold_reached' | 'budget.exceeded'; percent?: number }[] = [];
-      for (const t of c.newThresholds) {
-        const claimed = await queryRows(tx, sql`update budget_spend set alerted = alerted || ${t}::int where ${at} and not (${t}::int = any(alerted)) returning 1`);
-        if (claimed.length > 0) sent.push({ type: 'budget.threshold_reached', percent: t });
-      }
-      if (c.newlyExceeded) {
-        const claimed = await queryRows(tx, sql`update budget_spend set exceeded_at = now() where ${at} and exceeded_at is null returning 1`);
-        if (claimed.length > 0) sent.push({ type: 'budget.exceeded' });
-      }
-      if (sent.length === 0) return;
-      const [row] = await tx.select().from(budgets).where(eq(budgets.id, c.budgetId));
-      if (!row) return;
-      const [view] = await budgetViewsOf(tx, [row]);
-      for (const s of sent) await emit(tx, owner, s.type, s.percent === undefined ? view! : { ...view!, percent: s.percent });
-    });
-  }
+/** The alerts one budget's period has to send: thresholds reached and not alerted, and whether `budget.exceeded` is due. */
+interface Due {
+  budgetId: string;
+  periodStart: Date;
+  thresholds: number[];
+  exceeded: boolean;
+}
+
+/** Emits `type` for budget `id` (its view as the API shows it, with `extra`), in `tx`. */
+async function emitFor(tx: Db, owner: Owner, id: string, type: 'budget.threshold_reached' | 'budget.exceeded' | 'budget.reset', extras: Record<string, unknown>[]): Promise<boolean> {
+  const [row] = await tx.select().from(budgets).where(eq(budgets.id, id));
+  if (!row) return false;
+  const [view] = await budgetViewsOf(tx, [row]);
+  for (const extra of extras) await emit(tx, owner, type, { ...view!, ...extra });
+  return true;
+}
+
+/** Sends one budget's due alerts, each claimed by a conditional update in the transaction that writes its event. */
+async function sendAlerts(db: Db, owner: Owner, d: Due): Promise<void> {
+  await transaction(db, async (tx) => {
+    const at = sql`budget_id = ${d.budgetId} and period_start = ${d.periodStart.toISOString()}::timestamptz`;
+    const thresholds: number[] = [];
+    for (const t of d.thresholds) {
+      const claimed = await queryRows(tx, sql`update budget_spend set alerted = alerted || ${t}::int where ${at} and not (${t}::int = any(alerted)) returning 1`);
+      if (claimed.length > 0) thresholds.push(t);
+    }
+    const exceeded = d.exceeded && (await queryRows(tx, sql`update budget_spend set exceeded_at = now() where ${at} and exceeded_at is null returning 1`)).length > 0;
+    if (thresholds.length > 0) await emitFor(tx, owner, d.budgetId, 'budget.threshold_reached', thresholds.map((percent) => ({ percent })));
+    if (exceeded) await emitFor(tx, owner, d.budgetId, 'budget.exceeded', [{}]);
+  });
 }
 
 /**
@@ -66,11 +69,7 @@ export async function sweepBudgetAlerts(db: Db): Promise<{ resets: number; alert
         sql`update budget_spend set reset_at = now() where budget_id = ${e.budget_id} and period_start = ${new Date(e.period_start).toISOString()}::timestamptz and reset_at is null returning 1`,
       );
       if (claimed.length === 0) return;
-      const [row] = await tx.select().from(budgets).where(eq(budgets.id, e.budget_id));
-      if (!row) return;
-      const [view] = await budgetViewsOf(tx, [row]);
-      await emit(tx, { workspaceId: e.workspace_id, environment: e.environment }, 'budget.reset', view!);
-      resets++;
+      if (await emitFor(tx, { workspaceId: e.workspace_id, environment: e.environment }, e.budget_id, 'budget.reset', [{}])) resets++;
     });
   }
   const alerts = await sendDueAlerts(db);
@@ -84,20 +83,16 @@ export async function sweepBudgetAlerts(db: Db): Promise<{ resets: number; alert
  */
 export async function sendDueAlerts(db: Db, ids?: string[]): Promise<number> {
   const which = ids ? sql`and b.id = any(${textArray(ids)})` : sql``;
-  const due = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: string; thresholds: number[] | string; exceeded: boolean }>(
+  const due = await queryRows<{ budget_id: string; period_start: Date | string; workspace_id: string; environment: Owner['environment']; thresholds: number[] | string; exceeded: boolean }>(
     db,
     sql`select * from (
-      select s.budget_id, s.period_start, b.workspace_id, b.environment,
-        array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
-        (s.exceeded_at is null and (s.cost_usd >= b.limit_usd or s.tokens >= b.limit_tokens)) as exceeded
+      select s.budget_id, s.period_start, b.workspace_id, b.environment, ${thresholdsDue} as thresholds, ${exceededDue} as exceeded
       from budget_spend s join budgets b on b.id = s.budget_id and s.period_start = ${periodStartOf('b')} ${which}
     ) x where cardinality(x.thresholds) > 0 or x.exceeded limit 100`,
   );
   for (const m of due) {
     const thresholds = typeof m.thresholds === 'string' ? parseIntArray(m.thresholds) : m.thresholds;
-    await sendAlerts(db, { workspaceId: m.workspace_id, environment: m.environment }, [
-      { budgetId: m.budget_id, periodStart: new Date(m.period_start), costUsd: '', tokens: 0, newThresholds: thresholds, newlyExceeded: m.exceeded },
-    ]);
+    await sendAlerts(db, { workspaceId: m.workspace_id, environment: m.environment }, { budgetId: m.budget_id, periodStart: new Date(m.period_start), thresholds, exceeded: m.exceeded });
   }
   return due.length;
 }

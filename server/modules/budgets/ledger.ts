@@ -69,16 +69,19 @@ export interface Blocking {
   reason: 'spent' | 'unpriced';
 }
 
+/** Why `block` budget `b` with spend row `s` refuses a run ('spent' | 'unpriced'), or null (it does not; nor does a `notify` budget). `unpriced`: an SQL boolean. */
+const refusal = (unpriced: SQL): SQL =>
+  sql`(case when b.action <> 'block' then null when ${reached} then 'spent' when b.limit_usd is not null and ${unpriced} then 'unpriced' end)`;
+
 /**
  * The first `block` budget that refuses a run now, as a JSON value or null (a subquery, so a
  * start can read it in the statement that reads the agent). `unpriced`: whether the run's model
  * has no price (an SQL boolean).
  */
 export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | null> {
-  return sql<Blocking | null>`(select json_build_object('id', b.id, 'name', b.name, 'resetsAt', ${resetsAtOf('b')},
-        'reason', case when ${reached} then 'spent' else 'unpriced' end)
+  return sql<Blocking | null>`(select json_build_object('id', b.id, 'name', b.name, 'resetsAt', ${resetsAtOf('b')}, 'reason', ${refusal(unpriced)})
       from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
-      where ${matching(run)} and b.action = 'block' and (${reached} or (b.limit_usd is not null and ${unpriced}))
+      where ${matching(run)} and ${refusal(unpriced)} is not null
       order by b.id limit 1)`;
 }
 
@@ -108,7 +111,7 @@ export async function checkBudgets(db: Db, run: RunScope, model: string): Promis
   const rows = await queryRows<{ id: string; name: string; resets_at: Date | string | null; reason: Blocking['reason'] | null }>(
     db,
     sql`select b.id, b.name, case when b.action = 'block' and ${reached} then ${resetsAtOf('b')} end as resets_at,
-        case when b.action <> 'block' then null when ${reached} then 'spent' when b.limit_usd is not null and ${isUnpriced(model, run.environment)}::boolean then 'unpriced' end as reason
+        ${refusal(sql`${isUnpriced(model, run.environment)}::boolean`)} as reason
       from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
       where ${matching(run)} order by b.id`,
   );
@@ -122,17 +125,6 @@ export function blockedMessage(b: Blocking): string {
   const name = `budget '${b.name}' (${b.id})`;
   if (b.reason === 'unpriced') return `The ${name} counts USD, and this live model has no price in MODEL_PRICES: it cannot run under a blocking USD budget`;
   return `The ${name} is exceeded; ${b.resetsAt ? `it resets at ${new Date(b.resetsAt).toISOString()}` : 'its period is `total` and never resets'} (raise its limit to go on now)`;
-}
-
-/** A charge's new totals, per budget: what alerts are judged by. */
-export interface Charged {
-  budgetId: string;
-  periodStart: Date;
-  costUsd: string;
-  tokens: number;
-  /** Thresholds (percent) reached and not yet alerted this period, and whether the limit was reached for the first time. */
-  newThresholds: number[];
-  newlyExceeded: boolean;
 }
 
 type Call = { model: string; inputTokens: number; outputTokens: number };
@@ -153,31 +145,26 @@ function chargeUpsert(run: RunScope, call: Call): SQL {
       returning s.*`;
 }
 
+/** Thresholds (percent) spend row `s` of budget `b` has reached and not alerted this period, ascending (an int[]). */
+export const thresholdsDue = sql`array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t)`;
+
+/** Whether spend row `s` of budget `b` reached its limit with no `budget.exceeded` sent this period. */
+export const exceededDue = sql`(s.exceeded_at is null and ${reached})`;
+
 /** Whether spend row `s` of budget `b` has an alert to send: a threshold reached and not alerted, or the limit reached with no `exceeded_at`. */
-const alertDue = sql`((s.exceeded_at is null and ${reached}) or exists (select 1 from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted))))`;
+const alertDue = sql`(${exceededDue} or exists (select 1 from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted))))`;
 
 /**
- * Charges a model call now, in one statement (ledger rows `chargeUpsert`), and returns the new
- * totals of the budgets that now have an alert to send (the rest is not read back).
+ * Charges a model call now, in one statement (ledger rows `chargeUpsert`), and returns the
+ * budgets that now have an alert to send (alerts.ts `sendDueAlerts` sends them).
  */
-export async function charge(db: Db, run: RunScope, call: Call): Promise<Charged[]> {
-  const rows = await queryRows<{ budget_id: string; period_start: Date | string; cost_usd: string; tokens: string | number; thresholds: number[] | string; exceeded: boolean }>(
+export async function charge(db: Db, run: RunScope, call: Call): Promise<string[]> {
+  const rows = await queryRows<{ budget_id: string }>(
     db,
     sql`with up as (${chargeUpsert(run, call)})
-    select s.budget_id, s.period_start, s.cost_usd::text as cost_usd, s.tokens,
-      array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t) as thresholds,
-      (s.exceeded_at is null and ${reached}) as exceeded
-    from up s join budgets b on b.id = s.budget_id
-    where ${alertDue}`,
+    select s.budget_id from up s join budgets b on b.id = s.budget_id where ${alertDue}`,
   );
-  return rows.map((r) => ({
-    budgetId: r.budget_id,
-    periodStart: new Date(r.period_start),
-    costUsd: r.cost_usd,
-    tokens: Number(r.tokens),
-    newThresholds: typeof r.thresholds === 'string' ? parseIntArray(r.thresholds) : r.thresholds,
-    newlyExceeded: r.exceeded,
-  }));
+  return rows.map((r) => r.budget_id);
 }
 
 /** A charge as part of another statement (db/rows.ts `writeAll`): its upsert, and the signal naming the budgets with an alert due. */
@@ -210,3 +197,24 @@ export const parseIntArray = (text: string): number[] =>
     .split(',')
     .filter(Boolean)
     .map(Number);
+
+/** How long a closed period's ledger row is kept (the dashboard's forecast and history read the current one only). */
+export const LEDGER_RETENTION_DAYS = 400;
+
+/**
+ * Deletes ledger rows of periods that ended over LEDGER_RETENTION_DAYS ago (never a `total`
+ * budget's, never one whose `budget.reset` is still due), and the usage-spike claims of days
+ * past the week the spike rule reads. Returns how many rows went.
+ */
+export async function pruneLedger(db: Db, now = new Date()): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`with spend as (
+        delete from budget_spend s using budgets b
+        where b.id = s.budget_id and b.period <> 'total' and (s.exceeded_at is null or s.reset_at is not null)
+          and s.period_start < ${now.toISOString()}::timestamptz - make_interval(days => ${LEDGER_RETENTION_DAYS + 31}) returning 1),
+      claims as (delete from key_usage_alerts where day < (${now.toISOString()}::timestamptz at time zone 'UTC')::date - 8 returning 1)
+      select ((select count(*) from spend) + (select count(*) from claims))::int as n`,
+  );
+  return rows[0]?.n ?? 0;
+}

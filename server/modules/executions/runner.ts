@@ -12,7 +12,7 @@ import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type CallGuard, type ResumeFrom } from './model-loop';
 import { blockedMessage, charge, checkBudgets, foldedCharge, FRESH_MS, type FoldedCharge, type StartVerdict } from '../budgets/ledger';
-import { sendAlerts } from '../budgets/alerts';
+import { sendDueAlerts } from '../budgets/alerts';
 import { pause } from './pause';
 import type { RunLog } from './recorder';
 
@@ -240,8 +240,8 @@ function budgetGuard(db: Db, row: ExecutionRow, model: string, start?: StartVerd
   let counted = true;
   let pending: Usage | null = null;
   const chargeNow = async (usage: Usage) => {
-    const charged = await charge(db, scope, { model, ...usage });
-    if (charged.length > 0) await sendAlerts(db, scope, charged);
+    const due = await charge(db, scope, { model, ...usage });
+    if (due.length > 0) await sendDueAlerts(db, due);
   };
   const flush = async () => {
     const usage = pending;
