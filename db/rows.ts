@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Db } from './client';
 
 /** The rows of a raw SQL statement on either driver (postgres.js answers an array, PGlite `{rows}`). */
@@ -26,4 +27,16 @@ export function writeAll(writes: SQL[], signals: SQL[] = []): SQL {
     sql`, `,
   );
   return sql`with ${parts} select ${signals.length > 0 ? sql.join(signals, sql`, `) : sql`1`}`;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * A fragment with no parameters, rendered to its text once: a statement built on a hot path
+ * embeds it as one chunk instead of walking its parts again on every call.
+ */
+export function frozen(fragment: SQL): SQL {
+  const query = dialect.sqlToQuery(fragment);
+  if (query.params.length > 0) throw new Error(`a frozen fragment has parameters: ${query.sql}`);
+  return sql.raw(query.sql);
 }

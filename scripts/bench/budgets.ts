@@ -1,20 +1,20 @@
 // The budgets part of `npm run bench` (docs/benchmark.md, "Budgets"):
 //   - cost: one embedded app process (PGlite: the database's CPU is the process's own), a fake
-//     OpenAI-compatible model in this bench process (~1 ms, not counted). Two agents of one
-//     workspace: A has no budget, B has three in force (a `block` token budget, a `block` USD
-//     budget and a `notify` USD budget, limits never reached), so each of B's model calls is
-//     checked and charged to three ledger rows. BENCH_BUDGET_ROUNDS (5) rounds of BENCH_BUDGET_RUNS
-//     (200) sequential `wait: true` runs of each, interleaved in blocks of 10; per round, the app
-//     process's CPU (user + system, /proc) per run and the p50 of `wait`. Medians of the rounds.
+//     OpenAI-compatible model in this bench process (~1 ms, not counted). Three arms: an agent of
+//     a workspace with no budget, an agent no budget counts beside budgeted ones, and one with
+//     three in force (a `block` token budget, a `block` USD budget and a `notify` USD budget,
+//     limits never reached). BENCH_BUDGET_ROUNDS (5) rounds of BENCH_BUDGET_RUNS (200) sequential
+//     `wait: true` runs per arm, the arms taking turns run by run; each run's CPU is the app
+//     process's threads' time on a CPU (/proc schedstat, ns). Medians of the rounds.
 //   - exactness: PostgreSQL, 2 web + 2 worker processes, a fake model at 100 ms and a tool server
 //     (both in this process); BENCH_BUDGET_RACE (50) runs of an agent making 4 model calls (3
 //     tool calls) started at once across both web processes against a `block` token budget they
-//     pass. Reports the ledger's `spent` against the runs' own tokens, and the overshoot against
+//     pass (BENCH_BUDGET_RACE=0 skips it). Reports the ledger's `spent` against the runs' own tokens, and the overshoot against
 //     the bound (one call per run in flight).
 import type { ChildProcess } from 'node:child_process';
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startToolServer } from '../../test/fakes/tool-server';
-import { cpuMs } from './cpu';
+import { cpuPreciseMs } from './cpu';
 import type { ExecutionsSetup } from './executions';
 import { call, clientAgent, cli, startApp, type Client } from './hosted';
 import { freePorts, median, percentile, sleep, spawnService, stopAll, waitFor } from './util';
@@ -54,32 +54,28 @@ async function cost(setup: ExecutionsSetup): Promise<void> {
     await budget(c, { target, limit: { usd: '1000000' }, action: 'block', period: 'month', timezone: 'America/Santiago' });
     await budget(c, { target, limit: { usd: '1000000' }, action: 'notify', period: 'week', timezone: 'Asia/Kolkata' });
     const pid = app.pids[0]!;
-    /** `n` sequential wait runs of an arm's agent: the process's CPU they used and their latencies. */
-    const run = async (arm: Arm, n: number) => {
+    /** One wait run of an arm's agent: the app process's CPU it used (its threads', ns-precise) and its latency. */
+    const once = async (arm: Arm, i: number) => {
       const { client, id } = agents[arm];
-      const lat: number[] = [];
-      const cpu0 = cpuMs(pid);
-      for (let i = 0; i < n; i++) {
-        const t0 = performance.now();
-        const e = await call<Execution>(client, 'POST', `/v1/agents/${id}/execute`, { input: `What is the status of order ${i}?`, wait: true }, 200);
-        lat.push(performance.now() - t0);
-        if (e.body.status !== 'succeeded') throw new Error(`a run ended ${e.body.status}: ${JSON.stringify(e.body.error)}`);
-      }
-      return { cpu: cpuMs(pid) - cpu0, lat };
+      const cpu0 = cpuPreciseMs(pid);
+      const t0 = performance.now();
+      const e = await call<Execution>(client, 'POST', `/v1/agents/${id}/execute`, { input: `What is the status of order ${i}?`, wait: true }, 200);
+      const lat = performance.now() - t0;
+      if (e.body.status !== 'succeeded') throw new Error(`a run ended ${e.body.status}: ${JSON.stringify(e.body.error)}`);
+      return { cpu: cpuPreciseMs(pid) - cpu0, lat };
     };
-    for (const arm of ARMS) await run(arm, 30); // warm-up: JIT, pools
-    // Each round interleaves the arms in blocks of 10 runs (rotating which goes first), so a
-    // drift of the machine (another process, a GC) falls on all alike.
-    const BLOCK = 10;
+    for (let i = 0; i < 30; i++) for (const arm of ARMS) await once(arm, i); // warm-up: JIT, pools
+    // The arms take turns run by run (the order rotating), so a garbage collection or a drift of
+    // the machine falls on all alike; each run's CPU is read from the scheduler's counters.
     const rounds: Record<Arm, { cpu: number; p50: number }>[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const acc = Object.fromEntries(ARMS.map((a) => [a, { cpu: 0, lat: [] as number[] }])) as Record<Arm, { cpu: number; lat: number[] }>;
-      for (let blk = 0; blk < RUNS / BLOCK; blk++) {
+      for (let i = 0; i < RUNS; i++) {
         for (let j = 0; j < ARMS.length; j++) {
-          const arm = ARMS[(blk + r + j) % ARMS.length]!;
-          const got = await run(arm, BLOCK);
+          const arm = ARMS[(i + r + j) % ARMS.length]!;
+          const got = await once(arm, i);
           acc[arm].cpu += got.cpu;
-          acc[arm].lat.push(...got.lat);
+          acc[arm].lat.push(got.lat);
         }
       }
       rounds.push(Object.fromEntries(ARMS.map((a) => [a, { cpu: acc[a].cpu / RUNS, p50: percentile(acc[a].lat, 50) }])) as Record<Arm, { cpu: number; p50: number }>);

@@ -29,6 +29,27 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/**
+ * A process's CPU in ms at the scheduler's nanosecond resolution: the sum over its threads of
+ * /proc/<pid>/task/<tid>/schedstat's time on a CPU (0 when it cannot be read). Fine enough to
+ * count one request; a thread that has exited no longer counts.
+ */
+export function cpuPreciseMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
 export interface CpuSample {
   server: number;
   /** Per backend or Redis pid: its CPU so far. */

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { queryRows } from '../../../db/rows';
+import { frozen, queryRows } from '../../../db/rows';
 import { env } from '../../platform/env.js';
 import { callCost, type PriceTable } from '../../platform/prices';
 import { CHANNELS, notifyCall } from '../../platform/notify';
@@ -25,8 +25,11 @@ export interface RunScope {
  * months on the 1st) by PostgreSQL's `date_trunc(unit, now(), zone)`: on a day whose midnight
  * does not exist (a DST change at 00:00), the day's first instant. The epoch for `total`.
  */
-export const periodStartOf = (b: string, at: SQL = sql`now()`): SQL =>
-  sql`(case when ${sql.raw(b)}.period = 'total' then 'epoch'::timestamptz else date_trunc(${sql.raw(b)}.period, ${at}, ${sql.raw(b)}.timezone) end)`;
+export const periodStartOf = (b: string, at?: SQL): SQL =>
+  b === 'b' && at === undefined
+    ? PERIOD_START_B
+    : sql`(case when ${sql.raw(b)}.period = 'total' then 'epoch'::timestamptz else date_trunc(${sql.raw(b)}.period, ${at ?? sql`now()`}, ${sql.raw(b)}.timezone) end)`;
+const PERIOD_START_B = frozen(sql`(case when b.period = 'total' then 'epoch'::timestamptz else date_trunc(b.period, now(), b.timezone) end)`);
 
 /**
  * When budget `b`'s current period ends: the next local midnight that starts a period, in its
@@ -45,11 +48,11 @@ export function matching(run: RunScope): SQL {
 }
 
 /** Whether spend row `s` of budget `b` has reached the limit. */
-const reached = sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens)`;
+const reached = frozen(sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens)`);
 
 /** Spend row `s` as a percentage of budget `b`'s limit (numeric). */
-export const percentOf = sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
-  else coalesce(s.tokens, 0) * 100.0 / nullif(b.limit_tokens, 0) end)`;
+export const percentOf = frozen(sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
+  else coalesce(s.tokens, 0) * 100.0 / nullif(b.limit_tokens, 0) end)`);
 
 /** Whether a model has no price (its live calls cannot be counted in USD): as analytics price it (platform/prices.ts). */
 export function isUnpriced(model: string, environment: string, prices: PriceTable = env.MODEL_PRICES as PriceTable): boolean {
@@ -146,13 +149,13 @@ function chargeUpsert(run: RunScope, call: Call): SQL {
 }
 
 /** Thresholds (percent) spend row `s` of budget `b` has reached and not alerted this period, ascending (an int[]). */
-export const thresholdsDue = sql`array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t)`;
+export const thresholdsDue = frozen(sql`array(select t from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted)) order by t)`);
 
 /** Whether spend row `s` of budget `b` reached its limit with no `budget.exceeded` sent this period. */
-export const exceededDue = sql`(s.exceeded_at is null and ${reached})`;
+export const exceededDue = frozen(sql`(s.exceeded_at is null and ${reached})`);
 
 /** Whether spend row `s` of budget `b` has an alert to send: a threshold reached and not alerted, or the limit reached with no `exceeded_at`. */
-const alertDue = sql`(${exceededDue} or exists (select 1 from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted))))`;
+const alertDue = frozen(sql`(${exceededDue} or exists (select 1 from unnest(b.alert_at) t where t <= ${percentOf} and not (t = any(s.alerted))))`);
 
 /**
  * Charges a model call now, in one statement (ledger rows `chargeUpsert`), and returns the
@@ -182,11 +185,18 @@ export interface FoldedCharge {
 export function foldedCharge(run: RunScope, call: Call): FoldedCharge {
   return {
     write: chargeUpsert(run, call),
-    signal: (alias) =>
-      sql`(select case when count(*) > 0 then ${notifyCall(CHANNELS.budgets, sql`string_agg(s.budget_id, ',')`)} end
-          from ${sql.raw(alias)} s join budgets b on b.id = s.budget_id where ${alertDue})`,
+    signal: (alias) => {
+      let signal = signals.get(alias);
+      if (!signal) {
+        signal = frozen(sql`(select case when count(*) > 0 then ${notifyCall(CHANNELS.budgets, sql`string_agg(s.budget_id, ',')`)} end
+          from ${sql.raw(alias)} s join budgets b on b.id = s.budget_id where ${alertDue})`);
+        signals.set(alias, signal);
+      }
+      return signal;
+    },
   };
 }
+const signals = new Map<string, SQL>();
 
 
 
