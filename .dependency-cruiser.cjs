@@ -27,6 +27,7 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 // modules gain one face each (docs/engine-plan.md, step 10).
 const MODULE_FACES = {
   agents: 'schemas|service',
+  audit: 'actions|record|schemas|service',
   budgets: 'alerts|ledger|schemas|service',
   auth: 'callback-path|environment|guards|options|session|sessions|signin-errors|users',
   events: 'emit|schemas|service|types',

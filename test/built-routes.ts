@@ -11,6 +11,7 @@ export const BUILT_OPERATIONS = [
   'GET /v1/agents/{id}',
   'GET /v1/analytics/executions',
   'GET /v1/analytics/requests',
+  'GET /v1/audit-events',
   'GET /v1/budgets',
   'GET /v1/budgets/{id}',
   'GET /v1/conversations',

@@ -11,3 +11,4 @@ export * from './streams';
 export * from './usage';
 export * from './schedules';
 export * from './budgets';
+export * from './audit';

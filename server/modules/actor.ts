@@ -13,6 +13,8 @@ export type Actor =
       scopes: Scope[];
       plan: Plan;
       customRpm: number | null;
+      /** Where the request came from (the audit log's context); none outside a request. */
+      request?: RequestContext;
     }
   | {
       // A signed-in human in the dashboard: every scope, in the environment chosen in the header.
@@ -23,7 +25,17 @@ export type Actor =
       workspaceId: string;
       environment: Environment;
       scopes: Scope[];
+      /** Where the request came from (the audit log's context); the admin CLI names itself. */
+      request?: RequestContext;
     };
 
 /** A signed-in human (the dashboard, or the admin CLI acting as one). */
 export type UserActor = Extract<Actor, { kind: 'user' }>;
+
+/** Where a change was asked from, as the audit log records it (docs/audit.md). */
+export interface RequestContext {
+  /** The client's address as the edge determined it (trusted proxies only: platform/http/client-address.ts). */
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}

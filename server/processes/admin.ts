@@ -110,7 +110,7 @@ async function run(argv: string[]): Promise<string> {
       const m = await member(db, email);
       const created = await createKey(
         db,
-        { kind: 'user', userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES] },
+        { kind: 'user', userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES], request: CLI_REQUEST },
         { name, environment, scopes },
       );
       return created.key; // the secret alone on stdout, for scripts
@@ -124,6 +124,9 @@ async function run(argv: string[]): Promise<string> {
     await database.close();
   }
 }
+
+/** The admin CLI as the audit log records it (docs/audit.md): no address, its own agent name. */
+const CLI_REQUEST = { ip: null, userAgent: 'admin-cli', requestId: null };
 
 async function member(db: Parameters<typeof findMembershipByEmail>[0], email: string) {
   const m = await findMembershipByEmail(db, email);

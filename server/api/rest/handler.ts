@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../../db/client';
 import { ApiError } from '../../platform/errors';
 import { replayExecution } from './execution-routes';
+import { clientAddress } from '../../platform/http/client-address';
 import { closeAfterResponse, hasBody } from '../../platform/http/exchange';
 import { newId } from '../../platform/ids';
 import type { KeyOwner, VerifiedKey } from '../../modules/keys/service';
@@ -94,7 +95,9 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
         return target.handle({ req, requestId, db, services, key, params, query, body: () => (body ??= readJsonBody(req)) });
       }
       const body = await readBody(req, route, query, preread);
-      return callProcedure(target, route.successStatus, { requestId, db, actor: key, services }, { query, body, params });
+      // The actor carries where the request came from: the audit log records it (docs/audit.md).
+      const actor = key && { ...key, request: { ip: clientAddress(req), userAgent: req.headers['user-agent'] ?? null, requestId } };
+      return callProcedure(target, route.successStatus, { requestId, db, actor, services }, { query, body, params });
     };
     // Idempotency-Key (POST): checked after the scope, before the input (docs/api.md,
     // "Idempotency").

@@ -61,15 +61,19 @@ export function createDashboardHandler(deps: { db: Db; limits: RateLimits; servi
       maxBatchSize: MAX_BATCH,
       async createContext(): Promise<Context> {
         if (refused) throw toTRPCError(refused);
-        const actor = await resolveActor(req);
+        const found = await resolveActor(req);
         // From here its database calls wait in its workspace's line (db/lanes.ts).
-        if (actor) nameLane(`ws:${actor.workspaceId}`);
+        if (found) nameLane(`ws:${found.workspaceId}`);
+        const requestId = newId('req');
+        const clientAddress = stampedClientAddress(req.headers);
+        // The actor carries where the request came from: the audit log records it (docs/audit.md).
+        const actor = found && { ...found, request: { ip: clientAddress || null, userAgent: req.headers.get('user-agent'), requestId } };
         return {
-          requestId: newId('req'),
+          requestId,
           db: deps.db,
           services: deps.services,
           actor,
-          clientAddress: stampedClientAddress(req.headers),
+          clientAddress,
           limits: deps.limits,
         };
       },

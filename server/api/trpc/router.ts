@@ -4,6 +4,7 @@ import { settleOutputChecks } from './outputs';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { analyticsRouter } from './routers/analytics';
+import { auditRouter } from './routers/audit';
 import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
@@ -26,6 +27,7 @@ export const appRouter = router({
   analytics: analyticsRouter,
   schedules: schedulesRouter,
   budgets: budgetsRouter,
+  audit: auditRouter,
 });
 
 // Outputs: trusted in production, checked strictly elsewhere (outputs.ts).

@@ -4,10 +4,10 @@ import { DEFAULT_SCOPES, isScope, missingScopes, normalizeScopes, scopeSchema, S
 
 describe('scopes', () => {
   it('are the seven of docs/api.md ("Keys and scopes"), in its order', () => {
-    assert.deepEqual(SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage']);
+    assert.deepEqual(SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage', 'audit:read']);
   });
 
-  it('default to every scope but keys:manage, webhooks:manage and budgets:manage', () => {
+  it('default to every scope but keys:manage, webhooks:manage and budgets:manage and audit:read', () => {
     assert.deepEqual(DEFAULT_SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'analytics:read']);
   });
 

@@ -11,6 +11,7 @@ export const SCOPE_TABLE = [
   { scope: 'webhooks:manage', isDefault: false, description: 'Create and manage webhook endpoints' },
   { scope: 'analytics:read', isDefault: true, description: 'Access usage analytics and metrics' },
   { scope: 'budgets:manage', isDefault: false, description: 'Create and manage budgets' },
+  { scope: 'audit:read', isDefault: false, description: 'Read the audit log: who changed what in the workspace' },
 ] as const;
 
 export type Scope = (typeof SCOPE_TABLE)[number]['scope'];

@@ -1,3 +1,4 @@
+import { audit, changesOf } from '../audit/record';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -164,6 +165,9 @@ function sameDayExists(value: string): boolean {
 }
 
 /** Creates a key. A key may only mint keys in its own environment with scopes it holds. */
+/** What a key's audit records show of it (never its secret or hash). */
+const KEY_AUDITED = ['name', 'environment', 'scopes', 'expiresAt'] as const;
+
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now = new Date()): Promise<CreatedKeyView> {
   const environment = input.environment ?? actor.environment;
   const scopes = normalizeScopes(input.scopes ?? DEFAULT_SCOPES);
@@ -201,7 +205,10 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
       })
       .returning();
     const shown = view(row!);
-    await emit(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown);
+    await Promise.all([
+      emit(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown),
+      audit(tx, actor, { action: 'key.created', target: { type: 'key', id: shown.id }, environment, changes: changesOf(null, shown, KEY_AUDITED) }),
+    ]);
     const { lastUsed: _omit, ...rest } = shown;
     return { ...rest, key: generated.key };
   });
@@ -228,7 +235,11 @@ export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date
       )
       .returning();
     if (!row) throw notFound('key', id);
-    await emit(tx, actor, 'key.revoked', view(row));
+    const shown = view(row);
+    await Promise.all([
+      emit(tx, actor, 'key.revoked', shown),
+      audit(tx, actor, { action: 'key.revoked', target: { type: 'key', id: row.id }, changes: { revokedAt: [null, row.revokedAt!.toISOString()] } }),
+    ]);
     return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
   });
 }
