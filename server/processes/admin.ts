@@ -78,7 +78,7 @@ async function run(argv: string[]): Promise<string> {
     const password = need(values.password, 'password');
     if (password.length < 8) throw new UsageError('--password must have at least 8 characters');
     action = async (db) => {
-      const m = await createUser(db, { email, password });
+      const m = await createUser(db, { email, password }, { system: true, request: CLI_REQUEST });
       return `created user ${m.userId} with workspace ${m.workspaceId} (starter plan)`;
     };
   } else if (command === 'set-plan') {
@@ -97,7 +97,7 @@ async function run(argv: string[]): Promise<string> {
     }
     action = async (db) => {
       const m = await member(db, email);
-      await setWorkspacePlan(db, m.workspaceId, plan, rpm, concurrency);
+      await setWorkspacePlan(db, m.workspaceId, plan, rpm, concurrency, CLI_REQUEST);
       const custom = [rpm ? `${rpm} requests/minute` : '', concurrency ? `${concurrency} executions at once` : ''].filter(Boolean).join(', ');
       return `workspace ${m.workspaceId} is now on the ${plan} plan${custom ? ` (${custom})` : ''}`;
     };

@@ -1,7 +1,8 @@
 import { and, isNotNull, lt, or } from 'drizzle-orm';
 import { encodeTime } from 'ulid';
 import type { Db } from '../../db/client';
-import { events, userSessions } from '../../db/schema';
+import { auditEvents, events, userSessions } from '../../db/schema';
+import { AUDIT_RETENTION_DAYS } from '../modules/audit/actions';
 import { EVENT_RETENTION_DAYS } from '../modules/events/types';
 import { pruneLedger } from '../modules/budgets/ledger';
 import { pruneUsage } from '../modules/usage/prune';
@@ -10,13 +11,13 @@ import { queue } from '../platform/jobs/index';
 // Housekeeping run by the workers: dashboard sessions that ended more than a day ago are
 // deleted (their JWTs are dead already; the rows only answered "no"); events older than 30 days
 // go, with their deliveries; usage rollups past their retention go, and budgets' ledger rows of
-// periods that ended over 400 days ago (budgets/ledger.ts `pruneLedger`).
+// periods that ended over 400 days ago (budgets/ledger.ts `pruneLedger`), and audit records past 365 days.
 export const maintenanceQueue = queue<{ requestedBy?: string }>('maintenance', { retryLimit: 1, expireInSeconds: 300 });
 
 /** Every 15 minutes, on whichever worker the schedule lands. */
 export const MAINTENANCE_CRON = '*/15 * * * *';
 
-export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; ledgerRowsDeleted: number }> {
+export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; ledgerRowsDeleted: number; auditEventsDeleted: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const deleted = await db
     .delete(userSessions)
@@ -25,7 +26,10 @@ export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessio
   // Event ids start with their creation time (ULID): every id below this one is older than the retention.
   const oldest = `evt_${encodeTime(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000, 10)}`;
   const expired = await db.delete(events).where(lt(events.id, oldest)).returning({ id: events.id });
+  // Audit records past 365 days (docs/audit.md), by id as events are: the only delete the log allows.
+  const auditOldest = `aud_${encodeTime(now.getTime() - AUDIT_RETENTION_DAYS * 86_400_000, 10)}`;
+  const audited = await db.delete(auditEvents).where(lt(auditEvents.id, auditOldest)).returning({ id: auditEvents.id });
   const usageRowsDeleted = await pruneUsage(db, now);
   const ledgerRowsDeleted = await pruneLedger(db, now);
-  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted };
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: audited.length };
 }

@@ -117,6 +117,21 @@ describe('listing', () => {
     expectError(await api.request('GET', '/v1/audit-events?after=evt_01JD8X41B2C3D4E5F6G7H8J9KA', { key: reader.key }), 400, 'invalid_cursor');
   });
 
+  it('keeps records 365 days: maintenance deletes older ones only', async () => {
+    const o = await api.seed.key({ scopes: ['audit:read'] });
+    const { encodeTime } = await import('ulid');
+    const old = `aud_${encodeTime(Date.now() - 366 * 86_400_000, 10)}0000000000000001`;
+    const kept = `aud_${encodeTime(Date.now() - 364 * 86_400_000, 10)}0000000000000001`;
+    for (const id of [old, kept]) {
+      await api.query(sql`insert into audit_events (id, workspace_id, environment, action, actor_type, target_type, target_id) values (${id}, ${o.workspace.id}, ${o.environment}, 'key.created', 'system', 'key', ${o.id})`);
+    }
+    const { runMaintenance } = await import('../../server/processes/maintenance');
+    const { auditEventsDeleted } = await runMaintenance(api.db);
+    assert.ok(auditEventsDeleted >= 1);
+    const ids = (await list(o, '?limit=100')).data.map((r) => r.id);
+    assert.ok(ids.includes(kept) && !ids.includes(old));
+  });
+
   it('is append-only: no route writes a record, and the database refuses an update', async () => {
     const o = await api.seed.key({ scopes: ['audit:read', 'keys:manage'] });
     const [record] = (await list(o)).data;

@@ -67,13 +67,15 @@ export function createDashboardHandler(deps: { db: Db; limits: RateLimits; servi
         const requestId = newId('req');
         const clientAddress = stampedClientAddress(req.headers);
         // The actor carries where the request came from: the audit log records it (docs/audit.md).
-        const actor = found && { ...found, request: { ip: clientAddress || null, userAgent: req.headers.get('user-agent'), requestId } };
+        const request = { ip: clientAddress || null, userAgent: req.headers.get('user-agent'), requestId };
+        const actor = found && { ...found, request };
         return {
           requestId,
           db: deps.db,
           services: deps.services,
           actor,
           clientAddress,
+          request,
           limits: deps.limits,
         };
       },

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Db } from '../../../db/client';
-import type { Actor } from '../../modules/actor';
+import type { Actor, RequestContext } from '../../modules/actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../../platform/errors';
 import { holdsScope, type Scope } from '../../modules/keys/scopes';
 import type { RateLimits } from '../../modules/ratelimit';
@@ -20,6 +20,8 @@ export interface Context {
   services: Services;
   /** The client's address (per-address limits of the dashboard's sign-up); absent on REST. */
   clientAddress?: string;
+  /** Where the request came from (the audit log's context), signed in or not; the actor carries it too. */
+  request?: RequestContext;
   /**
    * The dashboard face only: the plan limits its mutations are charged against. Absent on REST,
    * which charges the request's key before any procedure runs.

@@ -1,3 +1,4 @@
+import { audit, changesOf } from '../audit/record';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -222,6 +223,9 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
   return row ?? null;
 }
 
+/** What an agent's audit records show of it (its view: MCP header values masked, never the tool secret). */
+const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'metadata'] as const;
+
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
   const id = newId('agt');
@@ -253,7 +257,10 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
       })
       .returning();
     const view = agentView(row!);
-    await emit(tx, actor, 'agent.created', view);
+    await Promise.all([
+      emit(tx, actor, 'agent.created', view),
+      audit(tx, actor, { action: 'agent.created', target: { type: 'agent', id }, changes: changesOf(null, view, AGENT_AUDITED) }),
+    ]);
     return { ...view, toolSecret };
   });
 }
@@ -290,6 +297,9 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
+    // The agent as it was (locked until the commit): the audit record shows what changed.
+    const [before] = await tx.select().from(agents).where(owned(actor, id)).for('update');
+    if (!before) throw notFound('agent', id);
     const [row] = await tx
       .update(agents)
       .set({ ...changes, updatedAt: now })
@@ -297,7 +307,10 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
-    await emit(tx, actor, 'agent.updated', view);
+    await Promise.all([
+      emit(tx, actor, 'agent.updated', view),
+      audit(tx, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changesOf(agentView(before), view, AGENT_AUDITED) }),
+    ]);
     return view;
   });
 }
@@ -319,7 +332,10 @@ export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = n
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
-    await emit(tx, actor, 'agent.updated', view);
+    await Promise.all([
+      emit(tx, actor, 'agent.updated', view),
+      audit(tx, actor, { action: 'agent.tool_secret_rotated', target: { type: 'agent', id }, changes: { toolSecret: [null, 'rotated'] } }),
+    ]);
     return { ...view, toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
@@ -334,7 +350,10 @@ export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Da
     await cancelAgentRuns(tx, row.id);
     // Its schedules go with it (their `schedule.deleted` events before the agent's).
     await deleteAgentSchedules(tx, actor, row.id);
-    await emit(tx, actor, 'agent.deleted', agentView(row));
+    await Promise.all([
+      emit(tx, actor, 'agent.deleted', agentView(row)),
+      audit(tx, actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } }),
+    ]);
     return { id: row.id, deleted: true as const };
   });
 }

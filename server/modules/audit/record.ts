@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { queryRows } from '../../../db/rows';
 import type { Db } from '../../../db/client';
 import type { Environment } from '../../../db/schema';
-import type { Actor, RequestContext } from '../actor';
+import type { RequestContext } from '../actor';
 import { newId } from '../../platform/ids';
 import type { AuditAction } from './actions';
 
@@ -10,10 +11,15 @@ import type { AuditAction } from './actions';
 // roll back together. The actor's label (a user's email, a key's prefix) is read by the insert
 // itself: no round trip of its own.
 
-/** Who acted: the request's actor, or the service itself (a sweep, a schedule's occurrence). */
-export type AuditActor = Actor | { kind: 'system'; request?: RequestContext };
-
-export const SYSTEM: AuditActor = { kind: 'system' };
+/**
+ * Who acted: the request's actor, or the service itself (a sweep, a schedule's occurrence). A
+ * caller known only by its workspace and environment (a service called by another) is the system.
+ */
+export type AuditActor =
+  | { kind: 'user'; userId: string; workspaceId?: string; environment?: Environment; request?: RequestContext }
+  | { kind: 'key'; keyId: string; workspaceId: string; environment: Environment; request?: RequestContext }
+  | { kind: 'system'; workspaceId?: string; environment?: Environment; request?: RequestContext }
+  | { kind?: undefined; workspaceId: string; environment: Environment; request?: undefined };
 
 export interface AuditEntry {
   /** `noun.verb` in the past tense (actions.ts). */
@@ -31,9 +37,10 @@ const MAX_USER_AGENT = 512;
 
 /** The insert of one audit record, as SQL (for a statement that writes several things: db/rows.ts `writeAll`). */
 export function auditWrite(actor: AuditActor, entry: AuditEntry): SQL {
-  const workspaceId = entry.workspaceId ?? ('workspaceId' in actor ? actor.workspaceId : undefined);
+  const workspaceId = entry.workspaceId ?? actor.workspaceId;
   if (!workspaceId) throw new Error(`audit record ${entry.action} has no workspace`);
-  const environment = entry.environment !== undefined ? entry.environment : 'environment' in actor ? actor.environment : null;
+  const environment = entry.environment !== undefined ? entry.environment : (actor.environment ?? null);
+  const kind = actor.kind ?? 'system';
   const [actorId, label] =
     actor.kind === 'user'
       ? [actor.userId, sql`(select email from users where id = ${actor.userId})`]
@@ -43,7 +50,7 @@ export function auditWrite(actor: AuditActor, entry: AuditEntry): SQL {
   const request = actor.request;
   const changes = entry.changes && Object.keys(entry.changes).length > 0 ? JSON.stringify(entry.changes) : null;
   return sql`insert into audit_events (id, workspace_id, environment, action, actor_type, actor_id, actor_label, target_type, target_id, ip, user_agent, request_id, changes)
-    values (${newId('aud')}, ${workspaceId}, ${environment}, ${entry.action}, ${actor.kind}, ${actorId}, ${label}, ${entry.target.type}, ${entry.target.id},
+    values (${newId('aud')}, ${workspaceId}, ${environment}, ${entry.action}, ${kind}, ${actorId}, ${label}, ${entry.target.type}, ${entry.target.id},
       ${request?.ip?.slice(0, 100) ?? null}, ${request?.userAgent?.slice(0, MAX_USER_AGENT) ?? null}, ${request?.requestId ?? null}, ${changes}::json)`;
 }
 
@@ -65,4 +72,14 @@ export function changesOf<T extends Record<string, unknown>>(before: T | null, a
     if (JSON.stringify(b) !== JSON.stringify(a)) out[f] = [b, a];
   }
   return out;
+}
+
+/**
+ * Records a change of a user's own account (a sign-in, a new password) in every workspace they
+ * belong to, as a change of the whole workspace (environment null): each team sees what happens
+ * to its members' accounts.
+ */
+export async function auditAccount(tx: Db, actor: AuditActor, userId: string, entry: Omit<AuditEntry, 'workspaceId' | 'environment'>): Promise<void> {
+  const rows = await queryRows<{ workspace_id: string }>(tx, sql`select workspace_id from workspace_members where user_id = ${userId}`);
+  await Promise.all(rows.map((r) => tx.execute(auditWrite(actor, { ...entry, workspaceId: r.workspace_id, environment: null }))));
 }

@@ -1,3 +1,5 @@
+import { auditAccount } from '../audit/record';
+import { log } from '../../platform/log';
 import { eq } from 'drizzle-orm';
 import type { NextAuthOptions } from 'next-auth';
 import credentialsModule from 'next-auth/providers/credentials';
@@ -100,11 +102,17 @@ const credentials = (deps: AuthDeps) =>
     const db = await deps.db();
     // The attempt is spent before the password is checked (guards.ts), keyed by the matched user.
     const check = await verifyCredentials(db, email, password, (account) => guard?.attempt(account, address) ?? Promise.resolve(0));
+    if (!check.ok && check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
+    // Every sign-in and every failed one of an account is in its workspaces' audit logs (docs/audit.md);
+    // a failure for an address with no account belongs to no one: the process log only.
+    const request = { ip: address || null, userAgent: headerOf(req?.headers, 'user-agent'), requestId: null };
+    const userId = check.ok ? check.member.userId : check.account.startsWith('usr_') ? check.account : null;
+    if (userId) await auditAccount(db, { kind: 'user', userId, request }, userId, { action: check.ok ? 'user.signed_in' : 'user.sign_in_failed', target: { type: 'user', id: userId } });
+    else log.info({ address }, 'sign-in failed for an address with no account');
     if (check.ok) {
       await guard?.succeeded(check.account, address);
       return { id: check.member.userId, email: check.member.email, name: check.member.name, workspaceId: check.member.workspaceId };
     }
-    if (check.blockedFor) throw new Error(TOO_MANY_SIGN_IN_ATTEMPTS);
     return null;
   },
 });
@@ -151,6 +159,7 @@ export const createAuthOptions = (deps: AuthDeps): NextAuthOptions => ({
         token.workspaceId = member.workspaceId;
         token.email = member.email;
         token.name = member.name;
+        await auditAccount(db, { kind: 'user', userId: member.userId }, member.userId, { action: 'user.signed_in', target: { type: 'user', id: member.userId }, changes: { provider: [null, 'github'] } });
       } else if (user.workspaceId) {
         token.userId = user.id;
         token.workspaceId = user.workspaceId;
@@ -173,3 +182,9 @@ export const createAuthOptions = (deps: AuthDeps): NextAuthOptions => ({
     },
   },
 });
+
+/** A request header's value (next-auth hands `authorize` the headers as a plain object). */
+function headerOf(headers: unknown, name: string): string | null {
+  const value = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' ? value : null;
+}

@@ -1,3 +1,5 @@
+import { audit, auditAccount, changesOf, type AuditActor } from '../audit/record';
+import type { RequestContext } from '../actor';
 import { hash, verify } from '@node-rs/argon2';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -50,6 +52,8 @@ export const findByEmail = (db: Db, email: string) =>
 export async function createUser(
   db: Db,
   input: { email: string; password?: string; name?: string | null; githubId?: string },
+  /** Who made it, for the audit log: the new user from a request (sign-up), the admin CLI (the system). */
+  by?: { request?: RequestContext; system?: boolean },
 ): Promise<Membership> {
   const email = canonicalEmail(input.email);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -61,6 +65,8 @@ export async function createUser(
       const label = input.name?.trim() || email.split('@')[0];
       await tx.insert(workspaces).values({ id: workspaceId, name: `${label}'s workspace`, plan: 'starter' });
       await tx.insert(workspaceMembers).values({ workspaceId, userId, role: 'owner' });
+      const actor: AuditActor = by?.system ? { kind: 'system', request: by.request } : { kind: 'user', userId, request: by?.request };
+      await audit(tx, actor, { action: 'user.created', target: { type: 'user', id: userId }, workspaceId, environment: null, changes: { email: [null, email] } });
     });
   } catch (err) {
     // Only the admin CLI ever shows this; the sign-up form answers the same either way.
@@ -74,9 +80,9 @@ export async function createUser(
  * Dashboard sign-up. The answer and its timing are the same whether or not the address was
  * already registered (no existence oracle); an existing account is left untouched.
  */
-export async function signUp(db: Db, input: { email: string; password: string; name?: string }): Promise<void> {
+export async function signUp(db: Db, input: { email: string; password: string; name?: string }, request?: RequestContext): Promise<void> {
   try {
-    await createUser(db, input);
+    await createUser(db, input, { request });
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 'email_taken')) throw err;
   }
@@ -111,14 +117,18 @@ export async function verifyCredentials(
 }
 
 /** Sets a new password after checking the current one; false when the current one is wrong. */
-export async function changePassword(db: Db, userId: string, current: string, next: string): Promise<boolean> {
+export async function changePassword(db: Db, userId: string, current: string, next: string, request?: RequestContext): Promise<boolean> {
   const [user] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
   if (!user?.passwordHash) {
     await spendEqualTime(current);
     return false;
   }
   if (!(await checkPassword(user.passwordHash, current))) return false;
-  await db.update(users).set({ passwordHash: await hashPassword(next) }).where(eq(users.id, userId));
+  const passwordHash = await hashPassword(next);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await auditAccount(tx, { kind: 'user', userId, request }, userId, { action: 'user.password_changed', target: { type: 'user', id: userId }, changes: { password: [null, 'changed'] } });
+  });
   return true;
 }
 
@@ -149,8 +159,14 @@ export async function findMembershipByEmail(db: Db, email: string): Promise<Memb
 }
 
 /** The plan, with the enterprise plan's custom requests per minute and concurrency (null: the plan's own). */
-export async function setWorkspacePlan(db: Db, workspaceId: string, plan: Plan, customRpm: number | null, customConcurrency: number | null = null) {
-  await db.update(workspaces).set({ plan, customRpm, customConcurrency }).where(eq(workspaces.id, workspaceId));
+export async function setWorkspacePlan(db: Db, workspaceId: string, plan: Plan, customRpm: number | null, customConcurrency: number | null = null, request?: RequestContext) {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, workspaceId)).for('update');
+    if (!before) return;
+    await tx.update(workspaces).set({ plan, customRpm, customConcurrency }).where(eq(workspaces.id, workspaceId));
+    const changes = changesOf(before, { ...before, plan, customRpm, customConcurrency }, ['plan', 'customRpm', 'customConcurrency']);
+    await audit(tx, { kind: 'system', request }, { action: 'workspace.plan_changed', target: { type: 'workspace', id: workspaceId }, workspaceId, environment: null, changes });
+  });
 }
 
 export async function getWorkspace(db: Db, workspaceId: string) {

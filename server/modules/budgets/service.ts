@@ -1,3 +1,4 @@
+import { audit, changesOf } from '../audit/record';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -157,6 +158,9 @@ async function openPeriod(tx: Db, row: BudgetRow): Promise<void> {
     group by b.id`);
 }
 
+/** What a budget's audit records show of it (its settings, not its spend). */
+const BUDGET_AUDITED = ['name', 'target', 'limit', 'period', 'timezone', 'alertAt', 'action', 'metadata'] as const;
+
 export async function createBudget(db: Db, actor: Owner, input: CreateInput, now = new Date()): Promise<BudgetView> {
   const timezone = await checkedZone(db, input.timezone);
   return transaction(db, async (tx) => {
@@ -183,7 +187,9 @@ export async function createBudget(db: Db, actor: Owner, input: CreateInput, now
       })
       .returning();
     await openPeriod(tx, row!);
-    return (await budgetViewsOf(tx, [row!]))[0]!;
+    const view = (await budgetViewsOf(tx, [row!]))[0]!;
+    await audit(tx, actor, { action: 'budget.created', target: { type: 'budget', id: view.id }, changes: changesOf(null, view, BUDGET_AUDITED) });
+    return view;
   });
 }
 
@@ -217,6 +223,8 @@ export async function updateBudget(db: Db, actor: Owner, id: string, input: Upda
       changes.limitUsd = 'usd' in input.limit ? input.limit.usd : null;
       changes.limitTokens = 'tokens' in input.limit ? input.limit.tokens : null;
     }
+    const [before] = await tx.select().from(budgets).where(owned(actor, id)).for('update');
+    if (!before) throw notFound('budget', id);
     const [row] = await tx.update(budgets).set(changes).where(owned(actor, id)).returning();
     if (!row) throw notFound('budget', id);
     if (input.limit !== undefined || input.alertAt !== undefined) {
@@ -225,13 +233,18 @@ export async function updateBudget(db: Db, actor: Owner, id: string, input: Upda
           exceeded_at = case when (coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens) then s.exceeded_at end
         from budgets b where b.id = ${id} and s.budget_id = b.id and s.period_start = ${periodStartOf('b')}`);
     }
-    return (await budgetViewsOf(tx, [row]))[0]!;
+    const [was, view] = await budgetViewsOf(tx, [before, row]);
+    await audit(tx, actor, { action: 'budget.updated', target: { type: 'budget', id }, changes: changesOf(was!, view!, BUDGET_AUDITED) });
+    return view!;
   });
 }
 
 export async function deleteBudget(db: Db, actor: Owner, id: string): Promise<{ id: string; deleted: true }> {
   if (!isId('bdg', id)) throw notFound('budget', id);
-  const [row] = await db.delete(budgets).where(owned(actor, id)).returning({ id: budgets.id });
-  if (!row) throw notFound('budget', id);
-  return { id, deleted: true as const };
+  return transaction(db, async (tx) => {
+    const [row] = await tx.delete(budgets).where(owned(actor, id)).returning({ id: budgets.id, name: budgets.name });
+    if (!row) throw notFound('budget', id);
+    await audit(tx, actor, { action: 'budget.deleted', target: { type: 'budget', id }, changes: { name: [row.name, null] } });
+    return { id, deleted: true as const };
+  });
 }

@@ -1,3 +1,4 @@
+import { audit } from '../audit/record';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
@@ -75,6 +76,16 @@ export async function decideToolCalls(db: Db, actor: Actor, id: string, decision
         throw new ApiError('tool_call_already_decided', `The tool call '${call.id}' was ${call.decision.approved ? 'approved' : 'denied'} already`, { param: `decisions.${n}.toolCallId` });
       }
     }
-    return { row: await recordDecisions(tx, row, decided), afterSeq: row.eventSeq };
+    // One audit record per decision (docs/audit.md): the arguments an approver edited show as a change.
+    const records = decisions.map((d) => {
+      const call = row.approval!.calls.find((c) => c.id === d.toolCallId)!;
+      const made = decided.get(call.id)!;
+      const changes: Record<string, [unknown, unknown]> = { toolCallId: [null, call.id], tool: [null, call.tool], approved: [null, made.approved] };
+      if (made.reason !== null) changes.reason = [null, made.reason];
+      if (JSON.stringify(made.arguments) !== JSON.stringify(call.arguments)) changes.arguments = [call.arguments, made.arguments];
+      return audit(tx, actor, { action: 'approval.decided', target: { type: 'execution', id }, changes });
+    });
+    const [recorded] = await Promise.all([recordDecisions(tx, row, decided), ...records]);
+    return { row: recorded, afterSeq: row.eventSeq };
   });
 }

@@ -362,7 +362,7 @@ export const queuedSignal = (t: { workspaceId: string; environment: string }) =>
       then ${notifyCall(CHANNELS.work, 'executions')} end`;
 
 /** Cancels a queued or running execution at once (its worker is signalled and aborts). */
-export const cancel = (db: Db, id: string) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE_STATUSES });
+export const cancel = (db: Db, id: string, extra?: (tx: Db) => Promise<unknown>) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE_STATUSES }, extra);
 
 /** Cancels every queued and running execution of an agent (the agent is being deleted); `db` may be a transaction. */
 export async function cancelAgentExecutions(db: Db, agentId: string): Promise<number> {

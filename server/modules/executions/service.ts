@@ -1,3 +1,4 @@
+import { audit } from '../audit/record';
 import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
@@ -73,7 +74,9 @@ export async function listExecutions(db: Db, scope: Scope, input: ListExecutions
 export async function cancelExecution(db: Db, scope: Scope, id: string): Promise<ExecutionView> {
   const row = await findExecution(db, scope, id);
   if (!row) throw notFound('execution', id);
-  const cancelled = isFinal(row.status) ? null : await cancel(db, id);
+  // The audit record commits with the cancel (docs/audit.md).
+  const record = (tx: Db) => audit(tx, scope, { action: 'execution.cancelled', target: { type: 'execution', id }, changes: { status: [row.status, 'cancelled'] } });
+  const cancelled = isFinal(row.status) ? null : await cancel(db, id, record);
   if (cancelled) return executionView(cancelled);
   const now = (await findExecution(db, scope, id))!;
   throw new ApiError('execution_not_cancellable', `This execution has already finished (status '${now.status}') and cannot be cancelled`);
@@ -334,7 +337,10 @@ export async function deleteConversation(db: Db, scope: Scope, id: string): Prom
     }
     // The conversation's view without its messages: deleting them must not keep a copy for 30 days.
     const view: ConversationView = { id, agentId: gone.agentId, messages: [], createdAt: gone.createdAt.toISOString(), updatedAt: gone.updatedAt.toISOString() };
-    await emit(tx, gone, 'conversation.deleted', view);
+    await Promise.all([
+      emit(tx, gone, 'conversation.deleted', view),
+      audit(tx, scope, { action: 'conversation.deleted', target: { type: 'conversation', id }, changes: { agentId: [gone.agentId, null] } }),
+    ]);
     return { id, deleted: true as const };
   });
 }

@@ -1,3 +1,4 @@
+import { audit, changesOf } from '../audit/record';
 import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -179,7 +180,10 @@ export async function createSchedule(db: Db, actor: Owner, input: CreateInput, n
       })
       .returning();
     const view = scheduleView(row!);
-    await emit(tx, actor, 'schedule.created', view);
+    await Promise.all([
+      emit(tx, actor, 'schedule.created', view),
+      audit(tx, actor, { action: 'schedule.created', target: { type: 'schedule', id: view.id }, changes: changesOf(null, view, SCHEDULE_AUDITED) }),
+    ]);
     return view;
   });
 }
@@ -194,6 +198,9 @@ export async function getSchedule(db: Db, actor: Owner, id: string): Promise<Sch
   if (!row) throw notFound('schedule', id);
   return scheduleView(row);
 }
+
+/** What a schedule's audit records show of it (what a caller sets; not the times the service moves). */
+const SCHEDULE_AUDITED = ['agentId', 'cron', 'timezone', 'input', 'conversationId', 'overlap', 'endAt', 'enabled', 'metadata'] as const;
 
 /** Changes the given fields; `nextRunAt` is computed again from now when the timing changed. `{}` changes nothing. */
 export async function updateSchedule(db: Db, actor: Owner, id: string, input: UpdateInput, now = new Date()): Promise<ScheduleView> {
@@ -227,7 +234,10 @@ export async function updateSchedule(db: Db, actor: Owner, id: string, input: Up
       .where(eq(schedules.id, id))
       .returning();
     const view = scheduleView(row!);
-    await emit(tx, actor, 'schedule.updated', view);
+    await Promise.all([
+      emit(tx, actor, 'schedule.updated', view),
+      audit(tx, actor, { action: 'schedule.updated', target: { type: 'schedule', id }, changes: changesOf(scheduleView(current), view, SCHEDULE_AUDITED) }),
+    ]);
     return view;
   });
 }
@@ -237,7 +247,10 @@ export async function deleteSchedule(db: Db, actor: Owner, id: string): Promise<
   return transaction(db, async (tx) => {
     const [row] = await tx.delete(schedules).where(owned(actor, id)).returning();
     if (!row) throw notFound('schedule', id);
-    await emit(tx, actor, 'schedule.deleted', scheduleView(row));
+    await Promise.all([
+      emit(tx, actor, 'schedule.deleted', scheduleView(row)),
+      audit(tx, actor, { action: 'schedule.deleted', target: { type: 'schedule', id }, changes: { agentId: [row.agentId, null], cron: [row.cron, null] } }),
+    ]);
     return { id, deleted: true as const };
   });
 }
@@ -263,7 +276,10 @@ export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<
   return transaction(db, async (tx) => {
     const run = scheduledRun(s, new Date());
     const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger });
-    await tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id));
+    await Promise.all([
+      tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id)),
+      audit(tx, actor, { action: 'schedule.run_now', target: { type: 'schedule', id: s.id }, changes: { lastExecutionId: [s.lastExecutionId, row.id] } }),
+    ]);
     return executionView(row);
   });
 }

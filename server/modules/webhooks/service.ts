@@ -1,3 +1,4 @@
+import { audit, changesOf } from '../audit/record';
 import { and, asc, eq, getTableColumns, inArray, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -96,6 +97,9 @@ async function mustFind(db: Db, owner: Owner, id: string): Promise<WebhookRow> {
   return row;
 }
 
+/** What a webhook's audit records show of it (never its secret). */
+const WEBHOOK_AUDITED = ['url', 'events', 'description', 'enabled', 'disabledReason'] as const;
+
 export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof createWebhookInput>, now = new Date()) {
   const events = checkEvents(input.events);
   const url = await checkWebhookUrl(input.url, actor.environment);
@@ -121,7 +125,9 @@ export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof 
         updatedAt: now,
       })
       .returning();
-    return { ...webhookView(row!), secret };
+    const view = webhookView(row!);
+    await audit(tx, actor, { action: 'webhook.created', target: { type: 'webhook', id }, changes: changesOf(null, view, WEBHOOK_AUDITED) });
+    return { ...view, secret };
   });
 }
 
@@ -146,6 +152,8 @@ export async function updateWebhook(db: Db, actor: Owner, id: string, input: Omi
   // Disabling an already disabled webhook keeps the reason it was disabled for.
   const set = input.enabled === false ? { ...changes, disabledReason: sql`coalesce(${webhooks.disabledReason}, 'manual')`, disabledAt: sql`coalesce(${webhooks.disabledAt}, ${now.toISOString()}::timestamptz)` } : changes;
   return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(webhooks).where(owned(actor, id)).for('update');
+    if (!before) throw notFound('webhook', id);
     const [row] = await tx
       .update(webhooks)
       .set({ ...set, updatedAt: now })
@@ -154,15 +162,20 @@ export async function updateWebhook(db: Db, actor: Owner, id: string, input: Omi
     if (!row) throw notFound('webhook', id);
     // Disabled: nothing of it stays pending (docs/webhooks.md, "Retries and disabling").
     if (!row.enabled) await failPending(tx, row.id, 'The webhook is disabled');
-    return webhookView(row);
+    const view = webhookView(row);
+    await audit(tx, actor, { action: 'webhook.updated', target: { type: 'webhook', id }, changes: changesOf(webhookView(before), view, WEBHOOK_AUDITED) });
+    return view;
   });
 }
 
 export async function deleteWebhook(db: Db, actor: Owner, id: string): Promise<{ id: string; deleted: true }> {
   if (!isId('whk', id)) throw notFound('webhook', id);
-  const [row] = await db.delete(webhooks).where(owned(actor, id)).returning({ id: webhooks.id });
-  if (!row) throw notFound('webhook', id);
-  return { id: row.id, deleted: true };
+  return db.transaction(async (tx) => {
+    const [row] = await tx.delete(webhooks).where(owned(actor, id)).returning({ id: webhooks.id, url: webhooks.url });
+    if (!row) throw notFound('webhook', id);
+    await audit(tx, actor, { action: 'webhook.deleted', target: { type: 'webhook', id }, changes: { url: [row.url, null] } });
+    return { id: row.id, deleted: true as const };
+  });
 }
 
 /**
@@ -173,13 +186,16 @@ export async function rotateSecret(db: Db, actor: Owner, id: string, now = new D
   if (!isId('whk', id)) throw notFound('webhook', id);
   const expires = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
   const secret = newToolSecret();
-  const [row] = await db
-    .update(webhooks)
-    .set({ previousSecret: sql`${webhooks.secret}`, previousSecretExpiresAt: expires, secret: sealWebhookSecret(id, secret), updatedAt: now })
-    .where(owned(actor, id))
-    .returning();
-  if (!row) throw notFound('webhook', id);
-  return { ...webhookView(row), secret, previousSecretExpiresAt: expires.toISOString() };
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({ previousSecret: sql`${webhooks.secret}`, previousSecretExpiresAt: expires, secret: sealWebhookSecret(id, secret), updatedAt: now })
+      .where(owned(actor, id))
+      .returning();
+    if (!row) throw notFound('webhook', id);
+    await audit(tx, actor, { action: 'webhook.secret_rotated', target: { type: 'webhook', id }, changes: { secret: [null, 'rotated'] } });
+    return { ...webhookView(row), secret, previousSecretExpiresAt: expires.toISOString() };
+  });
 }
 
 // ---- deliveries ----
@@ -266,7 +282,13 @@ function mustBeEnabled(row: WebhookRow): void {
 export async function sendTestEvent(db: Db, actor: Owner, id: string): Promise<EventView> {
   const row = await mustFind(db, actor, id);
   mustBeEnabled(row);
-  const eventId = await emit(db, actor, TEST_EVENT_TYPE, webhookView(row), { webhookId: row.id });
+  const eventId = await db.transaction(async (tx) => {
+    const [made] = await Promise.all([
+      emit(tx, actor, TEST_EVENT_TYPE, webhookView(row), { webhookId: row.id }),
+      audit(tx, actor, { action: 'webhook.test_sent', target: { type: 'webhook', id: row.id } }),
+    ]);
+    return made;
+  });
   return getEvent(db, actor, eventId);
 }
 
@@ -282,7 +304,10 @@ export async function resendDelivery(db: Db, actor: Owner, id: string, deliveryI
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, hook.id)))
       .returning();
     if (!updated) throw new ApiError('resource_not_found', `No such delivery: '${deliveryId}'`, { param: 'deliveryId' });
-    await wakeDeliveries(tx);
+    await Promise.all([
+      wakeDeliveries(tx),
+      audit(tx, actor, { action: 'webhook_delivery.resent', target: { type: 'webhook_delivery', id: deliveryId } }),
+    ]);
     return updated;
   });
   return (await deliveryViews(db, [row]))[0]!;

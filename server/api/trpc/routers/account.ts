@@ -1,3 +1,5 @@
+import { auditAccount } from '../../../modules/audit/record';
+import { transaction } from '../../../../db/transaction';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../../../../db/schema';
 import { endAllSessions } from '../../../modules/auth/sessions';
@@ -31,13 +33,16 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => {
       const wait = (await ctx.limits?.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
       if (wait > 0) throw tooMany(wait, 'sign-ups');
-      await signUp(ctx.db, input);
+      await signUp(ctx.db, input, ctx.request);
       return { ok: true as const };
     }),
 
   /** Ends every dashboard session of this user, this one included. */
   signOutEverywhere: userProcedure.mutation(async ({ ctx }) => {
-    await endAllSessions(ctx.db, ctx.actor.userId);
+    await transaction(ctx.db, async (tx) => {
+      await endAllSessions(tx, ctx.actor.userId);
+      await auditAccount(tx, ctx.actor, ctx.actor.userId, { action: 'user.signed_out_everywhere', target: { type: 'user', id: ctx.actor.userId } });
+    });
     return { ok: true as const };
   }),
 
@@ -49,7 +54,7 @@ export const accountRouter = router({
       const address = ctx.clientAddress ?? 'unknown';
       const wait = (await guard?.attempt(ctx.actor.userId, address)) ?? 0;
       if (wait > 0) throw tooMany(wait, 'password attempts');
-      if (!(await changePassword(ctx.db, ctx.actor.userId, input.currentPassword, input.newPassword))) {
+      if (!(await changePassword(ctx.db, ctx.actor.userId, input.currentPassword, input.newPassword, ctx.actor.request))) {
         throw new ApiError('invalid_parameter', 'The current password is not correct', { param: 'currentPassword' });
       }
       await guard?.succeeded(ctx.actor.userId, address);
