@@ -22,6 +22,7 @@ import postgres from 'postgres';
 import { redisPid, sample, storePids, used } from './bench/cpu';
 import { benchApprovals } from './bench/approvals';
 import { benchBudgets } from './bench/budgets';
+import { benchAudit } from './bench/audit';
 import { benchClients } from './bench/clients';
 import { benchExecutions } from './bench/executions';
 import { benchHosted } from './bench/hosted';
@@ -38,7 +39,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres,redis-off').split(',').filter((s) => ['redis', 'postgres', 'redis-off'].includes(s));
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets,audit').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -263,6 +264,7 @@ async function main() {
     if (PARTS.includes('peers')) await benchPeers({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('approvals')) await benchApprovals({ env, redisUrl: REDIS_URL });
     if (PARTS.includes('budgets')) await benchBudgets({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('audit')) await benchAudit({ env });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -1,11 +1,10 @@
-import { audit, changesOf } from '../audit/record';
+import { changesOf, emitAudited } from '../audit/record';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
 import { agents, type StoredTool } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
-import { emit } from '../events/emit';
 import { cancelAgentRuns } from '../executions/engine';
 import { deleteAgentSchedules } from '../schedules/service';
 import { isId, newId } from '../../platform/ids';
@@ -257,10 +256,7 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
       })
       .returning();
     const view = agentView(row!);
-    await Promise.all([
-      emit(tx, actor, 'agent.created', view),
-      audit(tx, actor, { action: 'agent.created', target: { type: 'agent', id }, changes: changesOf(null, view, AGENT_AUDITED) }),
-    ]);
+    await emitAudited(tx, actor, 'agent.created', view, actor, { action: 'agent.created', target: { type: 'agent', id }, changes: changesOf(null, view, AGENT_AUDITED) });
     return { ...view, toolSecret };
   });
 }
@@ -307,10 +303,7 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
-    await Promise.all([
-      emit(tx, actor, 'agent.updated', view),
-      audit(tx, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changesOf(agentView(before), view, AGENT_AUDITED) }),
-    ]);
+    await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changesOf(agentView(before), view, AGENT_AUDITED) });
     return view;
   });
 }
@@ -332,10 +325,7 @@ export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = n
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
-    await Promise.all([
-      emit(tx, actor, 'agent.updated', view),
-      audit(tx, actor, { action: 'agent.tool_secret_rotated', target: { type: 'agent', id }, changes: { toolSecret: [null, 'rotated'] } }),
-    ]);
+    await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.tool_secret_rotated', target: { type: 'agent', id }, changes: { toolSecret: [null, 'rotated'] } });
     return { ...view, toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
@@ -350,10 +340,7 @@ export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Da
     await cancelAgentRuns(tx, row.id);
     // Its schedules go with it (their `schedule.deleted` events before the agent's).
     await deleteAgentSchedules(tx, actor, row.id);
-    await Promise.all([
-      emit(tx, actor, 'agent.deleted', agentView(row)),
-      audit(tx, actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } }),
-    ]);
+    await emitAudited(tx, actor, 'agent.deleted', agentView(row), actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } });
     return { id: row.id, deleted: true as const };
   });
 }

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows } from '../../../db/rows';
+import { queryRows, writeAll } from '../../../db/rows';
+import { outboxEvent, type EventScope } from '../events/emit';
+import type { AnyEventType } from '../events/types';
 import type { Db } from '../../../db/client';
 import type { Environment } from '../../../db/schema';
 import type { RequestContext } from '../actor';
@@ -52,6 +54,15 @@ export function auditWrite(actor: AuditActor, entry: AuditEntry): SQL {
   return sql`insert into audit_events (id, workspace_id, environment, action, actor_type, actor_id, actor_label, target_type, target_id, ip, user_agent, request_id, changes)
     values (${newId('aud')}, ${workspaceId}, ${environment}, ${entry.action}, ${kind}, ${actorId}, ${label}, ${entry.target.type}, ${entry.target.id},
       ${request?.ip?.slice(0, 100) ?? null}, ${request?.userAgent?.slice(0, MAX_USER_AGENT) ?? null}, ${request?.requestId ?? null}, ${changes}::json)`;
+}
+
+/**
+ * A change's outbox event (events/emit.ts) and its audit record, in one statement: where a change
+ * emits an event, its record costs no statement of its own. Returns the event's id.
+ */
+export function emitAudited(tx: Db, scope: EventScope, type: AnyEventType, object: object, actor: AuditActor, entry: AuditEntry): Promise<string> {
+  const event = outboxEvent(scope, type, object);
+  return tx.execute(writeAll([event.insert, auditWrite(actor, entry)], [event.signal])).then(() => event.id);
 }
 
 /** Records a change, in `tx` (the change's transaction). */

@@ -1,4 +1,4 @@
-import { audit } from '../audit/record';
+import { audit, emitAudited } from '../audit/record';
 import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
@@ -7,7 +7,6 @@ import { writeAll } from '../../../db/rows';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
-import { emit } from '../events/emit';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
 import { CHANNELS, notifyCall } from '../../platform/notify';
@@ -337,10 +336,7 @@ export async function deleteConversation(db: Db, scope: Scope, id: string): Prom
     }
     // The conversation's view without its messages: deleting them must not keep a copy for 30 days.
     const view: ConversationView = { id, agentId: gone.agentId, messages: [], createdAt: gone.createdAt.toISOString(), updatedAt: gone.updatedAt.toISOString() };
-    await Promise.all([
-      emit(tx, gone, 'conversation.deleted', view),
-      audit(tx, scope, { action: 'conversation.deleted', target: { type: 'conversation', id }, changes: { agentId: [gone.agentId, null] } }),
-    ]);
+    await emitAudited(tx, gone, 'conversation.deleted', view, scope, { action: 'conversation.deleted', target: { type: 'conversation', id }, changes: { agentId: [gone.agentId, null] } });
     return { id, deleted: true as const };
   });
 }

@@ -1,11 +1,10 @@
-import { audit, changesOf } from '../audit/record';
+import { changesOf, emitAudited } from '../audit/record';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
 import { apiKeys, workspaces, type Plan } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
-import { emit } from '../events/emit';
 import { newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';
 import type { Page, PageParams } from '../../platform/pagination';
@@ -205,10 +204,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
       })
       .returning();
     const shown = view(row!);
-    await Promise.all([
-      emit(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown),
-      audit(tx, actor, { action: 'key.created', target: { type: 'key', id: shown.id }, environment, changes: changesOf(null, shown, KEY_AUDITED) }),
-    ]);
+    await emitAudited(tx, { workspaceId: actor.workspaceId, environment }, 'key.created', shown, actor, { action: 'key.created', target: { type: 'key', id: shown.id }, environment, changes: changesOf(null, shown, KEY_AUDITED) });
     const { lastUsed: _omit, ...rest } = shown;
     return { ...rest, key: generated.key };
   });
@@ -236,10 +232,7 @@ export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date
       .returning();
     if (!row) throw notFound('key', id);
     const shown = view(row);
-    await Promise.all([
-      emit(tx, actor, 'key.revoked', shown),
-      audit(tx, actor, { action: 'key.revoked', target: { type: 'key', id: row.id }, changes: { revokedAt: [null, row.revokedAt!.toISOString()] } }),
-    ]);
+    await emitAudited(tx, actor, 'key.revoked', shown, actor, { action: 'key.revoked', target: { type: 'key', id: row.id }, changes: { revokedAt: [null, row.revokedAt!.toISOString()] } });
     return { id: row.id, deleted: true as const, revokedAt: row.revokedAt!.toISOString() };
   });
 }

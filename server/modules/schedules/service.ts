@@ -1,4 +1,4 @@
-import { audit, changesOf } from '../audit/record';
+import { audit, changesOf, emitAudited } from '../audit/record';
 import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -180,10 +180,7 @@ export async function createSchedule(db: Db, actor: Owner, input: CreateInput, n
       })
       .returning();
     const view = scheduleView(row!);
-    await Promise.all([
-      emit(tx, actor, 'schedule.created', view),
-      audit(tx, actor, { action: 'schedule.created', target: { type: 'schedule', id: view.id }, changes: changesOf(null, view, SCHEDULE_AUDITED) }),
-    ]);
+    await emitAudited(tx, actor, 'schedule.created', view, actor, { action: 'schedule.created', target: { type: 'schedule', id: view.id }, changes: changesOf(null, view, SCHEDULE_AUDITED) });
     return view;
   });
 }
@@ -234,10 +231,7 @@ export async function updateSchedule(db: Db, actor: Owner, id: string, input: Up
       .where(eq(schedules.id, id))
       .returning();
     const view = scheduleView(row!);
-    await Promise.all([
-      emit(tx, actor, 'schedule.updated', view),
-      audit(tx, actor, { action: 'schedule.updated', target: { type: 'schedule', id }, changes: changesOf(scheduleView(current), view, SCHEDULE_AUDITED) }),
-    ]);
+    await emitAudited(tx, actor, 'schedule.updated', view, actor, { action: 'schedule.updated', target: { type: 'schedule', id }, changes: changesOf(scheduleView(current), view, SCHEDULE_AUDITED) });
     return view;
   });
 }
@@ -247,10 +241,7 @@ export async function deleteSchedule(db: Db, actor: Owner, id: string): Promise<
   return transaction(db, async (tx) => {
     const [row] = await tx.delete(schedules).where(owned(actor, id)).returning();
     if (!row) throw notFound('schedule', id);
-    await Promise.all([
-      emit(tx, actor, 'schedule.deleted', scheduleView(row)),
-      audit(tx, actor, { action: 'schedule.deleted', target: { type: 'schedule', id }, changes: { agentId: [row.agentId, null], cron: [row.cron, null] } }),
-    ]);
+    await emitAudited(tx, actor, 'schedule.deleted', scheduleView(row), actor, { action: 'schedule.deleted', target: { type: 'schedule', id }, changes: { agentId: [row.agentId, null], cron: [row.cron, null] } });
     return { id, deleted: true as const };
   });
 }
