@@ -34,7 +34,7 @@ describe('logs of unexpected errors', () => {
     try {
       await migrateDatabase(database);
       const m = await createUser(database.db, { email: 'logs@example.test' });
-      const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+      const actor = { kind: 'user' as const, userId: m.userId, role: 'owner' as const, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
       key = (await createKey(database.db, actor, { name: 'logs', scopes: [...SCOPES] })).key;
       await database.db.execute(sql`alter table agents add constraint t_no_canary check (description is null or position('CANARY' in description) = 0)`);
       await database.db.execute(sql`alter table agents add constraint t_numeric check (instructions is null or instructions not like 'CANARY%' or instructions::int > 0)`);

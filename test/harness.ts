@@ -373,7 +373,7 @@ export async function startServer(
     const environment = o.environment ?? 'test';
     const created = await createKey(
       db,
-      { kind: 'user', userId: ws.userId, workspaceId: ws.id, environment, scopes: [...SCOPES] },
+      { kind: 'user', userId: ws.userId, role: 'owner', workspaceId: ws.id, environment, scopes: [...SCOPES] },
       { name: o.name ?? 'seed', environment, scopes: o.scopes ?? [...SCOPES], expiresAt: o.expiresAt },
     );
     return {

@@ -63,7 +63,7 @@ for (const topology of TOPOLOGIES) {
 
     async function seedKey(scopes = [...SCOPES]) {
       const m = await createUser(database.db, { email: `mp-${Date.now()}-${Math.random()}@example.test` });
-      const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
+      const actor = { kind: 'user' as const, userId: m.userId, role: 'owner' as const, workspaceId: m.workspaceId, environment: 'test' as const, scopes: [...SCOPES] };
       const key = await createKey(database.db, actor, { name: 'mp', scopes });
       keyIds.push(key.id);
       return { actor, key };

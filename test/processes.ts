@@ -157,7 +157,7 @@ export async function seedTenant(
   const environment = opts.environment ?? 'test';
   const m = await createUser(db, { email: `${opts.name}-${Math.random().toString(36).slice(2)}@example.test` });
   await setWorkspacePlan(db, m.workspaceId, plan, plan === 'enterprise' ? 100_000 : null, opts.customConcurrency ?? null);
-  const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES] };
+  const actor = { kind: 'user' as const, userId: m.userId, role: 'owner' as const, workspaceId: m.workspaceId, environment, scopes: [...SCOPES] };
   const created = await createKey(db, actor, { name: opts.name, environment, scopes: [...SCOPES] });
   return { key: created.key, keyId: created.id, workspaceId: m.workspaceId };
 }

@@ -5,6 +5,7 @@ import { DashboardHeader } from '@/app/_components/dashboard-header';
 import { Providers } from '@/app/_components/providers';
 import { ENVIRONMENT_COOKIE } from '@/app/_lib/environment';
 import { getWorkspace } from '@/server/modules/auth/users';
+import { memberOf } from '@/server/modules/auth/members';
 import { parseEnvironment } from '@/server/modules/auth/session';
 import { currentSession, pageDatabase } from '@/server/api/next-handle';
 
@@ -14,7 +15,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const session = await currentSession();
   if (!session) redirect('/signin');
   const [{ db }, jar] = await Promise.all([pageDatabase(), cookies()]);
-  const workspace = await getWorkspace(db, session.workspaceId);
+  // The workspace the user chose (or their oldest), read now: a member removed meanwhile sees their own.
+  const member = await memberOf(db, session.userId);
+  const workspace = member && (await getWorkspace(db, member.workspaceId));
   if (!workspace) redirect('/signin');
   const environment = parseEnvironment(jar.get(ENVIRONMENT_COOKIE)?.value);
 

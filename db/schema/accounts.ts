@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { textEnum, ts } from './columns';
+import { MEMBER_ROLES } from './values';
 
 export const PLANS = ['starter', 'professional', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 const plan = textEnum('workspaces', 'plan', PLANS);
+const role = textEnum('workspace_members', 'role', MEMBER_ROLES);
 
 export const users = pgTable(
   'users',
@@ -15,6 +17,8 @@ export const users = pgTable(
     // argon2id PHC string; null for users who only sign in with GitHub.
     passwordHash: text('password_hash'),
     githubId: text('github_id'),
+    /** The workspace the dashboard shows (the switcher's choice); null: the oldest membership. */
+    currentWorkspaceId: text('current_workspace_id').references((): AnyPgColumn => workspaces.id, { onDelete: 'set null' }),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -52,8 +56,12 @@ export const workspaceMembers = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    role: text('role', { enum: ['owner', 'member'] }).notNull().default('owner'),
+    role: role.column.notNull().default('owner'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index('workspace_members_user_idx').on(t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.userId] }),
+    index('workspace_members_user_idx').on(t.userId),
+    role.check(t.role),
+  ],
 );

@@ -7,6 +7,10 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 export const EXECUTION_STATUSES = ['queued', 'running', 'requires_action', 'succeeded', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
+/** A member's role in a workspace (docs/teams.md). */
+export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 

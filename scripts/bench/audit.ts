@@ -43,7 +43,7 @@ async function cost(label: string, opts: { databaseUrl?: string; dataDir: string
   const { db } = database;
   try {
     const m = await createUser(db, { email: `audit-bench-${Date.now()}@example.com` });
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'live' as const, scopes: [...SCOPES], request: { ip: '203.0.113.7', userAgent: 'bench/1.0', requestId: newId('req') } };
+    const actor = { kind: 'user' as const, userId: m.userId, role: 'owner' as const, workspaceId: m.workspaceId, environment: 'live' as const, scopes: [...SCOPES], request: { ip: '203.0.113.7', userAgent: 'bench/1.0', requestId: newId('req') } };
     /** A key creation's transaction (keys/service.ts `createKey`), with or without its audit record. */
     const creation = async (audited: boolean) => {
       const t0 = performance.now();

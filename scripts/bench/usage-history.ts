@@ -25,7 +25,7 @@ async function main() {
   try {
     const m = await createUser(db, { email: `usage-bench-${Date.now()}@example.com` });
     await setWorkspacePlan(db, m.workspaceId, 'enterprise', 100_000_000, null);
-    const actor = { kind: 'user' as const, userId: m.userId, workspaceId: m.workspaceId, environment: 'live' as const, scopes: [...SCOPES] };
+    const actor = { kind: 'user' as const, userId: m.userId, role: 'owner' as const, workspaceId: m.workspaceId, environment: 'live' as const, scopes: [...SCOPES] };
     const { key } = await createKey(db, actor, { name: 'usage bench', environment: 'live', scopes: [...SCOPES] });
 
     // Ten agents, each on one of three models; 90 % succeed, 8 % fail, 2 % are cancelled;

@@ -1,4 +1,5 @@
 import type { Environment, Plan } from '../../db/schema';
+import type { MemberRole } from '../../db/schema/values';
 import type { Scope } from './keys/scopes';
 
 // Who is acting, whichever way they came in: an API key over REST, a signed-in human in the
@@ -17,9 +18,11 @@ export type Actor =
       request?: RequestContext;
     }
   | {
-      // A signed-in human in the dashboard: every scope, in the environment chosen in the header.
+      // A signed-in human in the dashboard, in the workspace they chose and the environment chosen
+      // in the header, with their role there (read on every request: docs/teams.md).
       kind: 'user';
       userId: string;
+      role: MemberRole;
       /** The dashboard session making the call (modules/auth/sessions.ts); none for the admin CLI. */
       sessionId?: string;
       workspaceId: string;

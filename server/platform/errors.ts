@@ -145,6 +145,13 @@ export const ERROR_CATALOGUE = [
     description: "The request would act beyond the API key's own environment (`live` or `test`).",
   },
   {
+    code: 'insufficient_role',
+    status: 403,
+    type: 'permission_error',
+    on: 'dashboard',
+    description: 'Your role in this workspace does not allow this (the message says which roles do): docs/teams.md.',
+  },
+  {
     code: 'cross_site_request',
     status: 403,
     type: 'permission_error',
@@ -180,6 +187,13 @@ export const ERROR_CATALOGUE = [
     type: 'invalid_request_error',
     on: 'declared',
     description: 'The execution has already finished (succeeded, failed or cancelled).',
+  },
+  {
+    code: 'last_owner',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'dashboard',
+    description: 'The change would leave the workspace without an owner: make another member an owner first.',
   },
   {
     code: 'conversation_busy',

@@ -110,7 +110,7 @@ async function run(argv: string[]): Promise<string> {
       const m = await member(db, email);
       const created = await createKey(
         db,
-        { kind: 'user', userId: m.userId, workspaceId: m.workspaceId, environment, scopes: [...SCOPES], request: CLI_REQUEST },
+        { kind: 'user', userId: m.userId, role: 'owner', workspaceId: m.workspaceId, environment, scopes: [...SCOPES], request: CLI_REQUEST },
         { name, environment, scopes },
       );
       return created.key; // the secret alone on stdout, for scripts

@@ -27,7 +27,7 @@ describe('POST /v1/keys', () => {
     const res = await create({ name: 'ci deploy' });
     expectStatus(res, 201);
     const k = res.body;
-    assert.deepEqual(Object.keys(k).sort(), ['createdAt', 'environment', 'expiresAt', 'id', 'key', 'name', 'prefix', 'scopes']);
+    assert.deepEqual(Object.keys(k).sort(), ['createdAt', 'createdBy', 'environment', 'expiresAt', 'id', 'key', 'name', 'prefix', 'scopes']);
     assert.match(k.id, KEY_ID);
     assert.equal(k.name, 'ci deploy');
     assert.match(k.key, /^svc_test_sk_[0-9A-Za-z]{32,}$/);
@@ -35,6 +35,7 @@ describe('POST /v1/keys', () => {
     assert.equal(k.expiresAt, null);
     assert.match(k.createdAt, ISO_MS);
     assert.ok(Math.abs(new Date(k.createdAt).getTime() - before) < 10_000);
+    assert.deepEqual((k as unknown as { createdBy: unknown }).createdBy, { type: 'key', id: admin.id }, 'who made it: the key that called');
   });
 
   it('defaults to the caller’s environment and the default scopes', async () => {
@@ -75,7 +76,7 @@ describe('GET /v1/keys', () => {
     assert.ok(!res.text.includes(admin.key), 'the caller’s secret appears in list output');
     const item = res.body.data.find((k) => k.id === made.body.id);
     assert.ok(item, 'new key not listed');
-    assert.deepEqual(Object.keys(item).sort(), ['createdAt', 'environment', 'expiresAt', 'id', 'lastUsed', 'name', 'prefix', 'scopes']);
+    assert.deepEqual(Object.keys(item).sort(), ['createdAt', 'createdBy', 'environment', 'expiresAt', 'id', 'lastUsed', 'name', 'prefix', 'scopes']);
     const { key: _secret, ...rest } = made.body;
     assert.deepEqual({ ...item, lastUsed: undefined }, { ...rest, lastUsed: undefined });
     for (const k of res.body.data) assert.equal('key' in k, false);

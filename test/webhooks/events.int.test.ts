@@ -96,7 +96,7 @@ describe('outbox', () => {
     try {
       const hook = await createWebhook(api, o.key, { url: r.url, events: ['key.created'] });
       const { createKey } = await import('../../server/modules/keys/service');
-      const actor = { kind: 'user' as const, userId: o.workspace.userId, workspaceId: o.workspace.id, environment: 'test' as const, scopes: [] };
+      const actor = { kind: 'user' as const, userId: o.workspace.userId, role: 'owner' as const, workspaceId: o.workspace.id, environment: 'test' as const, scopes: [] };
       await assert.rejects(
         api.db.transaction(async (tx) => {
           await createKey(tx, actor, { name: 'rolled back' });

@@ -56,7 +56,9 @@ export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.keys.list.pathKey() });
   const keys = list.data?.pages.flatMap((p) => p.data) ?? [];
-  const scopes = account.data?.scopes;
+  // The scopes the member's role may put on a key (docs/teams.md): the dialog offers these only.
+  const me = account.data;
+  const scopes = me?.scopes.filter((s) => (me.grantable as readonly string[]).includes(s.scope));
   const openCreate = () => setCreating(true);
 
   const createButton = (

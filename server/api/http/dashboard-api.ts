@@ -43,7 +43,7 @@ function decoded(segment: string): string {
 export function createDashboardApi(deps: { db: Db; limits: RateLimits; services: Services; session: SessionReader }) {
   const trpc = createDashboardHandler(deps, async (req) => {
     const headers = Object.fromEntries(req.headers) as IncomingHttpHeaders;
-    return actorFromSession(await deps.session(headers), parseEnvironment(req.headers.get(ENVIRONMENT_HEADER)));
+    return actorFromSession(deps.db, await deps.session(headers), parseEnvironment(req.headers.get(ENVIRONMENT_HEADER)));
   });
 
   /** tRPC's fetch handler over the node request (its body already held and checked: `body`). */
@@ -63,7 +63,7 @@ export function createDashboardApi(deps: { db: Db; limits: RateLimits; services:
   async function serveStream(req: IncomingMessage, res: ServerResponse, executionId: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const environment = parseEnvironment(url.searchParams.get('environment') ?? cookiesOf(req.headers.cookie)[ENVIRONMENT_COOKIE]);
-    const actor = actorFromSession(await deps.session(req.headers), environment);
+    const actor = await actorFromSession(deps.db, await deps.session(req.headers), environment);
     const { engine, streams } = deps.services;
     await dashboardStream(res, { db: deps.db, engine, streams, actor, executionId: decoded(executionId), afterSeq: afterSeq(req, url) });
   }

@@ -5,6 +5,7 @@ import type { Db } from '../../../db/client';
 import type { Actor, RequestContext } from '../../modules/actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../../platform/errors';
 import { holdsScope, type Scope } from '../../modules/keys/scopes';
+import { roleAllows, roleRefusal } from '../../modules/auth/roles';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Services } from '../../modules/runtime';
 import { chargeCostlyQuery, chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
@@ -169,7 +170,11 @@ export const apiProcedure = base.use(async ({ ctx, meta, type, next, getRawInput
     const refused = await chargeCostlyQuery(ctx.limits, actor, meta.costly);
     if (refused) throw toTRPCError(refused);
   }
-  if (meta?.scope && !holdsScope(actor.scopes, meta)) throw toTRPCError(insufficientScope(meta.scope, meta.alsoScope));
+  if (meta?.scope) {
+    // A key by its scopes; a member of the workspace by their role (auth/roles.ts: docs/teams.md).
+    if (actor.kind === 'key' && !holdsScope(actor.scopes, meta)) throw toTRPCError(insufficientScope(meta.scope, meta.alsoScope));
+    if (actor.kind === 'user' && !roleAllows(actor.role, meta, type)) throw toTRPCError(new ApiError('insufficient_role', roleRefusal(actor.role, roleNeeds(meta.scope, type))));
+  }
   await checkStorableText(getRawInput);
   return next({ ctx: { actor } });
 });
@@ -182,3 +187,11 @@ export const userProcedure = base.use(({ ctx, next }) => {
   }
   return next({ ctx: { ...ctx, actor } });
 }).use(storableText);
+
+/** What a refused procedure does, in words, and who may. */
+function roleNeeds(scope: Scope, type: string): string {
+  if (scope === 'audit:read') return 'read the audit log: owners and admins can';
+  if (scope === 'keys:manage') return 'see or manage API keys: developers, admins and owners can';
+  if (type === 'query') return 'read this';
+  return scope.startsWith('agents:') ? 'change anything: developers, admins and owners can' : `do this: it needs an admin or an owner`;
+}

@@ -5,6 +5,7 @@ import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { analyticsRouter } from './routers/analytics';
 import { auditRouter } from './routers/audit';
+import { membersRouter, workspacesRouter } from './routers/team';
 import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
@@ -28,6 +29,8 @@ export const appRouter = router({
   schedules: schedulesRouter,
   budgets: budgetsRouter,
   audit: auditRouter,
+  members: membersRouter,
+  workspaces: workspacesRouter,
 });
 
 // Outputs: trusted in production, checked strictly elsewhere (outputs.ts).

@@ -29,6 +29,9 @@ export const AUDIT_ACTIONS = [
   'user.password_changed',
   'user.signed_out_everywhere',
   'workspace.plan_changed',
+  'member.role_changed',
+  'member.removed',
+  'member.left',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

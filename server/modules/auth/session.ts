@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { getServerSession, type NextAuthOptions, type Session } from 'next-auth';
 import type { Environment } from '../../../db/schema';
-import { SCOPES } from '../keys/scopes';
+import type { Db } from '../../../db/client';
+import { memberOf } from './members';
+import { GRANTABLE } from './roles';
 import type { UserActor } from '../actor';
 
 // The signed-in dashboard user as the rest of the server sees them: an Actor.
@@ -11,16 +13,24 @@ export function parseEnvironment(value: string | null | undefined): Environment 
   return value === 'test' ? 'test' : 'live';
 }
 
-/** A signed-in user acts with every scope, in the environment the dashboard has selected. */
-export function actorFromSession(session: Session | null, environment: Environment): UserActor | null {
-  if (!session?.userId || !session.workspaceId) return null;
+/**
+ * A signed-in user, in the workspace their dashboard shows (the one they chose, else their oldest)
+ * with their role there, read now (members.ts `memberOf`: a role change or a removal applies to
+ * the next request), in the environment the dashboard has selected. Their `scopes` are those
+ * their role may put on a key (roles.ts `GRANTABLE`). Null: signed out, or a member of nothing.
+ */
+export async function actorFromSession(db: Db, session: Session | null, environment: Environment): Promise<UserActor | null> {
+  if (!session?.userId) return null;
+  const member = await memberOf(db, session.userId);
+  if (!member) return null;
   return {
     kind: 'user',
     userId: session.userId,
+    role: member.role,
     sessionId: session.sessionId,
-    workspaceId: session.workspaceId,
+    workspaceId: member.workspaceId,
     environment,
-    scopes: [...SCOPES],
+    scopes: [...GRANTABLE[member.role]],
   };
 }
 

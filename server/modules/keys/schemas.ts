@@ -60,6 +60,10 @@ const keyFields = {
   scopes: z.array(scopeSchema).meta({ description: 'What the key may do.', example: EXAMPLE_SCOPES }),
   expiresAt: timestamp.nullable().meta({ description: 'When the key stops working; `null`: never.', example: EXAMPLE_EXPIRES_AT }),
   createdAt: timestamp.meta({ description: 'When the key was created.', example: EXAMPLE_CREATED_AT }),
+  createdBy: z
+    .object({ type: z.enum(['user', 'key']), id: z.string() })
+    .nullable()
+    .meta({ description: 'Who made it: a member of the workspace (`usr_…`: the dashboard or the admin CLI) or another key (`key_…`).', example: { type: 'user', id: 'usr_01JD8X3ZQ2N6W5V4T3S2R1P0MK' } }),
 };
 
 export const keySchema = z

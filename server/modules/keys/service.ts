@@ -1,7 +1,9 @@
 import { changesOf, emitAudited } from '../audit/record';
+import { GRANTABLE, roleRefusal, type Role } from '../auth/roles';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
+import { textArray } from '../../../db/rows';
 import { apiKeys, workspaces, type Plan } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
@@ -10,7 +12,7 @@ import { keysetList, type ListRow } from '../../platform/keyset';
 import type { Page, PageParams } from '../../platform/pagination';
 import { generateKey } from './format';
 import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
-import { DEFAULT_SCOPES, missingScopes, normalizeScopes, type Scope } from './scopes';
+import { DEFAULT_SCOPES, missingScopes, normalizeScopes, SCOPES, type Scope } from './scopes';
 
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type KeyView = z.infer<typeof keySchema>;
@@ -28,6 +30,8 @@ const keyColumns = {
   lastUsedAt: apiKeys.lastUsedAt,
   expiresAt: apiKeys.expiresAt,
   createdAt: apiKeys.createdAt,
+  createdByUserId: apiKeys.createdByUserId,
+  createdByKeyId: apiKeys.createdByKeyId,
 };
 
 // The active keys of a workspace and environment, newest first (index api_keys_list_idx).
@@ -49,6 +53,7 @@ function view(row: ListRow<typeof keyColumns>): KeyView {
     lastUsed: iso(row.lastUsedAt),
     expiresAt: iso(row.expiresAt),
     createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdByUserId ? { type: 'user', id: row.createdByUserId } : row.createdByKeyId ? { type: 'key', id: row.createdByKeyId } : null,
   };
 }
 
@@ -170,6 +175,11 @@ const KEY_AUDITED = ['name', 'environment', 'scopes', 'expiresAt'] as const;
 export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now = new Date()): Promise<CreatedKeyView> {
   const environment = input.environment ?? actor.environment;
   const scopes = normalizeScopes(input.scopes ?? DEFAULT_SCOPES);
+  if (actor.kind === 'user') {
+    // A key never holds a scope its creator's role could not grant (docs/teams.md).
+    const beyond = missingScopes(GRANTABLE[actor.role], scopes);
+    if (beyond.length > 0) throw new ApiError('insufficient_role', roleRefusal(actor.role, `grant ${beyond.join(', ')}: ${actor.role === 'viewer' ? 'viewers make no keys' : 'developers grant agents:* and analytics:read only'}`), { param: 'scopes' });
+  }
   if (actor.kind === 'key') {
     if (environment !== actor.environment) {
       throw new ApiError('environment_mismatch', `A ${actor.environment} key can only create ${actor.environment} keys`, {
@@ -217,6 +227,8 @@ export async function listKeys(db: Db, actor: Actor, params: PageParams): Promis
 
 /** Revokes a key and writes its `key.revoked` event, in one transaction. */
 export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date()) {
+  // A member revokes only keys their role could have made (a developer, not an admin's key).
+  const grantable = actor.kind === 'user' ? GRANTABLE[actor.role] : null;
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(apiKeys)
@@ -227,9 +239,14 @@ export async function revokeKey(db: Db, actor: Actor, id: string, now = new Date
           eq(apiKeys.workspaceId, actor.workspaceId),
           eq(apiKeys.environment, actor.environment),
           isNull(apiKeys.revokedAt),
+          grantable ? sql`${apiKeys.scopes} <@ ${textArray(grantable)}` : undefined,
         ),
       )
       .returning();
+    if (!row && grantable && grantable.length < SCOPES.length) {
+      const [exists] = await tx.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, actor.workspaceId), eq(apiKeys.environment, actor.environment), isNull(apiKeys.revokedAt)));
+      if (exists) throw new ApiError('insufficient_role', roleRefusal((actor as { role: Role }).role, 'revoke a key holding scopes your role cannot grant'));
+    }
     if (!row) throw notFound('key', id);
     const shown = view(row);
     await emitAudited(tx, actor, 'key.revoked', shown, actor, { action: 'key.revoked', target: { type: 'key', id: row.id }, changes: { revokedAt: [null, row.revokedAt!.toISOString()] } });

@@ -1,4 +1,5 @@
 import { auditAccount } from '../../../modules/audit/record';
+import { GRANTABLE } from '../../../modules/auth/roles';
 import { transaction } from '../../../../db/transaction';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../../../../db/schema';
@@ -69,6 +70,9 @@ export const accountRouter = router({
       environment: ctx.actor.environment,
       environments: ENVIRONMENTS,
       scopes: SCOPE_TABLE,
+      /** The member's role here, and the scopes it may put on a key (the key dialog offers these only). */
+      role: ctx.actor.role,
+      grantable: GRANTABLE[ctx.actor.role],
       workspace: ws && {
         id: ws.id,
         name: ws.name,
