@@ -38,6 +38,17 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('invites by a member’s workspace: the link alone on stdout; a bad role is a usage error', async () => {
+    const made = await runCli(['invite', '--by', email, '--email', 'newcomer@example.test', '--role', 'developer'], env);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /^http:\/\/localhost:\d+\/invite\/[A-Za-z0-9_-]{43}\n$/);
+    const bad = await runCli(['invite', '--by', email, '--email', 'newcomer@example.test', '--role', 'boss'], env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--role must be one of: owner, admin, developer, viewer/);
+    const both = await runCli(['invite', '--email', 'newcomer@example.test', '--role', 'viewer'], env);
+    assert.equal(both.code, 2);
+  });
+
   it('refuses to start on an invalid environment, naming the variable', async () => {
     const proc = await startProcess({ ...env, RATE_LIMIT_ANON_PER_MINUTE: 'lots' });
     const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));

@@ -10,7 +10,7 @@ import { Alert, Button, Spinner, TextField } from './ui';
 
 const MIN_PASSWORD = 8;
 
-export function SignUpForm() {
+export function SignUpForm({ callbackPath = '/dashboard/keys' }: { callbackPath?: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const signUp = useMutation(trpc.account.signUp.mutationOptions());
@@ -37,7 +37,7 @@ export function SignUpForm() {
     setSigningIn(true);
     const result = await signIn('credentials', { email, password, redirect: false }).catch(() => undefined);
     if (result?.ok && !result.error) {
-      router.replace('/dashboard/keys');
+      router.replace(callbackPath);
       router.refresh();
       return;
     }

@@ -5,11 +5,14 @@ import { AuthShell } from '@/app/_components/auth-shell';
 import { Providers } from '@/app/_components/providers';
 import { SignUpForm } from '@/app/_components/signup-form';
 import { currentSession } from '@/server/api/next-handle';
+import { safeCallbackPath } from '@/server/modules/auth/callback-path';
 
 export const metadata: Metadata = { title: 'Create an account' };
 
-export default async function SignUpPage() {
-  if (await currentSession()) redirect('/dashboard/keys');
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  // Where to go once signed up: a path on this site (an invitation link brings its own).
+  const callbackPath = safeCallbackPath((await searchParams).callbackUrl);
+  if (await currentSession()) redirect(callbackPath);
   return (
     <AuthShell
       title="Create your account"
@@ -17,14 +20,14 @@ export default async function SignUpPage() {
       footer={
         <>
           Already have an account?{' '}
-          <Link href="/signin" className="font-semibold text-indigo-600 hover:text-indigo-500">
+          <Link href={`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`} className="font-semibold text-indigo-600 hover:text-indigo-500">
             Sign in
           </Link>
         </>
       }
     >
       <Providers initialEnvironment="live">
-        <SignUpForm />
+        <SignUpForm callbackPath={callbackPath} />
       </Providers>
     </AuthShell>
   );

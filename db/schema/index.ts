@@ -12,3 +12,4 @@ export * from './usage';
 export * from './schedules';
 export * from './budgets';
 export * from './audit';
+export * from './invitations';

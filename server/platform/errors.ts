@@ -145,6 +145,13 @@ export const ERROR_CATALOGUE = [
     description: "The request would act beyond the API key's own environment (`live` or `test`).",
   },
   {
+    code: 'invitation_invalid',
+    status: 404,
+    type: 'invalid_request_error',
+    on: 'dashboard',
+    description: 'The invitation link is not valid for this account (unknown, expired, used, revoked, or for another address: the same answer for each).',
+  },
+  {
     code: 'insufficient_role',
     status: 403,
     type: 'permission_error',
@@ -187,6 +194,20 @@ export const ERROR_CATALOGUE = [
     type: 'invalid_request_error',
     on: 'declared',
     description: 'The execution has already finished (succeeded, failed or cancelled).',
+  },
+  {
+    code: 'already_member',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'dashboard',
+    description: 'The invited address, or you, belong to the workspace already.',
+  },
+  {
+    code: 'invitation_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'dashboard',
+    description: 'The workspace has the most pending invitations it may have (100); revoke some first.',
   },
   {
     code: 'last_owner',

@@ -2,6 +2,7 @@
 //   npm run admin -- create-user --email E --password P
 //   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
 //   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
+//   npm run admin -- invite --by E|--workspace W --email E --role owner|admin|developer|viewer
 //   npm run admin -- generate-secrets-key
 //   npm run admin -- rotate-secrets-key
 // Applies pending migrations first. In embedded mode it needs the data dir to itself: while
@@ -13,7 +14,10 @@ import { DataDirLockedError } from '../../db/lock';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../../db/schema';
 import { openMigratedDatabase } from './boot';
 import { generateSecretsKey, rotateSecretsKey } from './secrets-key';
-import { createUser, findMembershipByEmail, setWorkspacePlan } from '../modules/auth/users';
+import { createUser, findMembershipByEmail, getWorkspace, setWorkspacePlan } from '../modules/auth/users';
+import { invite } from '../modules/auth/invitations';
+import { env } from '../platform/env.js';
+import { MEMBER_ROLES, type MemberRole } from '../../db/schema/values';
 import { ApiError } from '../platform/errors';
 import { createKey } from '../modules/keys/service';
 import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../modules/keys/scopes';
@@ -22,6 +26,7 @@ const USAGE = `Usage:
   npm run admin -- create-user --email E --password P
   npm run admin -- set-plan --email E --plan starter|professional|enterprise [--rpm N] [--concurrency N]
   npm run admin -- create-key --email E --env live|test [--scopes a,b|all] [--name N]
+  npm run admin -- invite --by E|--workspace W --email E --role owner|admin|developer|viewer
   npm run admin -- generate-secrets-key
   npm run admin -- rotate-secrets-key`;
 
@@ -54,7 +59,7 @@ async function run(argv: string[]): Promise<string> {
     parseArgs({ args: rest, options: {}, strict: true });
     return command === 'generate-secrets-key' ? generateSecretsKey() : rotateSecretsKey();
   }
-  if (!command || !['create-user', 'set-plan', 'create-key'].includes(command)) {
+  if (!command || !['create-user', 'set-plan', 'create-key', 'invite'].includes(command)) {
     throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
   }
   const { values } = parseArgs({
@@ -68,6 +73,9 @@ async function run(argv: string[]): Promise<string> {
       env: { type: 'string' },
       scopes: { type: 'string' },
       name: { type: 'string' },
+      workspace: { type: 'string' },
+      by: { type: 'string' },
+      role: { type: 'string' },
     },
     strict: true,
   });
@@ -100,6 +108,17 @@ async function run(argv: string[]): Promise<string> {
       await setWorkspacePlan(db, m.workspaceId, plan, rpm, concurrency, CLI_REQUEST);
       const custom = [rpm ? `${rpm} requests/minute` : '', concurrency ? `${concurrency} executions at once` : ''].filter(Boolean).join(', ');
       return `workspace ${m.workspaceId} is now on the ${plan} plan${custom ? ` (${custom})` : ''}`;
+    };
+  } else if (command === 'invite') {
+    // The workspace: by its id, or the one a member's email opens (as the other commands find it).
+    if (!values.workspace === !values.by) throw new UsageError('give one of --by <a member’s email> or --workspace <id>');
+    const role = oneOf<MemberRole>(need(values.role, 'role'), MEMBER_ROLES, 'role');
+    action = async (db) => {
+      const workspaceId = values.workspace ?? (await member(db, values.by!)).workspaceId;
+      if (!(await getWorkspace(db, workspaceId))) throw new Error(`no workspace ${workspaceId}`);
+      const made = await invite(db, { kind: 'system', workspaceId, request: CLI_REQUEST }, { email, role });
+      // The link alone on stdout, for scripts: the dashboard's address when NEXTAUTH_URL says it.
+      return `${(env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '')}${made.path}`;
     };
   } else {
     const environment = oneOf<Environment>(need(values.env, 'env'), ENVIRONMENTS, 'env');

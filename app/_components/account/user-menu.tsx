@@ -3,6 +3,8 @@
 import { signOut } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTRPC } from '../providers';
 import { Spinner } from '../ui';
 import { ChangePasswordDialog } from './change-password-dialog';
 import { SignOutEverywhereDialog } from './sign-out-everywhere-dialog';
@@ -16,7 +18,8 @@ function initialOf(user: { email: string | null; name: string | null }): string 
   return (user.name || user.email || '?').trim().charAt(0).toUpperCase() || '?';
 }
 
-// The account menu in the dashboard header: who is signed in, password, and the sign-outs.
+// The account menu in the dashboard header: who is signed in, their workspaces (to switch), the
+// members page, password, and the sign-outs.
 export function UserMenu({ user }: { user: { email: string | null; name: string | null } }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
@@ -39,7 +42,7 @@ export function UserMenu({ user }: { user: { email: string | null; name: string 
   }, [open]);
 
   function onMenuKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled)') ?? [])];
+    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled), [role="menuitemradio"]:not(:disabled)') ?? [])];
     const at = items.indexOf(document.activeElement as HTMLElement);
     const move = (to: number) => {
       e.preventDefault();
@@ -64,6 +67,26 @@ export function UserMenu({ user }: { user: { email: string | null; name: string 
   function closeDialog() {
     setDialog(null);
     trigger.current?.focus();
+  }
+
+  // The workspaces the user belongs to (a switcher when there are several): the choice is kept by the server.
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const workspaces = useQuery({ ...trpc.workspaces.list.queryOptions(), staleTime: 60_000 });
+  const switchTo = useMutation(trpc.workspaces.switch.mutationOptions());
+  function onSwitch(workspaceId: string) {
+    switchTo.mutate(
+      { workspaceId },
+      {
+        onSuccess: () => {
+          setOpen(false);
+          // Everything on the page was the other workspace's.
+          queryClient.clear();
+          router.replace('/dashboard/agents');
+          router.refresh();
+        },
+      },
+    );
   }
 
   async function onSignOut() {
@@ -113,7 +136,32 @@ export function UserMenu({ user }: { user: { email: string | null; name: string 
               {user.email ?? label}
             </p>
           </div>
+          {workspaces.data && workspaces.data.length > 1 && (
+            <div className="space-y-0.5 border-b border-slate-100 py-1.5" role="group" aria-label="Workspaces">
+              <p className="px-3 pt-1 text-xs text-slate-500">Workspaces</p>
+              {workspaces.data.map((w) => (
+                <button
+                  key={w.id}
+                  type="button"
+                  role="menuitemradio"
+                  aria-checked={w.current}
+                  tabIndex={-1}
+                  className={ITEM}
+                  disabled={switchTo.isPending}
+                  onClick={() => (w.current ? setOpen(false) : onSwitch(w.id))}
+                  data-testid={`workspace-${w.id}`}
+                >
+                  <span aria-hidden className="w-3.5 text-indigo-600">{w.current ? '✓' : ''}</span>
+                  <span className="min-w-0 flex-1 truncate">{w.name}</span>
+                  <span className="text-xs text-slate-500">{w.role}</span>
+                </button>
+              ))}
+            </div>
+          )}
           <div className="space-y-0.5 pt-1.5">
+            <button type="button" role="menuitem" tabIndex={-1} className={ITEM} onClick={() => (setOpen(false), router.push('/dashboard/members'))} data-testid="nav-members">
+              Members
+            </button>
             <button type="button" role="menuitem" tabIndex={-1} className={ITEM} onClick={() => choose('password')} data-testid="change-password">
               Change password
             </button>

@@ -5,7 +5,7 @@ import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { analyticsRouter } from './routers/analytics';
 import { auditRouter } from './routers/audit';
-import { membersRouter, workspacesRouter } from './routers/team';
+import { invitationsRouter, membersRouter, workspacesRouter } from './routers/team';
 import { eventsRouter } from './routers/events';
 import { conversationsRouter, executionsRouter } from './routers/executions';
 import { keysRouter } from './routers/keys';
@@ -31,6 +31,7 @@ export const appRouter = router({
   audit: auditRouter,
   members: membersRouter,
   workspaces: workspacesRouter,
+  invitations: invitationsRouter,
 });
 
 // Outputs: trusted in production, checked strictly elsewhere (outputs.ts).

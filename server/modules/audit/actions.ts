@@ -32,6 +32,9 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'member.left',
+  'member.joined',
+  'invitation.created',
+  'invitation.revoked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

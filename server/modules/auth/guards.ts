@@ -35,6 +35,8 @@ export const KNOWN_ADDRESS_SECONDS = 14 * 24 * 60 * 60;
 /** New accounts per client address per hour, unless configured (RATE_LIMIT_SIGNUPS_PER_HOUR). */
 export const SIGN_UPS_PER_ADDRESS = 10;
 const SIGN_UP_WINDOW_SECONDS = 60 * 60;
+/** Invitation links one client address may try and fail per hour (docs/teams.md, "Invitations"). */
+export const INVITE_FAILURES_PER_ADDRESS = 20;
 
 export interface AuthGuards {
   signIn: {
@@ -51,6 +53,12 @@ export interface AuthGuards {
     /** Spends one sign-up for `address`. Returns 0 when allowed, else the seconds to wait. */
     attempt(address: string): Promise<number>;
   };
+  invite: {
+    /** Whether `address` may try an invitation link now: 0, else the seconds to wait (its failures used up). */
+    check(address: string): Promise<number>;
+    /** Counts a link `address` tried that was not valid for it. */
+    failed(address: string): Promise<void>;
+  };
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -64,6 +72,7 @@ export function createAuthGuards(counter: CounterFactory, opts: { signUpsPerHour
   const perAccount = counter('rl:signin', SIGN_IN_WINDOW_SECONDS);
   const known = counter('rl:signin:known', KNOWN_ADDRESS_SECONDS);
   const signUps = counter('rl:signup:addr', SIGN_UP_WINDOW_SECONDS);
+  const inviteFailures = counter('rl:invite:addr', SIGN_UP_WINDOW_SECONDS);
 
   return {
     signIn: {
@@ -93,6 +102,15 @@ export function createAuthGuards(counter: CounterFactory, opts: { signUpsPerHour
       async attempt(address) {
         const res = await signUps.consume(address, 1);
         return res.consumedPoints > signUpLimit ? seconds(res.msBeforeNext) : 0;
+      },
+    },
+    invite: {
+      async check(address) {
+        const res = await inviteFailures.get(address);
+        return res && res.consumedPoints >= INVITE_FAILURES_PER_ADDRESS ? seconds(res.msBeforeNext) : 0;
+      },
+      async failed(address) {
+        await inviteFailures.consume(address, 1);
       },
     },
   };

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { MEMBER_ROLES } from '../../../../db/schema/values';
+import { acceptInvitation, invite, listInvitations, peekInvitation, revokeInvitation } from '../../../modules/auth/invitations';
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
+import { managesMembers, roleRefusal } from '../../../modules/auth/roles';
+import type { RateLimits } from '../../../modules/ratelimit';
+import { ApiError } from '../../../platform/errors';
 import { router, userProcedure } from '../init';
 
 // The dashboard's team procedures (docs/teams.md): the workspace's members and their roles, and
@@ -26,3 +30,44 @@ export const workspacesRouter = router({
   /** Shows another of your workspaces from the next request on (the choice is kept). */
   switch: userProcedure.input(z.strictObject({ workspaceId: z.string().min(1).max(100) })).mutation(({ ctx, input }) => switchWorkspace(ctx.db, ctx.actor, input.workspaceId)),
 });
+
+/** The address a dashboard request came from (for the invitation links' per-address limit). */
+const addressOf = (ctx: { clientAddress?: string }) => ctx.clientAddress || 'unknown';
+
+export const invitationsRouter = router({
+  /** Invites an address with a role: the answer holds the link's token, shown this once. */
+  create: userProcedure
+    .input(z.strictObject({ email: z.email().max(254), role: z.enum(MEMBER_ROLES) }))
+    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input)),
+
+  list: userProcedure.query(({ ctx }) => {
+    if (!managesMembers(ctx.actor.role)) throw new ApiError('insufficient_role', roleRefusal(ctx.actor.role, 'see invitations: owners and admins can'));
+    return listInvitations(ctx.db, ctx.actor.workspaceId);
+  }),
+
+  revoke: userProcedure.input(z.strictObject({ id: z.string().min(1).max(100) })).mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input.id)),
+
+  /** What a link invites the signed-in user to, or null (not valid for them: one answer for every reason). */
+  peek: userProcedure.input(z.strictObject({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
+    await checkInviteAttempts(ctx);
+    const found = await peekInvitation(ctx.db, ctx.actor.userId, input.token);
+    if (!found) await ctx.limits?.auth.invite.failed(addressOf(ctx));
+    return found;
+  }),
+
+  accept: userProcedure.input(z.strictObject({ token: z.string().max(200) })).mutation(async ({ ctx, input }) => {
+    await checkInviteAttempts(ctx);
+    try {
+      return await acceptInvitation(ctx.db, ctx.actor, input.token);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invitation_invalid') await ctx.limits?.auth.invite.failed(addressOf(ctx));
+      throw err;
+    }
+  }),
+});
+
+/** Links tried and failed from one address are limited (docs/teams.md): 429 past the limit. */
+async function checkInviteAttempts(ctx: { limits?: RateLimits; clientAddress?: string }): Promise<void> {
+  const wait = (await ctx.limits?.auth.invite.check(addressOf(ctx))) ?? 0;
+  if (wait > 0) throw new ApiError('rate_limit_exceeded', `Too many invitation links tried from this address; try again in ${Math.ceil(wait / 60)} minutes`, { headers: { 'Retry-After': String(wait) } });
+}

@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { advisoryXactLock } from '../../../db/advisory';
+import { transaction } from '../../../db/transaction';
+import { invitations, users, workspaceMembers, workspaces } from '../../../db/schema';
+import type { RequestContext } from '../actor';
+import { audit, type AuditActor } from '../audit/record';
+import { ApiError } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import { canonicalEmail } from './guards';
+import { managesMembers, roleRefusal, type Role } from './roles';
+
+// Invitations (docs/teams.md, "Invitations"): an owner or admin invites an email address with a
+// role; the answer carries a single-use link valid 7 days, shown once — only the token's SHA-256
+// is stored, as for keys. The invitee signs in (or up) with that address and accepts. Every link
+// that is not valid for the one trying it — unknown, forged, expired, revoked, used, or for
+// another address — gets the same answer, so a link tells nothing it was not made to tell.
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** Pending invitations a workspace may have at once. */
+export const MAX_PENDING_INVITATIONS = 100;
+
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  expiresAt: string;
+  createdAt: string;
+  invitedBy: string | null;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const view = (r: typeof invitations.$inferSelect): InvitationView => ({
+  id: r.id,
+  email: r.email,
+  role: r.role,
+  expiresAt: r.expiresAt.toISOString(),
+  createdAt: r.createdAt.toISOString(),
+  invitedBy: r.invitedByUserId,
+});
+
+/** Who invites: a member who manages members (owners only for an owner), or the admin CLI (the system). */
+type Inviter = { kind: 'user'; userId: string; role: Role; workspaceId: string; request?: RequestContext } | { kind: 'system'; workspaceId: string; request?: RequestContext };
+
+function mayInvite(inviter: Inviter, role: Role): void {
+  if (inviter.kind === 'system') return;
+  if (!managesMembers(inviter.role)) throw new ApiError('insufficient_role', roleRefusal(inviter.role, 'invite members: owners and admins can'));
+  if (role === 'owner' && inviter.role !== 'owner') throw new ApiError('insufficient_role', roleRefusal(inviter.role, 'invite an owner: only owners can'));
+}
+
+/**
+ * Invites `email` with `role` (inviting the same address again replaces its pending invitation).
+ * Returns the invitation and its token, shown this once: the link is `/invite/<token>`.
+ */
+export async function invite(db: Db, inviter: Inviter, input: { email: string; role: Role }, now = new Date()): Promise<InvitationView & { token: string; path: string }> {
+  mayInvite(inviter, input.role);
+  const email = canonicalEmail(input.email);
+  const token = randomBytes(32).toString('base64url');
+  return transaction(db, async (tx) => {
+    await advisoryXactLock(tx, sql`hashtextextended(${`members:${inviter.workspaceId}`}, 0)`);
+    const [member] = await tx
+      .select({ id: users.id })
+      .from(workspaceMembers)
+      .innerJoin(users, eq(users.id, workspaceMembers.userId))
+      .where(and(eq(workspaceMembers.workspaceId, inviter.workspaceId), sql`lower(${users.email}) = ${email}`));
+    if (member) throw new ApiError('already_member', 'This address belongs to a member of the workspace already', { param: 'email' });
+    // The address's pending invitation, if any, is replaced: its link stops working.
+    await tx
+      .update(invitations)
+      .set({ revokedAt: now })
+      .where(and(eq(invitations.workspaceId, inviter.workspaceId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+    const [{ n }] = (await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(invitations)
+      .where(and(eq(invitations.workspaceId, inviter.workspaceId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))) as [{ n: number }];
+    if (n >= MAX_PENDING_INVITATIONS) throw new ApiError('invitation_limit_reached', `A workspace may have ${MAX_PENDING_INVITATIONS} pending invitations; revoke some first`);
+    const [row] = await tx
+      .insert(invitations)
+      .values({
+        id: newId('inv'),
+        workspaceId: inviter.workspaceId,
+        email,
+        role: input.role,
+        tokenHash: hashToken(token),
+        invitedByUserId: inviter.kind === 'user' ? inviter.userId : null,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        createdAt: now,
+      })
+      .returning();
+    await audit(tx, inviter as AuditActor, { action: 'invitation.created', target: { type: 'invitation', id: row!.id }, environment: null, changes: { email: [null, email], role: [null, input.role] } });
+    return { ...view(row!), token, path: `/invite/${token}` };
+  });
+}
+
+/** The workspace's pending invitations (not accepted, revoked or expired), oldest first; never a token. */
+export async function listInvitations(db: Db, workspaceId: string, now = new Date()): Promise<InvitationView[]> {
+  const rows = await db
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.workspaceId, workspaceId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
+    .orderBy(asc(invitations.id));
+  return rows.map(view);
+}
+
+export async function revokeInvitation(db: Db, inviter: Extract<Inviter, { kind: 'user' }>, id: string, now = new Date()): Promise<{ id: string; revoked: true }> {
+  return transaction(db, async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(invitations)
+      .where(and(eq(invitations.id, id), eq(invitations.workspaceId, inviter.workspaceId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+    if (!row) throw new ApiError('resource_not_found', `No such invitation: '${id.slice(0, 64)}'`, { param: 'id' });
+    mayInvite(inviter, row.role);
+    await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id));
+    await audit(tx, inviter, { action: 'invitation.revoked', target: { type: 'invitation', id }, environment: null, changes: { email: [row.email, null], role: [row.role, null] } });
+    return { id, revoked: true as const };
+  });
+}
+
+const invalid = () =>
+  new ApiError('invitation_invalid', 'This invitation link is not valid for your account: it may have expired, been used or revoked, or be meant for another email address');
+
+/** What the accept page shows a signed-in user holding a link: the workspace and role, when the link is valid for them (else null: the same for every reason). */
+export async function peekInvitation(db: Db, userId: string, token: string, now = new Date()): Promise<{ workspace: string; role: Role; expiresAt: string } | null> {
+  if (token.length > 100) return null;
+  const [row] = await db
+    .select({ workspace: workspaces.name, role: invitations.role, expiresAt: invitations.expiresAt })
+    .from(invitations)
+    .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
+    .innerJoin(users, eq(users.id, userId))
+    .where(and(eq(invitations.tokenHash, hashToken(token)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now), sql`${invitations.email} = lower(${users.email})`));
+  return row ? { workspace: row.workspace, role: row.role, expiresAt: row.expiresAt.toISOString() } : null;
+}
+
+/**
+ * Joins the workspace a link invites the signed-in user to, if it is valid for them: one
+ * conditional update makes it single-use under any race. The workspace becomes the one their
+ * dashboard shows.
+ */
+export async function acceptInvitation(db: Db, user: { userId: string; request?: RequestContext }, token: string, now = new Date()): Promise<{ workspaceId: string; role: Role }> {
+  if (token.length > 100) throw invalid();
+  return transaction(db, async (tx) => {
+    const [row] = await tx
+      .update(invitations)
+      .set({ acceptedAt: now, acceptedByUserId: user.userId })
+      .where(
+        and(
+          eq(invitations.tokenHash, hashToken(token)),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.revokedAt),
+          gt(invitations.expiresAt, now),
+          sql`${invitations.email} = (select lower(email) from users where id = ${user.userId})`,
+        ),
+      )
+      .returning();
+    if (!row) throw invalid();
+    const joined = await tx.insert(workspaceMembers).values({ workspaceId: row.workspaceId, userId: user.userId, role: row.role }).onConflictDoNothing().returning({ role: workspaceMembers.role });
+    if (joined.length === 0) throw new ApiError('already_member', 'You are a member of this workspace already');
+    await tx.update(users).set({ currentWorkspaceId: row.workspaceId }).where(eq(users.id, user.userId));
+    await audit(tx, { kind: 'user', userId: user.userId, request: user.request }, {
+      action: 'member.joined',
+      target: { type: 'user', id: user.userId },
+      workspaceId: row.workspaceId,
+      environment: null,
+      changes: { role: [null, row.role], invitation: [null, row.id] },
+    });
+    return { workspaceId: row.workspaceId, role: row.role };
+  });
+}
