@@ -92,6 +92,15 @@ test('a viewer’s Members page offers nothing to change, at 1280 and 390 px', a
   await expect(viewer.getByTestId('members-list')).toBeVisible();
   await expectNoHorizontalScroll(viewer);
   await shot(viewer, 'teams-members-viewer-390');
+  // The pages offer a viewer nothing to change, and no API keys link.
+  await viewer.goto('/dashboard/agents');
+  await expect(viewer.getByRole('heading', { name: 'Agents', exact: true, level: 1 })).toBeVisible();
+  await expect(viewer.getByTestId('new-agent')).toHaveCount(0);
+  await viewer.goto('/dashboard/webhooks');
+  await expect(viewer.getByRole('heading', { name: 'Webhooks', exact: true, level: 1 })).toBeVisible();
+  await expect(viewer.getByTestId('create-webhook')).toHaveCount(0);
+  await expect(viewer.getByTestId('nav-keys')).toHaveCount(0);
+  await shot(viewer, 'teams-webhooks-viewer-390');
   // What a viewer may not see is refused by the server, and the page says so.
   await viewer.goto('/dashboard/keys');
   await expect(viewer.getByText(/Your role in this workspace \(viewer\) cannot see or manage API keys/)).toBeVisible();

@@ -7,6 +7,7 @@ import { UserMenu } from './account/user-menu';
 import { usePendingApprovals } from './approvals/use-pending-approvals';
 import { EnvironmentSwitch } from './environment-switch';
 import { useEnvironment } from './providers';
+import { useCan } from './team/use-can';
 import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
@@ -65,6 +66,9 @@ export function DashboardHeader({
   const buttonRef = useRef<HTMLButtonElement>(null);
   const navId = useId();
   const pending = usePendingApprovals(APPROVALS_POLL_MS);
+  // A viewer never sees a key (docs/teams.md): no API keys link for them.
+  const { role } = useCan();
+  const sections = role === 'viewer' ? SECTIONS.filter((s) => s.href !== '/dashboard/keys') : SECTIONS;
 
   // The open panel closes on Escape (focus back on its button) and on a press outside it.
   useEffect(() => {
@@ -123,7 +127,7 @@ export function DashboardHeader({
             className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-0 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto md:gap-1`}
             aria-label="Main"
           >
-            {SECTIONS.map((s) => {
+            {sections.map((s) => {
               const current = pathname === s.href || pathname.startsWith(`${s.href}/`);
               return (
                 <Link

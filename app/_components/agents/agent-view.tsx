@@ -15,6 +15,7 @@ import { Playground } from './playground';
 import { useUnreachableProvider } from './provider-status';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
 import { ToolSecretModal } from './tool-secret-modal';
+import { useCan } from '../team/use-can';
 
 export function AgentView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -23,6 +24,7 @@ export function AgentView({ id }: { id: string }) {
   const { environment } = useEnvironment();
   const agent = useQuery(trpc.agents.get.queryOptions({ id }));
   const unreachable = useUnreachableProvider();
+  const can = useCan();
   const [dialog, setDialog] = useState<'rotate' | 'delete' | null>(null);
   const [rotated, setRotated] = useState<RotatedAgent | null>(null);
 
@@ -70,17 +72,21 @@ export function AgentView({ id }: { id: string }) {
           <ButtonLink href={`/dashboard/executions?agentId=${a.id}`} variant="secondary" data-testid="agent-executions">
             Executions
           </ButtonLink>
-          <ButtonLink href={`/dashboard/agents/${a.id}/edit`} variant="secondary" data-testid="edit-agent">
-            Edit
-          </ButtonLink>
-          {signsToolCalls && (
-            <Button variant="secondary" onClick={() => setDialog('rotate')} data-testid="rotate-tool-secret">
-              Rotate tool secret
-            </Button>
+          {can.build && (
+            <>
+              <ButtonLink href={`/dashboard/agents/${a.id}/edit`} variant="secondary" data-testid="edit-agent">
+                Edit
+              </ButtonLink>
+              {signsToolCalls && (
+                <Button variant="secondary" onClick={() => setDialog('rotate')} data-testid="rotate-tool-secret">
+                  Rotate tool secret
+                </Button>
+              )}
+              <Button variant="dangerGhost" onClick={() => setDialog('delete')} data-testid="delete-agent">
+                Delete
+              </Button>
+            </>
           )}
-          <Button variant="dangerGhost" onClick={() => setDialog('delete')} data-testid="delete-agent">
-            Delete
-          </Button>
         </div>
       </div>
 

@@ -5,6 +5,7 @@ import { useEnvironment, useTRPC, useTRPCClient } from '../providers';
 import { AgentIcon, EmptyState, ListFooter, LoadError } from '../states';
 import { ButtonLink, Card } from '../ui';
 import { AgentsTable, TableSkeleton } from './agents-table';
+import { useCan } from '../team/use-can';
 
 const PAGE_SIZE = 20;
 
@@ -24,11 +25,14 @@ export function AgentsView() {
   });
   const agents = list.data?.pages.flatMap((p) => p.data) ?? [];
 
-  const newButton = (label: string) => (
-    <ButtonLink href="/dashboard/agents/new" data-testid="new-agent">
-      <span aria-hidden>+</span> {label}
-    </ButtonLink>
-  );
+  // Agents are made by developers, admins and owners (docs/teams.md); viewers read them.
+  const can = useCan();
+  const newButton = (label: string) =>
+    can.build && (
+      <ButtonLink href="/dashboard/agents/new" data-testid="new-agent">
+        <span aria-hidden>+</span> {label}
+      </ButtonLink>
+    );
 
   return (
     <div className="space-y-6">

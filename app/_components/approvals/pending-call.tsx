@@ -9,6 +9,7 @@ import { Alert, Badge, Button, Spinner } from '../ui';
 import { ArgumentsEditor } from './arguments-editor';
 import { DenyDialog } from './deny-dialog';
 import { useDecide, type AwaitedCall } from './use-decide';
+import { useCan } from '../team/use-can';
 
 // One tool call awaiting a person's decision, with its three answers: Approve, Approve with
 // edited arguments, Deny (with a reason, after a confirmation). The same card on the Approvals
@@ -37,6 +38,7 @@ export function PendingCall({
   /** The call turned out decided elsewhere or the run no longer paused (the execution is read again). */
   onStale?: () => void;
 }) {
+  const can = useCan();
   const [mode, setMode] = useState<'buttons' | 'editing' | 'denying'>('buttons');
   const [attempt, setAttempt] = useState<Attempt | null>(null);
   const decide = useDecide(executionId, {
@@ -107,7 +109,12 @@ export function PendingCall({
           {decided}: the run goes on.
         </p>
       ) : (
-        mode !== 'editing' && (
+        mode !== 'editing' &&
+        (!can.build ? (
+          <p className="text-sm text-slate-600" data-testid="pending-call-viewer">
+            A developer, admin or owner decides on it: viewers read only.
+          </p>
+        ) : (
           <div className="flex flex-wrap gap-2">
             <Button onClick={() => send('approve', { approve: true })} disabled={pending} data-testid="approve-call">
               {pending && attempt === 'approve' && <Spinner />}
@@ -136,7 +143,7 @@ export function PendingCall({
               Deny…
             </Button>
           </div>
-        )
+        ))
       )}
       {mode === 'denying' && (
         <DenyDialog

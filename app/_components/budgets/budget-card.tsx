@@ -95,7 +95,7 @@ function consequence(b: Budget, reset: string | null): string {
   return reset ? `Runs it counts are refused until ${reset}.` : 'Runs it counts are refused until the limit is raised or the budget deleted.';
 }
 
-export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: Budget; names: Names; now: number; onEdit: () => void; onDelete: () => void }) {
+export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: Budget; names: Names; now: number; onEdit?: () => void; onDelete?: () => void }) {
   const percent = percentUsed(budget);
   const level = levelOf(budget, percent);
   const status = STATUS[level];
@@ -170,14 +170,17 @@ export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: B
           )}
         </dl>
       </div>
-      <div className="flex justify-end gap-2 border-t border-slate-100 px-4 py-2.5 sm:px-5">
-        <Button variant="secondary" className="px-2.5 py-1 text-xs" onClick={onEdit} aria-label={`Edit ${budget.name}`} data-testid="budget-edit">
-          Edit
-        </Button>
-        <Button variant="dangerGhost" className="px-2.5 py-1 text-xs" onClick={onDelete} aria-label={`Delete ${budget.name}`} data-testid="budget-delete">
-          Delete
-        </Button>
-      </div>
+      {/* Only for admins and owners (docs/teams.md). */}
+      {onEdit && onDelete && (
+        <div className="flex justify-end gap-2 border-t border-slate-100 px-4 py-2.5 sm:px-5">
+          <Button variant="secondary" className="px-2.5 py-1 text-xs" onClick={onEdit} aria-label={`Edit ${budget.name}`} data-testid="budget-edit">
+            Edit
+          </Button>
+          <Button variant="dangerGhost" className="px-2.5 py-1 text-xs" onClick={onDelete} aria-label={`Delete ${budget.name}`} data-testid="budget-delete">
+            Delete
+          </Button>
+        </div>
+      )}
     </Card>
   );
 }

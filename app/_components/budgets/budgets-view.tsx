@@ -11,6 +11,7 @@ import { BudgetCard } from './budget-card';
 import { BudgetDialog } from './budget-dialog';
 import { DeleteBudgetDialog } from './delete-budget-dialog';
 import type { Names } from './target-label';
+import { useCan } from '../team/use-can';
 
 // The environment's budgets (docs/budgets.md), newest first: each with its bar, period, reset,
 // forecast and status; create, edit and delete (confirmed). There are at most 100 per
@@ -66,7 +67,9 @@ export function BudgetsView() {
   const [deleting, setDeleting] = useState<Budget | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.budgets.pathKey() });
 
-  const addButton = (label: string) => (
+  const can = useCan();
+  const addButton = (label: string) =>
+    can.administer && (
     <Button onClick={() => setCreating(true)} data-testid="create-budget">
       <span aria-hidden>+</span> {label}
     </Button>
@@ -113,7 +116,7 @@ export function BudgetsView() {
           <ul className="grid gap-4 lg:grid-cols-2" aria-label="Budgets">
             {budgets.map((b) => (
               <li key={b.id} className="flex min-w-0 flex-col [&>*]:flex-1">
-                <BudgetCard budget={b} names={names} now={list.dataUpdatedAt} onEdit={() => setEditing(b)} onDelete={() => setDeleting(b)} />
+                <BudgetCard budget={b} names={names} now={list.dataUpdatedAt} onEdit={can.administer ? () => setEditing(b) : undefined} onDelete={can.administer ? () => setDeleting(b) : undefined} />
               </li>
             ))}
           </ul>

@@ -15,6 +15,7 @@ import { useTRPC } from '../providers';
 import { EmptyState, LoadError } from '../states';
 import { Badge, Button, Card, Spinner } from '../ui';
 import { CreateScheduleDialog } from './create-schedule-dialog';
+import { useCan } from '../team/use-can';
 
 // An agent's schedules on its page: each with its cron (in words too) and zone, its next run, its
 // last runs (linked to their executions), and Run now, Pause/Resume and Delete (confirmed).
@@ -169,11 +170,13 @@ export function SchedulesCard({ agentId }: { agentId: string }) {
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.schedules.pathKey() });
   const schedules = list.data?.data ?? [];
   const hash = useHash();
-  const add = (label: string) => (
-    <Button variant={schedules.length ? 'secondary' : 'primary'} onClick={() => setCreating(true)} data-testid="create-schedule">
-      <span aria-hidden>+</span> {label}
-    </Button>
-  );
+  const can = useCan();
+  const add = (label: string) =>
+    can.build && (
+      <Button variant={schedules.length ? 'secondary' : 'primary'} onClick={() => setCreating(true)} data-testid="create-schedule">
+        <span aria-hidden>+</span> {label}
+      </Button>
+    );
 
   return (
     <Card className="scroll-mt-6 overflow-hidden" id="schedules" data-testid="schedules-card">

@@ -15,6 +15,7 @@ import { disabledNote, WebhookStatusBadge } from './status';
 import { useSetEnabled } from './use-set-enabled';
 import { WebhookDetails } from './webhook-details';
 import { WebhookSecretModal } from './webhook-secret-modal';
+import { useCan } from '../team/use-can';
 
 /**
  * The one on/off action (the badge beside the title says which it is): Disable, or Enable, which
@@ -65,6 +66,7 @@ export function WebhookView({ id }: { id: string }) {
         },
       },
     );
+  const can = useCan();
   const [dialog, setDialog] = useState<'rotate' | 'delete' | null>(null);
   const [rotated, setRotated] = useState<RotatedWebhook | null>(null);
 
@@ -102,6 +104,7 @@ export function WebhookView({ id }: { id: string }) {
           </h1>
           {w.description && <p className="mt-1 max-w-2xl text-sm break-words text-slate-600">{w.description}</p>}
         </div>
+        {can.administer && (
         <div className="flex flex-wrap items-center gap-2">
           {/* A server-disabled endpoint's Enable sits in the note below, with the reason. */}
           {!note && <EnabledAction webhook={w} />}
@@ -122,6 +125,7 @@ export function WebhookView({ id }: { id: string }) {
             Delete
           </Button>
         </div>
+        )}
       </div>
 
       {note && (

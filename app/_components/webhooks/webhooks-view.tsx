@@ -10,6 +10,7 @@ import { Button, ButtonLink, Card } from '../ui';
 import { CreateWebhookDialog } from './create-webhook-dialog';
 import { WebhookSecretModal } from './webhook-secret-modal';
 import { WebhooksTable } from './webhooks-table';
+import { useCan } from '../team/use-can';
 
 const PAGE_SIZE = 20;
 
@@ -33,11 +34,14 @@ export function WebhooksView() {
   const [creating, setCreating] = useState(false);
   const [revealed, setRevealed] = useState<CreatedWebhook | null>(null);
 
-  const addButton = (label: string) => (
-    <Button onClick={() => setCreating(true)} data-testid="create-webhook">
-      <span aria-hidden>+</span> {label}
-    </Button>
-  );
+  // Webhooks are changed by admins and owners (docs/teams.md); others read them.
+  const can = useCan();
+  const addButton = (label: string) =>
+    can.administer && (
+      <Button onClick={() => setCreating(true)} data-testid="create-webhook">
+        <span aria-hidden>+</span> {label}
+      </Button>
+    );
 
   return (
     <div className="space-y-6">
