@@ -103,6 +103,12 @@ test('a viewer’s Members page offers nothing to change, at 1280 and 390 px', a
   await shot(viewer, 'teams-webhooks-viewer-390');
   // What a viewer may not see is refused by the server, and the page says so.
   await viewer.goto('/dashboard/keys');
-  await expect(viewer.getByText(/Your role in this workspace \(viewer\) cannot see or manage API keys/)).toBeVisible();
+  await expect(viewer.getByTestId('keys-refused')).toContainText('Your role cannot open API keys');
+  await viewer.goto('/dashboard/audit');
+  await expect(viewer.getByTestId('audit-refused')).toContainText('it is for owners and admins');
+  await shot(viewer, 'teams-audit-viewer-390');
+  await viewer.getByTestId('user-menu').click();
+  await expect(viewer.getByTestId('nav-members')).toBeVisible();
+  await expect(viewer.getByTestId('nav-audit')).toHaveCount(0);
   await viewer.context().close();
 });

@@ -1,7 +1,8 @@
-import type { inferRouterOutputs } from '@trpc/server';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/trpc/router';
 
 type Outputs = inferRouterOutputs<AppRouter>;
+type Inputs = inferRouterInputs<AppRouter>;
 
 export type KeyItem = Outputs['keys']['list']['data'][number];
 export type CreatedKey = Outputs['keys']['create'];
@@ -44,3 +45,8 @@ export type RequestUsageRow = RequestUsage['totals'];
 export type Budget = Outputs['budgets']['get'];
 export type BudgetPeriod = Budget['period'];
 export type BudgetTargetType = Budget['target']['type'];
+
+export type AuditEvent = Outputs['audit']['list']['data'][number];
+export type AuditAction = AuditEvent['action'];
+/** The Audit log's filters: those of `GET /v1/audit-events`. */
+export type AuditFilters = Omit<Inputs['audit']['list'], 'limit' | 'after' | 'before'>;

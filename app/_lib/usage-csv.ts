@@ -1,3 +1,4 @@
+import { toCsv, type Column } from './csv';
 import type { DashboardEnvironment } from './environment';
 import type { ExecutionUsage, ExecutionUsageRow, RequestUsage, RequestUsageRow } from './types';
 import { errorsOf, failureRate, type ExecutionGroup, type RangePreset, type RequestGroup, type UsageWindow } from './usage';
@@ -30,26 +31,6 @@ export interface UsageSnapshot {
   models: ExecutionGroup[];
   agents: NamedAgent[];
   keys: NamedKey[];
-}
-
-type Cell = string | number | boolean | null;
-
-/** One CSV field: quoted when needed; text that a spreadsheet would run as a formula is defused. */
-export function csvField(value: Cell): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
-  if (typeof value === 'boolean') return String(value);
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** A column: its header and its value for one item. */
-type Column<T> = readonly [header: string, value: (item: T) => Cell];
-
-/** A table as CSV: the header, then a row per item, each with every column (rectangular by construction). */
-function toCsv<T>(columns: readonly Column<T>[], items: readonly T[]): string {
-  const line = (cells: Cell[]) => cells.map(csvField).join(',');
-  return [line(columns.map(([header]) => header)), ...items.map((item) => line(columns.map(([, value]) => value(item))))].map((l) => `${l}\r\n`).join('');
 }
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v));

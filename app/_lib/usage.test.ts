@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionUsage, ExecutionUsageRow, RequestUsage, RequestUsageRow } from './types';
 import { costSummary, executionGroups, formatPercent, formatUsd, niceTop, rangeOf, requestGroups, windowOf } from './usage';
-import { csvField, csvFileName, USAGE_TABLES, usageCsv, type UsageSnapshot, type UsageTableId } from './usage-csv';
+import { csvField } from './csv';
+import { csvFileName, USAGE_TABLES, usageCsv, type UsageSnapshot, type UsageTableId } from './usage-csv';
 
 const execRow = (fields: Partial<ExecutionUsageRow>): ExecutionUsageRow => ({
   executions: 0,

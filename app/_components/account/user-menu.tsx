@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '../providers';
+import { useCan } from '../team/use-can';
 import { Spinner } from '../ui';
 import { ChangePasswordDialog } from './change-password-dialog';
 import { SignOutEverywhereDialog } from './sign-out-everywhere-dialog';
@@ -22,6 +23,7 @@ function initialOf(user: { email: string | null; name: string | null }): string 
 // members page, password, and the sign-outs.
 export function UserMenu({ user }: { user: { email: string | null; name: string | null } }) {
   const router = useRouter();
+  const { administer } = useCan();
   const [open, setOpen] = useState(false);
   const [dialog, setDialog] = useState<Dialog>(null);
   const [signingOut, setSigningOut] = useState(false);
@@ -162,6 +164,11 @@ export function UserMenu({ user }: { user: { email: string | null; name: string 
             <button type="button" role="menuitem" tabIndex={-1} className={ITEM} onClick={() => (setOpen(false), router.push('/dashboard/members'))} data-testid="nav-members">
               Members
             </button>
+            {administer && (
+              <button type="button" role="menuitem" tabIndex={-1} className={ITEM} onClick={() => (setOpen(false), router.push('/dashboard/audit'))} data-testid="nav-audit">
+                Audit log
+              </button>
+            )}
             <button type="button" role="menuitem" tabIndex={-1} className={ITEM} onClick={() => choose('password')} data-testid="change-password">
               Change password
             </button>

@@ -100,7 +100,14 @@ export function AgentView({ id }: { id: string }) {
 
       <div className="grid items-start gap-6 lg:grid-cols-3">
         <div className="min-w-0 lg:col-span-2">
-          <Playground agentId={a.id} agentName={a.name} hasTools={a.tools.length > 0} />
+          {can.role === 'viewer' ? (
+            <Card className="px-5 py-8 text-center text-sm text-slate-600" data-testid="playground-refused">
+              <p className="font-medium text-slate-900">The playground runs the agent</p>
+              <p className="mt-1">Your role (viewer) reads only: developers, admins and owners run agents here.</p>
+            </Card>
+          ) : (
+            <Playground agentId={a.id} agentName={a.name} hasTools={a.tools.length > 0} />
+          )}
         </div>
         <AgentDetails agent={a} />
       </div>

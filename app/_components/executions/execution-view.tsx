@@ -8,6 +8,7 @@ import { useEnvironment, useTRPC } from '../providers';
 import { IdText } from '../id-text';
 import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
 import { Button, ButtonLink, Card, Spinner } from '../ui';
+import { useCan } from '../team/use-can';
 import { useClock } from '../use-clock';
 import { CancelExecutionDialog } from './cancel-execution-dialog';
 import { ConversationPanel } from './conversation-panel';
@@ -50,6 +51,7 @@ export function ExecutionView({ id }: { id: string }) {
   // The agent's name, when it still exists (a deleted agent's executions stay readable).
   const agent = useQuery({ ...trpc.agents.get.queryOptions({ id: agentId ?? '' }), enabled: agentId !== undefined, staleTime: 60_000, retry: false });
   const [cancelling, setCancelling] = useState(false);
+  const can = useCan();
   const now = useClock(execution.data !== undefined && isActive(execution.data.status));
 
   if (execution.isPending) {
@@ -96,7 +98,7 @@ export function ExecutionView({ id }: { id: string }) {
               Open agent
             </ButtonLink>
           )}
-          {active && (
+          {active && can.build && (
             <Button variant="danger" onClick={() => setCancelling(true)} data-testid="cancel-execution">
               Cancel
             </Button>

@@ -13,6 +13,8 @@ import { CreateKeyDialog } from './create-key-dialog';
 import { KeysSkeleton, KeysTable } from './keys-table';
 import { RevokeDialog } from './revoke-dialog';
 import { SecretModal } from './secret-modal';
+import { RoleRefused } from '../team/role-refused';
+import { useCan } from '../team/use-can';
 
 const PAGE_SIZE = 20;
 
@@ -26,6 +28,13 @@ function KeyIcon() {
 }
 
 export function KeysView({ starterCalls }: { starterCalls: readonly StarterCall[] }) {
+  const can = useCan();
+  // A viewer never sees a key, not even its prefix (docs/teams.md): said so, not a load error.
+  if (can.role !== undefined && !can.keys) return <RoleRefused role={can.role} what="API keys" who="keys are for developers, admins and owners" testId="keys-refused" />;
+  return <KeysList starterCalls={starterCalls} />;
+}
+
+function KeysList({ starterCalls }: { starterCalls: readonly StarterCall[] }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { errorMessage } from '@/app/_lib/errors';
+import { downloadCsv } from '@/app/_lib/csv';
 import { csvFileName, usageCsv, type NamedAgent, type NamedKey, type UsageSnapshot, type UsageTableId } from '@/app/_lib/usage-csv';
 import { RANGES, rangeOf, type RangeId } from '@/app/_lib/usage';
 import { useEnvironment, useTRPC } from '../providers';
@@ -44,18 +45,6 @@ function RangeSwitch({ value, onChange }: { value: RangeId; onChange: (id: Range
       })}
     </div>
   );
-}
-
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has its own reference by now; the address can go.
-  setTimeout(() => URL.revokeObjectURL(url));
 }
 
 function LoadingCards() {
@@ -106,7 +95,7 @@ export function UsageView() {
     executions && requests ? { environment, range, window: usageWindow, executions, requests, models: usage.models, agents: topAgents, keys: topKeys } : null;
   // Each card's CSV, once everything on the page is this range's and complete.
   const exportable = snapshot !== null && !usage.isUpdating && !usage.agentNames.isPending && !usage.keyNames.isPending;
-  const csv: CsvExport = exportable ? (table: UsageTableId) => download(csvFileName(snapshot, table), usageCsv(snapshot, table)) : null;
+  const csv: CsvExport = exportable ? (table: UsageTableId) => downloadCsv(csvFileName(snapshot, table), usageCsv(snapshot, table)) : null;
   const empty = executions && requests && !usage.isUpdating && executions.totals.executions === 0 && requests.totals.requests === 0;
 
   return (
