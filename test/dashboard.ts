@@ -39,9 +39,9 @@ export async function dashboardCall<T = unknown>(
   kind: 'query' | 'mutation',
   path: string,
   input?: unknown,
-  opts: { environment?: Environment; rawBody?: string } = {},
+  opts: { environment?: Environment; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<TrpcResponse<T>> {
-  const headers: Record<string, string> = { [USER_HEADER]: `${as.userId} ${as.id}`, 'x-environment': opts.environment ?? 'test' };
+  const headers: Record<string, string> = { ...opts.headers, [USER_HEADER]: `${as.userId} ${as.id}`, 'x-environment': opts.environment ?? 'test' };
   const url = `${api.url}/api/trpc/${path}`;
   const res =
     kind === 'query'

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { DB_KIND } from './harness';
 import { runCli, startProcess, stop, waitReady, type Proc } from './processes';
 import { until } from './eventually';
+import { startFakeSmtp } from './fakes/smtp';
 
 // The embedded set-up as an operator meets it (README, "Admin CLI"; docs/decisions.md,
 // "Operations"): the admin CLI on a fresh data dir, one owner at a time, JSON logs with request ids
@@ -47,6 +48,21 @@ describe('embedded lifecycle: admin CLI, logs, shutdown', { skip: DB_KIND !== 'p
     assert.match(bad.stderr, /--role must be one of: owner, admin, developer, viewer/);
     const both = await runCli(['invite', '--email', 'newcomer@example.test', '--role', 'viewer'], env);
     assert.equal(both.code, 2);
+  });
+
+  it('mails the invitation when SMTP_URL is set, saying so on stderr; the link still alone on stdout', async () => {
+    const smtp = await startFakeSmtp();
+    try {
+      const made = await runCli(['invite', '--by', email, '--email', 'mailed@example.test', '--role', 'viewer'], { ...env, SMTP_URL: smtp.url, NEXTAUTH_URL: 'https://agents.example.test/' });
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stdout, /^https:\/\/agents\.example\.test\/invite\/[A-Za-z0-9_-]{43}\n$/);
+      assert.match(made.stderr, /mailed to mailed@example\.test/);
+      assert.equal(smtp.received.length, 1);
+      assert.ok(smtp.received[0]!.parsed.text?.includes(made.stdout.trim()));
+      assert.ok(!made.stderr.includes(smtp.url) && !made.stdout.includes(smtp.url), 'the SMTP URL is never printed');
+    } finally {
+      await smtp.close();
+    }
   });
 
   it('refuses to start on an invalid environment, naming the variable', async () => {

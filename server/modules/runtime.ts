@@ -4,6 +4,7 @@ import type { Engine } from './executions/engine';
 import type { Live } from './executions/live';
 import type { ExecutionPool } from './executions/pool';
 import type { Jobs } from '../platform/jobs';
+import type { Mailer } from '../platform/mail';
 import type { RateLimits } from './ratelimit';
 import type { StreamGuard } from '../platform/streams/guard';
 import type { RequestUsage } from './usage/requests';
@@ -34,7 +35,9 @@ export interface ProcessRuntime {
   stopWorkers?: () => Promise<void>;
   /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */
   workers: boolean;
+  /** Invitation mail (SMTP_URL), or null when it is off. */
+  mail?: Mailer | null;
 }
 
 /** What a request may use of its process, given in its context (never reached for from a global). */
-export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions' | 'engine'>;
+export type Services = Pick<ProcessRuntime, 'jobs' | 'bus' | 'live' | 'streams' | 'executions' | 'engine' | 'mail'>;

@@ -38,6 +38,13 @@ export const env = createEnv({
     // The dashboard's public URL (next-auth's own setting, for its redirects): also an origin
     // the dashboard's changes may come from (server/platform/http/same-origin.ts).
     NEXTAUTH_URL: z.url().optional(),
+    // Invitation mail (docs/teams.md): with SMTP_URL set (smtp:// or smtps://, credentials in the
+    // URL), an invitation's link is mailed as well as shown once. MAIL_FROM: the sender.
+    SMTP_URL: z
+      .url()
+      .refine((u) => /^smtps?:$/.test(new URL(u).protocol), 'an smtp:// or smtps:// URL')
+      .optional(),
+    MAIL_FROM: z.string().trim().min(3).max(200).default('Agent Automation <no-reply@localhost>'),
     RUN_WORKERS: bool.default(true),
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).

@@ -15,7 +15,9 @@ import { ENVIRONMENTS, PLANS, type Environment, type Plan } from '../../db/schem
 import { openMigratedDatabase } from './boot';
 import { generateSecretsKey, rotateSecretsKey } from './secrets-key';
 import { createUser, findMembershipByEmail, getWorkspace, setWorkspacePlan } from '../modules/auth/users';
+import { dashboardUrl, mailInvitation } from '../modules/auth/invitation-mail';
 import { invite } from '../modules/auth/invitations';
+import { mailerFrom } from '../platform/mail';
 import { env } from '../platform/env.js';
 import { MEMBER_ROLES, type MemberRole } from '../../db/schema/values';
 import { ApiError } from '../platform/errors';
@@ -117,8 +119,13 @@ async function run(argv: string[]): Promise<string> {
       const workspaceId = values.workspace ?? (await member(db, values.by!)).workspaceId;
       if (!(await getWorkspace(db, workspaceId))) throw new Error(`no workspace ${workspaceId}`);
       const made = await invite(db, { kind: 'system', workspaceId, request: CLI_REQUEST }, { email, role });
-      // The link alone on stdout, for scripts: the dashboard's address when NEXTAUTH_URL says it.
-      return `${(env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '')}${made.path}`;
+      // Mailed too when SMTP_URL is set (said on stderr); the link alone on stdout, for scripts:
+      // the dashboard's address when NEXTAUTH_URL says it.
+      const mailer = mailerFrom(env);
+      const mailed = await mailInvitation(db, mailer, made, { workspaceId });
+      mailer?.close();
+      if (mailed !== 'off') process.stderr.write(mailed === 'sent' ? `mailed to ${made.email}\n` : `the mail to ${made.email} was not sent (see the log): share the link\n`);
+      return dashboardUrl(made.path);
     };
   } else {
     const environment = oneOf<Environment>(need(values.env, 'env'), ENVIRONMENTS, 'env');

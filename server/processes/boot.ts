@@ -20,6 +20,7 @@ import { log } from '../platform/log';
 import { resealSecrets, type ResealReport } from '../modules/secrets/reseal';
 import { SILENT_PHASES, type StartupPhases } from './startup';
 import { RequestUsage } from '../modules/usage/requests';
+import { mailerFrom } from '../platform/mail';
 
 // Start-up shared by the server, the worker, the tests and the admin CLI: secrets, database,
 // migrations, rate limits, the job queue and (where this process runs them) the workers.
@@ -107,7 +108,10 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     usage.start();
     // The engine reads the pool at each start: the workers (and their pool) start after it.
     const engine = createEngine({ db: database.db, live, pool: () => runtime.executions });
-    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers };
+    const mail = mailerFrom(env);
+    // Where invitations are mailed: the host alone (the URL holds the credentials).
+    if (mail && env.SMTP_URL) log.info({ smtpHost: new URL(env.SMTP_URL).host }, 'invitation mail on');
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers, mail };
     // What Next's pages and next-auth's route may use (never the engine): api/next-handle.ts.
     setNextHandle({ database, authGuards: limits.auth });
     if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));
@@ -134,6 +138,7 @@ export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
   runtime.live.close();
   await runtime.bus.close();
   await runtime.limits.close();
+  runtime.mail?.close();
   await runtime.database.close();
   setNextHandle(undefined);
 }

@@ -9,7 +9,8 @@ import { useTRPC } from '../providers';
 import { Alert, SelectField, TextField } from '../ui';
 import { ROLE_HELP, type Role } from './roles';
 
-type Invited = { email: string; role: Role; path: string; expiresAt: string };
+/** `mail`: whether the server mailed the link too (`off`: no SMTP_URL on the server). */
+type Invited = { email: string; role: Role; path: string; expiresAt: string; mail: 'sent' | 'failed' | 'off' };
 
 // Invite a member: an address and a role; the answer's link is shown once (like a key's secret),
 // with a copy button, then dropped.
@@ -26,7 +27,7 @@ export function InviteDialog({ roles, onClose, onInvited }: { roles: readonly Ro
       { email, role },
       {
         onSuccess: (made) => {
-          setInvited({ email: made.email, role: made.role, path: made.path, expiresAt: made.expiresAt });
+          setInvited({ email: made.email, role: made.role, path: made.path, expiresAt: made.expiresAt, mail: made.mail });
           onInvited();
         },
       },
@@ -37,11 +38,18 @@ export function InviteDialog({ roles, onClose, onInvited }: { roles: readonly Ro
     const link = `${window.location.origin}${invited.path}`;
     return (
       <SecretModalFrame
-        title="Send this invitation link"
+        title={invited.mail === 'sent' ? 'Invitation sent' : 'Send this invitation link'}
         description={
           <>
             It lets <span className="font-medium text-slate-800">{invited.email}</span> join as {invited.role}, once, until{' '}
             {new Date(invited.expiresAt).toLocaleString()}.
+            <span className="mt-1 block" data-testid="invite-mail" data-mail={invited.mail}>
+              {invited.mail === 'sent'
+                ? 'It was mailed to them; you can also share the link yourself.'
+                : invited.mail === 'failed'
+                  ? 'The mail to them could not be sent: share the link yourself.'
+                  : 'This server sends no mail (SMTP_URL is not set): share the link yourself.'}
+            </span>
           </>
         }
         warning={

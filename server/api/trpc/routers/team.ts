@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MEMBER_ROLES } from '../../../../db/schema/values';
+import { mailInvitation } from '../../../modules/auth/invitation-mail';
 import { acceptInvitation, invite, listInvitations, peekInvitation, revokeInvitation } from '../../../modules/auth/invitations';
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
 import { managesMembers, roleRefusal } from '../../../modules/auth/roles';
@@ -38,7 +39,11 @@ export const invitationsRouter = router({
   /** Invites an address with a role: the answer holds the link's token, shown this once. */
   create: userProcedure
     .input(z.strictObject({ email: z.email().max(254), role: z.enum(MEMBER_ROLES) }))
-    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const made = await invite(ctx.db, ctx.actor, input);
+      // Mailed when SMTP_URL is set, after the invitation is committed (the link is shown either way).
+      return { ...made, mail: await mailInvitation(ctx.db, ctx.services?.mail, made, ctx.actor) };
+    }),
 
   list: userProcedure.query(({ ctx }) => {
     if (!managesMembers(ctx.actor.role)) throw new ApiError('insufficient_role', roleRefusal(ctx.actor.role, 'see invitations: owners and admins can'));
