@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ['.next/**', 'node_modules/**', '.data/**', 'db/migrations/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', '.cache/**', '.scratch/**', 'bench-results/**', 'scripts/bench/peers/**'],
+    ignores: ['.next/**', 'node_modules/**', '.data/**', 'db/migrations/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', '.cache/**', '.scratch/**', 'bench-results/**', 'scripts/bench/peers/**', 'sdk/dist/**', 'sdk/src/generated/**'],
   },
   {
     rules: {

@@ -2,19 +2,21 @@
 // its sources in .next/source-fingerprint so `npm start` knows the build is current, and the
 // compiled server `npm start` runs (server/processes/server-bundle.js).
 // `--if-stale` builds only when the sources changed since the last build (or there is none).
-// (`npm start` does the same checks itself before serving.)
+// (`npm start` does the same checks itself before serving.) Then the typed client, sdk/ → sdk/dist
+// (docs/sdk.md).
 // First: on an unsupported Node this says so and exits, before any dependency loads.
 import '../server/processes/node-version.js';
 import os from 'node:os';
 import { BuildInterruptedError, ensureBuild } from '../server/processes/build-check';
 import { ensureServerBundle } from '../server/processes/server-bundle.js';
 import { sourceFingerprint } from '../server/processes/source-fingerprint.js';
+import { buildSdk } from './sdk-build';
 
 const ifStale = process.argv.includes('--if-stale');
 
 async function main() {
   const fingerprint = sourceFingerprint();
-  const [state] = await Promise.all([ensureBuild({ force: !ifStale, fingerprint }), ensureServerBundle({ fingerprint })]);
+  const [state] = await Promise.all([ensureBuild({ force: !ifStale, fingerprint }), ensureServerBundle({ fingerprint }), buildSdk()]);
   if (state === 'current') console.log('The dashboard build is up to date.');
 }
 

@@ -63,6 +63,8 @@ const SLOW_FIRST = [
   // Waits for a real minute boundary (up to 60 s, mostly idle): started first, it overlaps the rest.
   'test/schedules/processes.int.test.ts',
   'test/lifecycle.int.test.ts',
+  // Waits out a 429's Retry-After of up to a minute (mostly idle).
+  'test/sdk/client.int.test.ts',
   'test/webhooks/private-urls.int.test.ts',
   'test/executions/streams.int.test.ts',
   'test/webhooks/delivery.int.test.ts',

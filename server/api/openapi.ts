@@ -5,6 +5,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { createSchema } from 'zod-openapi';
 import { executionEventSchema } from '../modules/executions/events';
 import { ERROR_CATALOGUE, ERROR_TYPES, type CatalogueEntry, type ErrorCode } from '../platform/errors';
+import { addCodeSamples } from './code-samples';
 import { eventStreamContent } from './event-stream-doc';
 import { introduction } from './openapi-guide';
 import { buildRouteTable, type RawRoute } from './rest/routes';
@@ -161,5 +162,6 @@ export function buildOpenApiDocument(router: AnyRouter = appRouter, raw: readonl
     }
   }
   addRawRoutes(doc, raw);
+  addCodeSamples(doc);
   return doc;
 }

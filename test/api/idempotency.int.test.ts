@@ -51,11 +51,17 @@ describe('Idempotency-Key', () => {
     expectError(await execute(api, owner.key, agentId, { input: 'x' }, { 'idempotency-key': 'conflict-1' }), 409, 'idempotency_conflict');
   });
 
-  it('a retry while the first is still in progress is 409 (message says in progress)', async () => {
+  it('a retry while the first is still in progress is 409 (message says in progress) with Retry-After: 1; other conflicts have none', async () => {
     await api.query(sql`insert into idempotency_keys (workspace_id, environment, key, api_key_id, fingerprint, locked_until, expires_at)
       values (${owner.workspace.id}, ${owner.environment}, 'busy-1', ${owner.id}, 'x', now() + interval '1 minute', now() + interval '1 day')`);
-    const err = expectError(await createKey({ name: 'busy' }, 'busy-1'), 409, 'idempotency_conflict');
+    const res = await createKey({ name: 'busy' }, 'busy-1');
+    const err = expectError(res, 409, 'idempotency_conflict');
     assert.match(err.message, /in progress/);
+    assert.equal(res.headers.get('retry-after'), '1');
+    expectStatus(await createKey({ name: 'first' }, 'dup-1'), 201);
+    const other = await createKey({ name: 'second' }, 'dup-1');
+    expectError(other, 409, 'idempotency_conflict');
+    assert.equal(other.headers.get('retry-after'), null, 'another body under the key is not worth retrying');
   });
 
   it('400, 401 and 403 answers are not stored: the caller fixes the request and retries under the same key', async () => {

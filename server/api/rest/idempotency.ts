@@ -36,6 +36,12 @@ const NOT_KEPT = new Set([400, 401, 403, 429]);
 /** Our own failures (5xx) are not kept either: a retry is safe, since routes settle once their work exists. */
 const kept = (status: number) => !NOT_KEPT.has(status) && status < 500;
 
+/**
+ * 409 for a retry that arrived while the first request still holds its key, with `Retry-After: 1`:
+ * the one idempotency conflict worth retrying as it is (the typed client does: docs/sdk.md).
+ */
+const inProgress = (message: string) => new ApiError('idempotency_conflict', message, { headers: { 'Retry-After': '1' } });
+
 /** The answer again for a stored marker (`{"$stream": id}`, `{"$wait": id}`): the route that stored it knows how. */
 export type MarkerReplay = (marker: Record<string, string>, key: VerifiedKey) => Promise<Answer>;
 
@@ -140,7 +146,7 @@ export async function withIdempotency(
   }
   if (!owner) {
     const [existing] = await db.select().from(idempotencyKeys).where(where);
-    if (!existing) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is in progress; retry later');
+    if (!existing) throw inProgress('A request with this Idempotency-Key is in progress; retry later');
     if (existing.apiKeyId !== key.keyId) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used by another API key of this workspace', { param: 'Idempotency-Key' });
     }
@@ -159,7 +165,7 @@ export async function withIdempotency(
       if (taken.length === 0) {
         const stale = existing.lockedUntil !== null && existing.lockedUntil.getTime() < Date.now();
         if (differs && stale) throw conflict();
-        throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+        throw inProgress('A request with this Idempotency-Key is still in progress; retry later');
       }
       owner = true;
     } else {

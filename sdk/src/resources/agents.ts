@@ -1,0 +1,61 @@
+import type { RequestOptions } from '../core.js';
+import type { PagedList } from '../pagination.js';
+import { ExecutionStream } from '../stream.js';
+import type { Agent, Answer, Body, Execution, QueryOf } from '../types.js';
+import { Resource, seg } from './base.js';
+
+type ExecuteParams = Omit<Body<'agents-execute'>, 'wait' | 'stream'>;
+
+/** `/v1/agents` (scopes agents:read, agents:write; execute: agents:execute). */
+export class Agents extends Resource {
+  create(params: Body<'agents-create'>, options?: RequestOptions): Promise<Answer<'agents-create'>> {
+    return this.post('agents-create', '/agents', params, options);
+  }
+
+  list(params?: QueryOf<'agents-list'>, options?: RequestOptions): PagedList<Agent> {
+    return this.paged<Agent>('agents-list', '/agents', params, options);
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Answer<'agents-get'>> {
+    return this.get('agents-get', `/agents/${seg(id)}`, undefined, options);
+  }
+
+  update(id: string, params: Body<'agents-update'>, options?: RequestOptions): Promise<Answer<'agents-update'>> {
+    return this.patch('agents-update', `/agents/${seg(id)}`, params, options);
+  }
+
+  delete(id: string, options?: RequestOptions): Promise<Answer<'agents-delete'>> {
+    return this.del('agents-delete', `/agents/${seg(id)}`, options);
+  }
+
+  /** A new signing secret for the agent's HTTP tools (shown this once). */
+  rotateToolSecret(id: string, options?: RequestOptions): Promise<Answer<'agents-rotateToolSecret'>> {
+    return this.post('agents-rotateToolSecret', `/agents/${seg(id)}/rotate-tool-secret`, undefined, options);
+  }
+
+  /**
+   * Runs the agent on `input`:
+   * - by default, resolves at once to the execution, `queued` (follow it with `executions.retrieve`,
+   *   `executions.stream` or a webhook);
+   * - `wait: true`: resolves to the execution once it is final (or paused for approval);
+   * - `stream: true`: an `ExecutionStream` of its events, resumed after a dropped connection
+   *   without losing or repeating one.
+   * Retried calls carry the same Idempotency-Key: a lost answer never runs the agent twice.
+   */
+  execute(id: string, params: ExecuteParams & { stream: true; wait?: false }, options?: RequestOptions): ExecutionStream;
+  execute(id: string, params: ExecuteParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
+  execute(id: string, params: Body<'agents-execute'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
+    const path = `/agents/${seg(id)}/execute`;
+    if (!params.stream) return this.post('agents-execute', path, params, options) as Promise<Execution>;
+    // One key for the call: a reconnection before the first event sends the request again, and
+    // the key makes it replay the same execution's stream.
+    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    return new ExecutionStream(
+      ({ executionId, lastEventId }) =>
+        executionId
+          ? this.transport.send({ method: 'GET', path: `/executions/${seg(executionId)}/stream`, raw: true, options: { ...keyed, headers: { ...keyed.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } } })
+          : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed }),
+      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal },
+    );
+  }
+}

@@ -1,0 +1,79 @@
+import type { RequestOptions } from '../core.js';
+import type { PagedList } from '../pagination.js';
+import { ExecutionStream } from '../stream.js';
+import type { Answer, Body, Conversation, ConversationSummary, Execution, QueryOf } from '../types.js';
+import { Resource, seg } from './base.js';
+
+type ApproveParams = Omit<Body<'executions-approvals'>, 'wait' | 'stream'>;
+
+/** `/v1/executions` (scope agents:execute; reads agents:read). */
+export class Executions extends Resource {
+  list(params?: QueryOf<'executions-list'>, options?: RequestOptions): PagedList<Execution> {
+    return this.paged<Execution>('executions-list', '/executions', params, options);
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Answer<'executions-get'>> {
+    return this.get('executions-get', `/executions/${seg(id)}`, undefined, options);
+  }
+
+  /** Cancels a queued, running or paused execution (a final one: `ConflictError`, `execution_not_cancellable`). */
+  cancel(id: string, options?: RequestOptions): Promise<Answer<'executions-cancel'>> {
+    return this.post('executions-cancel', `/executions/${seg(id)}/cancel`, undefined, options);
+  }
+
+  /**
+   * Decides tool calls awaiting approval (`requires_action`): resolves to the execution, or with
+   * `wait: true` once it is final or paused again; `stream: true` gives its events from the
+   * decisions on, resumable as `stream` is.
+   */
+  approve(id: string, params: ApproveParams & { stream: true; wait?: false }, options?: RequestOptions): ExecutionStream;
+  approve(id: string, params: ApproveParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
+  approve(id: string, params: Body<'executions-approvals'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
+    const path = `/executions/${seg(id)}/approvals`;
+    if (!params.stream) return this.post('executions-approvals', path, params, options) as Promise<Execution>;
+    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    // Until the first event, a reconnection sends the decisions again: their key replays the same stream.
+    let sent = false;
+    return new ExecutionStream(
+      ({ lastEventId }) => {
+        if (!sent || !lastEventId) {
+          sent = true;
+          return this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed });
+        }
+        return this.follow(id, lastEventId, keyed);
+      },
+      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id },
+    );
+  }
+
+  /**
+   * The execution's events — from the start, or after `after` (an event's sequence number) —
+   * live until it ends or pauses for approval; a finished execution's are replayed. Resumes after a
+   * dropped connection (`Last-Event-ID`) without losing or repeating an event.
+   */
+  stream(id: string, params: { after?: string | number } = {}, options?: RequestOptions): ExecutionStream {
+    const stream = new ExecutionStream(({ lastEventId }) => this.follow(id, lastEventId, options ?? {}), { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id });
+    if (params.after !== undefined) stream.lastEventId = String(params.after);
+    return stream;
+  }
+
+  private follow(id: string, lastEventId: string | undefined, options: RequestOptions): Promise<Response> {
+    const headers = { ...options.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) };
+    return this.transport.send({ method: 'GET', path: `/executions/${seg(id)}/stream`, raw: true, options: { ...options, headers } });
+  }
+}
+
+/** `/v1/conversations` (scope agents:execute). */
+export class Conversations extends Resource {
+  list(params?: QueryOf<'conversations-list'>, options?: RequestOptions): PagedList<ConversationSummary> {
+    return this.paged<ConversationSummary>('conversations-list', '/conversations', params, options);
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Conversation> {
+    return this.get('conversations-get', `/conversations/${seg(id)}`, undefined, options);
+  }
+
+  delete(id: string, options?: RequestOptions): Promise<Answer<'conversations-delete'>> {
+    return this.del('conversations-delete', `/conversations/${seg(id)}`, options);
+  }
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { Client, ConflictError, OPERATIONS, verifyWebhook, WebhookVerificationError, type ExecutionEvent } from '../../sdk/src/index';
+import document from '../../sdk/openapi.json' with { type: 'json' };
+
+// Every operation of the OpenAPI document, called through the typed client against the real
+// server (docs/sdk.md): the test records each request the client sends, names its operation from
+// the document, and fails if one was never called. Webhook deliveries verify with verifyWebhook.
+
+let api: TestServer;
+let tools: ToolServer;
+let receiver: Receiver;
+let owner: SeededKey;
+const sent: { method: string; path: string }[] = [];
+before(async () => {
+  tools = await startToolServer();
+  receiver = await startReceiver();
+  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  owner = await api.seed.key({ ...UNLIMITED });
+});
+after(async () => {
+  await api?.close();
+  await Promise.all([tools?.close(), receiver?.close()]);
+});
+
+const recording: typeof fetch = (input, init) => {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  sent.push({ method: (init?.method ?? 'GET').toLowerCase(), path: url.pathname });
+  return fetch(input, init);
+};
+
+/** The operation a request is, by the document's path templates. */
+function operationOf(method: string, path: string): string | undefined {
+  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, { operationId?: string }>>)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (pattern.test(path) && item[method]?.operationId) return item[method].operationId;
+  }
+  return undefined;
+}
+
+describe('the typed client covers the API', () => {
+  it('calls every operation of the document', async () => {
+    const c = new Client({ apiKey: owner.key, baseUrl: api.url, fetch: recording });
+    const schema = await c.openapi();
+    assert.equal((schema as { openapi: string }).openapi.startsWith('3.1'), true);
+    await c.models.list();
+
+    // Keys.
+    const key = await c.keys.create({ name: 'SDK key', scopes: ['agents:read'] });
+    assert.match(key.key, /^svc_test_sk_/);
+    assert.ok((await c.keys.list({ limit: 100 }).toArray()).some((k) => k.id === key.id));
+    assert.equal((await c.keys.revoke(key.id)).id, key.id);
+
+    // Agents, a paused run, approvals and streams.
+    const agent = await c.agents.create({
+      name: 'Refunds',
+      tools: [{ type: 'http', name: 'refund', description: 'Refunds an order', url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] }, approval: 'always' }],
+    });
+    await c.agents.retrieve(agent.id);
+    assert.ok((await c.agents.list()).data.some((a) => a.id === agent.id));
+    await c.agents.update(agent.id, { description: 'Pays back' });
+    assert.match((await c.agents.rotateToolSecret(agent.id)).toolSecret, /^tsec_|./);
+    const paused = await c.agents.execute(agent.id, { input: 'refund order 7', wait: true });
+    assert.equal(paused.status, 'requires_action');
+    const callId = paused.requiredAction!.toolCalls[0]!.id;
+    const resumed: ExecutionEvent[] = [];
+    for await (const event of c.executions.approve(paused.id, { decisions: [{ toolCallId: callId, approve: true }], stream: true })) resumed.push(event);
+    assert.equal(resumed.at(-1)!.type, 'execution.succeeded');
+    assert.ok(resumed.some((e) => e.type === 'tool.result'));
+    const replay: ExecutionEvent[] = [];
+    for await (const event of c.executions.stream(paused.id, { after: 0 })) replay.push(event);
+    assert.equal(replay.at(-1)!.type, 'execution.succeeded');
+    assert.equal((await c.executions.retrieve(paused.id)).status, 'succeeded');
+    assert.ok((await c.executions.list({ agentId: agent.id })).data.length >= 1);
+    const done = await c.executions.cancel(paused.id).catch((e: unknown) => e);
+    assert.ok(done instanceof ConflictError && done.code === 'execution_not_cancellable');
+
+    // Conversations.
+    const conversations = await c.conversations.list({ agentId: agent.id });
+    assert.equal(conversations.data[0]!.id, paused.conversationId);
+    await c.conversations.retrieve(paused.conversationId);
+    assert.equal((await c.conversations.delete(paused.conversationId)).deleted, true);
+
+    // Schedules.
+    const schedule = await c.schedules.create({ agentId: agent.id, cron: '0 9 * * MON-FRI', input: 'Summarise', enabled: false });
+    await c.schedules.list();
+    await c.schedules.retrieve(schedule.id);
+    await c.schedules.update(schedule.id, { cron: '0 10 * * *' });
+    await c.schedules.run(schedule.id);
+    await c.schedules.delete(schedule.id);
+
+    // Budgets.
+    const budget = await c.budgets.create({ name: 'Cap', target: { type: 'workspace' }, limit: { tokens: 1_000_000 }, period: 'month', action: 'notify' });
+    await c.budgets.list();
+    await c.budgets.retrieve(budget.id);
+    await c.budgets.update(budget.id, { name: 'Monthly cap' });
+    await c.budgets.delete(budget.id);
+
+    // Webhooks, their deliveries, events, and checking a delivery's signature.
+    const hook = await c.webhooks.create({ url: receiver.url, events: ['agent.deleted'] });
+    await c.webhooks.list();
+    await c.webhooks.retrieve(hook.id);
+    await c.webhooks.update(hook.id, { description: 'SDK' });
+    const rotated = await c.webhooks.rotateSecret(hook.id);
+    await c.webhooks.sendTest(hook.id);
+    const [test] = await receiver.waitFor(1);
+    const verified = await verifyWebhook(test!.body, test!.headers as Record<string, string>, rotated.secret);
+    assert.equal(verified.type, 'webhook.test');
+    await assert.rejects(verifyWebhook(test!.body.replace('webhook.test', 'webhook.tesT'), test!.headers as Record<string, string>, rotated.secret), WebhookVerificationError);
+    await assert.rejects(verifyWebhook(test!.body, test!.headers as Record<string, string>, rotated.secret, { now: new Date(Date.now() + 600_000) }), WebhookVerificationError);
+    const [delivery] = (await c.webhooks.listDeliveries(hook.id)).data;
+    await c.webhooks.resendDelivery(hook.id, delivery!.id);
+    await c.agents.delete(agent.id);
+    const events = await c.events.list({ type: 'agent.deleted' });
+    await c.events.retrieve(events.data[0]!.id);
+    await c.webhooks.delete(hook.id);
+
+    // Analytics and the audit log.
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    await c.analytics.executions({ start });
+    await c.analytics.requests({ start });
+    const audit = await c.auditEvents.list({ action: 'key.created' });
+    assert.equal(audit.data[0]!.target.id, key.id);
+
+    const called = new Set(sent.map((s) => operationOf(s.method, s.path)));
+    const missing = Object.keys(OPERATIONS).filter((op) => !called.has(op));
+    assert.deepEqual(missing, [], 'operations never called');
+  });
+});
