@@ -49,6 +49,7 @@ export interface Call {
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const BASE_DELAY_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
+const WAIT_TIMEOUT_MS = 960_000;
 
 /** Percent-encodes one path segment (an id). */
 export const seg = (value: string) => encodeURIComponent(value);
@@ -75,31 +76,42 @@ export class Transport {
 
   /** The call's JSON answer, after retries. */
   async json<T>(call: Omit<Call, 'raw'>): Promise<T> {
-    const response = await this.send(call);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    const { text } = await this.exchange({ ...call, raw: false });
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch (err) {
+      throw new ApiConnectionError('The answer was not JSON (a proxy in between?)', { cause: err });
+    }
   }
 
-  /** Sends a call, retrying what is safe to retry; answers the first success, throws the last failure. */
+  /** Sends a call whose answer is an event stream: the response once its headers came, after retries. */
   async send(call: Call): Promise<Response> {
+    return (await this.exchange({ ...call, raw: true })).response;
+  }
+
+  /**
+   * Sends a call, retrying what is safe to retry: the first success, or the last failure thrown.
+   * A JSON answer's body is read within the attempt (a connection cut while it arrives is retried
+   * like one cut before); a stream's is left to its reader.
+   */
+  private async exchange(call: Call): Promise<{ response: Response; text: string }> {
     const opts = call.options ?? {};
     const retries = opts.maxRetries ?? this.maxRetries;
     const url = this.url(call.path, call.query);
-    const headers: Record<string, string> = {
-      ...this.defaultHeaders,
-      ...opts.headers,
-      authorization: `Bearer ${this.apiKey}`,
-      accept: call.raw ? 'text/event-stream' : 'application/json',
-    };
+    // Names in lower case, so that a caller's `Idempotency-Key` replaces ours instead of joining it.
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries({ ...this.defaultHeaders, ...opts.headers })) headers[name.toLowerCase()] = value;
+    headers.authorization = `Bearer ${this.apiKey}`;
+    headers.accept = call.raw ? 'text/event-stream' : 'application/json';
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     // One key per call, not per attempt: a retry is the same request.
-    if (call.method === 'POST') headers['idempotency-key'] = opts.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (call.method === 'POST') headers['idempotency-key'] = opts.idempotencyKey ?? headers['idempotency-key'] ?? uuid();
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
 
     for (let attempt = 0; ; attempt++) {
-      let response: Response;
+      let answer: { response: Response; text: string };
       try {
-        response = await this.attempt(url, { method: call.method, headers, body }, opts, call.raw === true);
+        answer = await this.attempt(url, { method: call.method, headers, body }, opts, call.raw === true);
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         const error = err instanceof ApiTimeoutError ? err : new ApiConnectionError(`No answer from ${this.baseUrl}: ${(err as Error)?.message ?? err}`, { cause: err });
@@ -107,8 +119,9 @@ export class Transport {
         await sleep(backoff(attempt), opts.signal);
         continue;
       }
-      if (response.ok) return response;
-      const error = errorFromResponse(response.status, await readJson(response), response.headers);
+      const { response, text } = answer;
+      if (response.ok) return answer;
+      const error = errorFromResponse(response.status, parseJson(text), response.headers);
       const wait = this.retryDelay(response, error, attempt);
       if (attempt >= retries || wait === null) throw error;
       await sleep(wait, opts.signal);
@@ -127,23 +140,35 @@ export class Transport {
 
   /**
    * One attempt. The timeout covers the answer's headers for a stream (its events may take as
-   * long as the run) and the whole answer otherwise.
+   * long as the run), and the whole answer, body included, otherwise; its timer never outlives
+   * the attempt.
    */
-  private async attempt(url: string, init: { method: string; headers: Record<string, string>; body?: string }, opts: RequestOptions, raw: boolean): Promise<Response> {
+  private async attempt(url: string, init: { method: string; headers: Record<string, string>; body?: string }, opts: RequestOptions, raw: boolean): Promise<{ response: Response; text: string }> {
     const timeout = opts.timeout ?? this.timeout;
     const timer = new AbortController();
     const t = setTimeout(() => timer.abort(new ApiTimeoutError(`No answer within ${timeout} ms`)), timeout);
-    (t as { unref?: () => void }).unref?.();
     const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
     try {
       const response = await this.fetchImpl(url, { ...init, signal });
-      if (raw) clearTimeout(t);
-      return response;
+      // A stream that failed is read here (its error envelope); one that succeeded, by its reader.
+      const text = raw && response.ok ? '' : await response.text();
+      return { response, text };
     } catch (err) {
-      clearTimeout(t);
       if (timer.signal.aborted && !opts.signal?.aborted) throw new ApiTimeoutError(`No answer within ${timeout} ms`, { cause: err });
       throw err;
+    } finally {
+      clearTimeout(t);
     }
+  }
+
+  /** A `wait` call's timeout: the service waits up to a run's timeout (at most 900 s) plus 30 s. */
+  waitTimeout(options?: RequestOptions): number {
+    return options?.timeout ?? Math.max(this.timeout, WAIT_TIMEOUT_MS);
+  }
+
+  /** An execution's status now (what a stream that ended quietly checks). */
+  async statusOf(executionId: string, options?: RequestOptions): Promise<string> {
+    return (await this.json<{ status: string }>({ method: 'GET', path: `/executions/${seg(executionId)}`, options: { ...options, headers: {} } })).status;
   }
 
   url(path: string, query?: Query): string {
@@ -154,12 +179,28 @@ export class Transport {
   }
 }
 
-async function readJson(response: Response): Promise<unknown> {
+function parseJson(text: string): unknown {
   try {
-    return await response.json();
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** A v4 UUID: `crypto.randomUUID` where there is one (it needs a secure context in browsers), else from `getRandomValues`. */
+export function uuid(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') {
+    try {
+      return globalThis.crypto.randomUUID();
+    } catch {
+      // an insecure browser page: below
+    }
+  }
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** `Retry-After` in ms: seconds, or an HTTP date. */

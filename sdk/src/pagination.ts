@@ -47,7 +47,11 @@ export class PagedList<T> implements AsyncIterable<T>, PromiseLike<Page<T>> {
 
   /** The first page (fetched once). */
   firstPage(): Promise<Page<T>> {
-    this.first ??= this.page(undefined);
+    // A failed first page is not kept: the next await or iteration asks again.
+    this.first ??= this.page(undefined).catch((err: unknown) => {
+      this.first = undefined;
+      throw err;
+    });
     return this.first;
   }
 
@@ -74,9 +78,10 @@ export class PagedList<T> implements AsyncIterable<T>, PromiseLike<Page<T>> {
   /** Every item, into an array (at most `limit` of them, default 10,000). */
   async toArray(limit = 10_000): Promise<T[]> {
     const items: T[] = [];
+    if (limit <= 0) return items;
     for await (const item of this) {
-      if (items.length >= limit) break;
       items.push(item);
+      if (items.length >= limit) break;
     }
     return items;
   }

@@ -23,12 +23,11 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
+      if (!done) buffer += decoder.decode(value, { stream: true });
       for (;;) {
         const match = /\r\n|\r|\n/.exec(buffer);
-        // A lone CR at the end may be the first half of a CRLF: wait for more.
-        if (!match || (match[0] === '\r' && match.index === buffer.length - 1)) break;
+        // A lone CR at the end may be the first half of a CRLF: wait for more (unless nothing more comes).
+        if (!match || (match[0] === '\r' && match.index === buffer.length - 1 && !done)) break;
         const line = buffer.slice(0, match.index);
         buffer = buffer.slice(match.index + match[0].length);
         if (line === '') {
@@ -44,6 +43,8 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
         else if (field === 'event') message.event = value;
         else if (field === 'id' && !value.includes('\0')) message.id = value;
       }
+      // What is left without a blank line after it is not a whole event (the WHATWG rules drop it).
+      if (done) return;
     }
   } finally {
     reader.releaseLock();
@@ -53,6 +54,8 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
 
 /** The terminal events: nothing follows them. (A pause for approval, `tool.approval_requested`, ends a live stream too.) */
 const TERMINAL = new Set<string>(['execution.succeeded', 'execution.failed', 'execution.cancelled']);
+/** Statuses whose stream has nothing more to send now. */
+const FINISHED = new Set<string>(['succeeded', 'failed', 'cancelled', 'requires_action']);
 
 /** Opens (or reopens) the stream: after `lastEventId` of `executionId` when they are known. */
 export type Connect = (resume: { executionId?: string; lastEventId?: string }) => Promise<Response>;
@@ -66,7 +69,13 @@ export class ExecutionStream implements AsyncIterable<ExecutionEvent> {
 
   constructor(
     private readonly connect: Connect,
-    private readonly opts: { maxReconnects: number; signal?: AbortSignal; executionId?: string },
+    private readonly opts: {
+      maxReconnects: number;
+      signal?: AbortSignal;
+      executionId?: string;
+      /** The execution's status now: a stream that ends with nothing new is over if the run is final or paused. */
+      statusOf?: (executionId: string) => Promise<string>;
+    },
   ) {
     this.executionId = opts.executionId;
   }
@@ -74,7 +83,7 @@ export class ExecutionStream implements AsyncIterable<ExecutionEvent> {
   async *[Symbol.asyncIterator](): AsyncIterator<ExecutionEvent> {
     if (this.started) throw new Error('An ExecutionStream can be iterated once');
     this.started = true;
-    let lastSeq = -1;
+    let lastSeq = this.lastEventId !== undefined && /^\d+$/.test(this.lastEventId) ? Number(this.lastEventId) : -1;
     let failures = 0;
     for (;;) {
       let body: ReadableStream<Uint8Array> | null = null;
@@ -85,6 +94,8 @@ export class ExecutionStream implements AsyncIterable<ExecutionEvent> {
       }
       // Whether the last event read is one after which the server ends the stream.
       let atEnd = false;
+      let fresh = 0;
+      let cleanEnd = false;
       if (body) {
         try {
           for await (const message of parseSse(body)) {
@@ -98,15 +109,23 @@ export class ExecutionStream implements AsyncIterable<ExecutionEvent> {
             const execution = (event as { execution?: Execution }).execution;
             if (execution?.id) this.executionId = execution.id;
             failures = 0;
+            fresh++;
             yield event;
             if (TERMINAL.has(event.type)) return;
             // A pause ends a live stream; a replay of a run resumed since goes on past it.
             atEnd = event.type === 'tool.approval_requested';
           }
-          if (atEnd) return;
+          cleanEnd = true;
         } catch (err) {
           if (this.opts.signal?.aborted || err instanceof SyntaxError) throw err;
-          // The connection dropped mid-stream: resume below.
+          // The connection dropped mid-stream: resume below (unless it dropped just after a pause:
+          // following it again would wait for the decision).
+        }
+        if (atEnd) return;
+        // Ended with nothing new: the execution may be over already (its events all read).
+        if (cleanEnd && fresh === 0 && this.executionId && this.opts.statusOf) {
+          const status = await this.opts.statusOf(this.executionId);
+          if (FINISHED.has(status)) return;
         }
       }
       if (++failures > this.opts.maxReconnects) {

@@ -49,9 +49,14 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Heade
   } catch {
     throw new WebhookVerificationError('The secret is not a whsec_… secret');
   }
-  const body = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
+  if (keyBytes.length === 0) throw new WebhookVerificationError('The secret is empty');
+  // The bytes as received: a Uint8Array is signed as it is (decoding could change it: a BOM, invalid UTF-8).
+  const bodyBytes = typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
+  const prefix = new TextEncoder().encode(`${id}.${timestamp}.`);
+  const signed = new Uint8Array(prefix.length + bodyBytes.length);
+  signed.set(prefix);
+  signed.set(bodyBytes, prefix.length);
   const key = await globalThis.crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-  const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   for (const candidate of signatures.split(' ')) {
     const [version, signature] = candidate.split(',', 2);
     if (version !== 'v1' || !signature) continue;
@@ -64,7 +69,7 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Heade
     // crypto.subtle.verify compares in constant time.
     if (await globalThis.crypto.subtle.verify('HMAC', key, bytes, signed)) {
       try {
-        return JSON.parse(body) as Event;
+        return JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload)) as Event;
       } catch {
         throw new WebhookVerificationError('The payload is not JSON');
       }

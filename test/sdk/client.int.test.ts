@@ -114,6 +114,30 @@ describe('the typed client', () => {
     assert.equal(runs[0]!.id, stream.executionId);
   });
 
+  it('a finished execution followed after its last event ends at once, with nothing; a list started with `before` pages on', async () => {
+    const c = client();
+    const agent = await c.agents.create({ name: 'Done' });
+    const stream = c.agents.execute(agent.id, { input: 'Hello', stream: true });
+    await stream.finalExecution();
+    const started = Date.now();
+    const after: ExecutionEvent[] = [];
+    for await (const event of c.executions.stream(stream.executionId!, { after: stream.lastEventId! })) after.push(event);
+    assert.deepEqual(after, []);
+    assert.ok(Date.now() - started < 2_000, 'no reconnections');
+    const newest = (await c.agents.list({ limit: 1 })).data[0]!;
+    const older = await c.agents.list({ limit: 2, before: newest.id }).toArray(5);
+    assert.ok(Array.isArray(older), 'no 400 parameter_conflict on the second page');
+  });
+
+  it('an Idempotency-Key given as a header is the one sent (names are case-insensitive)', async () => {
+    const c = client();
+    const agent = await c.agents.create({ name: 'Keyed' }, { headers: { 'Idempotency-Key': 'mine-1' } });
+    const again = await c.agents.create({ name: 'Keyed' }, { idempotencyKey: 'mine-1' });
+    assert.equal(again.id, agent.id, 'replayed, not created twice');
+    const sentKeys = proxy.seen.filter((s) => s.method === 'POST' && s.path === '/v1/agents').map((s) => s.headers['idempotency-key']);
+    assert.deepEqual(sentKeys.slice(-2), ['mine-1', 'mine-1']);
+  });
+
   it('wait and finalExecution resolve to the finished execution; the conversation follows', async () => {
     const c = client();
     const agent = await c.agents.create({ name: 'Talker' });

@@ -109,6 +109,8 @@ describe('the typed client covers the API', () => {
     const [test] = await receiver.waitFor(1);
     const verified = await verifyWebhook(test!.body, test!.headers as Record<string, string>, rotated.secret);
     assert.equal(verified.type, 'webhook.test');
+    assert.equal((await verifyWebhook(new TextEncoder().encode(test!.body), new Headers(test!.headers as Record<string, string>), rotated.secret)).id, verified.id);
+    await assert.rejects(verifyWebhook(test!.body, test!.headers as Record<string, string>, 'whsec_'), WebhookVerificationError);
     await assert.rejects(verifyWebhook(test!.body.replace('webhook.test', 'webhook.tesT'), test!.headers as Record<string, string>, rotated.secret), WebhookVerificationError);
     await assert.rejects(verifyWebhook(test!.body, test!.headers as Record<string, string>, rotated.secret, { now: new Date(Date.now() + 600_000) }), WebhookVerificationError);
     const [delivery] = (await c.webhooks.listDeliveries(hook.id)).data;

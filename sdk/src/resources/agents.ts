@@ -1,8 +1,8 @@
-import type { RequestOptions } from '../core.js';
+import { uuid, type RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
 import { ExecutionStream } from '../stream.js';
 import type { Agent, Answer, Body, Execution, QueryOf } from '../types.js';
-import { Resource, seg } from './base.js';
+import { followStream, Resource, seg } from './base.js';
 
 type ExecuteParams = Omit<Body<'agents-execute'>, 'wait' | 'stream'>;
 
@@ -44,18 +44,20 @@ export class Agents extends Resource {
    */
   execute(id: string, params: ExecuteParams & { stream: true; wait?: false }, options?: RequestOptions): ExecutionStream;
   execute(id: string, params: ExecuteParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
+  execute(id: string, params: Body<'agents-execute'>, options?: RequestOptions): Promise<Execution> | ExecutionStream;
   execute(id: string, params: Body<'agents-execute'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
     const path = `/agents/${seg(id)}/execute`;
-    if (!params.stream) return this.post('agents-execute', path, params, options) as Promise<Execution>;
+    if (!params.stream) {
+      const timeout = params.wait ? this.transport.waitTimeout(options) : options?.timeout;
+      return this.post('agents-execute', path, params, { ...options, ...(timeout === undefined ? {} : { timeout }) }) as Promise<Execution>;
+    }
     // One key for the call: a reconnection before the first event sends the request again, and
-    // the key makes it replay the same execution's stream.
-    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    // the key makes it replay the same execution's stream. Nothing is sent until it is iterated.
+    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? uuid() };
     return new ExecutionStream(
       ({ executionId, lastEventId }) =>
-        executionId
-          ? this.transport.send({ method: 'GET', path: `/executions/${seg(executionId)}/stream`, raw: true, options: { ...keyed, headers: { ...keyed.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } } })
-          : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed }),
-      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal },
+        executionId ? followStream(this.transport, executionId, lastEventId, keyed) : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed }),
+      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, statusOf: (eid) => this.transport.statusOf(eid, options) },
     );
   }
 }

@@ -26,8 +26,20 @@ export abstract class Resource {
     return this.transport.json({ method: 'DELETE', path, options });
   }
 
-  /** A list: every page after the first asks for the items after the previous page's last. */
+  /**
+   * A list: every page after the first asks for the items after the previous page's last (a
+   * `before` given for the first page is dropped then: the two cannot go together).
+   */
   protected paged<T>(op: OperationId, path: string, query: object | undefined, options?: RequestOptions): PagedList<T> {
-    return new PagedList<T>((after) => this.get(op, path, { ...(query ?? {}), ...(after ? { after } : {}) } as never, options) as Promise<PageEnvelope<T>>);
+    return new PagedList<T>((after) => {
+      const { before, ...rest } = (query ?? {}) as { before?: string };
+      return this.get(op, path, (after ? { ...rest, after } : { ...rest, ...(before === undefined ? {} : { before }) }) as never, options) as Promise<PageEnvelope<T>>;
+    });
   }
+}
+
+/** An execution's event stream, after `lastEventId` when given. */
+export function followStream(transport: Transport, executionId: string, lastEventId: string | undefined, options: RequestOptions): Promise<Response> {
+  const headers = { ...options.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) };
+  return transport.send({ method: 'GET', path: `/executions/${seg(executionId)}/stream`, raw: true, options: { ...options, headers } });
 }

@@ -1,8 +1,8 @@
-import type { RequestOptions } from '../core.js';
+import { uuid, type RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
 import { ExecutionStream } from '../stream.js';
 import type { Answer, Body, Conversation, ConversationSummary, Execution, QueryOf } from '../types.js';
-import { Resource, seg } from './base.js';
+import { followStream, Resource, seg } from './base.js';
 
 type ApproveParams = Omit<Body<'executions-approvals'>, 'wait' | 'stream'>;
 
@@ -28,21 +28,18 @@ export class Executions extends Resource {
    */
   approve(id: string, params: ApproveParams & { stream: true; wait?: false }, options?: RequestOptions): ExecutionStream;
   approve(id: string, params: ApproveParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
+  approve(id: string, params: Body<'executions-approvals'>, options?: RequestOptions): Promise<Execution> | ExecutionStream;
   approve(id: string, params: Body<'executions-approvals'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
     const path = `/executions/${seg(id)}/approvals`;
-    if (!params.stream) return this.post('executions-approvals', path, params, options) as Promise<Execution>;
-    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? globalThis.crypto.randomUUID() };
-    // Until the first event, a reconnection sends the decisions again: their key replays the same stream.
-    let sent = false;
+    if (!params.stream) {
+      const timeout = params.wait ? this.transport.waitTimeout(options) : options?.timeout;
+      return this.post('executions-approvals', path, params, { ...options, ...(timeout === undefined ? {} : { timeout }) }) as Promise<Execution>;
+    }
+    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? uuid() };
+    // Until its first event, a reconnection sends the decisions again: their key replays the same stream.
     return new ExecutionStream(
-      ({ lastEventId }) => {
-        if (!sent || !lastEventId) {
-          sent = true;
-          return this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed });
-        }
-        return this.follow(id, lastEventId, keyed);
-      },
-      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id },
+      ({ lastEventId }) => (lastEventId ? followStream(this.transport, id, lastEventId, keyed) : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed })),
+      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id, statusOf: (eid) => this.transport.statusOf(eid, options) },
     );
   }
 
@@ -52,14 +49,14 @@ export class Executions extends Resource {
    * dropped connection (`Last-Event-ID`) without losing or repeating an event.
    */
   stream(id: string, params: { after?: string | number } = {}, options?: RequestOptions): ExecutionStream {
-    const stream = new ExecutionStream(({ lastEventId }) => this.follow(id, lastEventId, options ?? {}), { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id });
+    const stream = new ExecutionStream(({ lastEventId }) => followStream(this.transport, id, lastEventId, options ?? {}), {
+      maxReconnects: options?.maxRetries ?? 5,
+      signal: options?.signal,
+      executionId: id,
+      statusOf: (eid) => this.transport.statusOf(eid, options),
+    });
     if (params.after !== undefined) stream.lastEventId = String(params.after);
     return stream;
-  }
-
-  private follow(id: string, lastEventId: string | undefined, options: RequestOptions): Promise<Response> {
-    const headers = { ...options.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) };
-    return this.transport.send({ method: 'GET', path: `/executions/${seg(id)}/stream`, raw: true, options: { ...options, headers } });
   }
 }
 
