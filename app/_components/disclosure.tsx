@@ -16,6 +16,10 @@ export function useOpenSet() {
   return { open, toggle };
 }
 
+/** The summary line of a list's row that opens in place (the event log, the audit log). */
+export const ROW_TOGGLE =
+  'flex w-full items-start gap-3 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:px-5';
+
 /** An item's summary line as the button that opens its panel (`controls`), after a turning ▸. */
 export function DisclosureButton({
   open,

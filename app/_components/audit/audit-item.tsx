@@ -3,7 +3,7 @@
 import { actorLabel } from '@/app/_lib/audit-csv';
 import { formatDate, formatRelative } from '@/app/_lib/format';
 import type { AuditEvent } from '@/app/_lib/types';
-import { DisclosureButton } from '../disclosure';
+import { DisclosureButton, ROW_TOGGLE } from '../disclosure';
 import { Badge } from '../ui';
 
 /** A value of `changes` in a cell: text as it is, anything else as JSON, null as a dash. */
@@ -69,7 +69,7 @@ export function AuditItem({
         open={open}
         controls={panelId}
         onToggle={onToggle}
-        className="flex w-full items-start gap-3 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:px-5"
+        className={ROW_TOGGLE}
         testId="audit-toggle"
       >
         <span className="min-w-0 flex-1">

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { errorMessage } from '@/app/_lib/errors';
 import { formatDate, formatDuration, formatRelative } from '@/app/_lib/format';
 import type { WebhookEvent } from '@/app/_lib/types';
-import { DisclosureButton } from '../disclosure';
+import { DisclosureButton, ROW_TOGGLE } from '../disclosure';
 import { JsonBlock } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Spinner } from '../ui';
@@ -80,7 +80,7 @@ export function EventItem({
         open={open}
         controls={panelId}
         onToggle={onToggle}
-        className="flex w-full items-start gap-3 px-4 py-3 text-left hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 sm:px-5"
+        className={ROW_TOGGLE}
         testId="event-toggle"
       >
         <span className="min-w-0 flex-1">

@@ -1,8 +1,8 @@
-import { uuid, type RequestOptions } from '../core.js';
+import type { RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
-import { ExecutionStream } from '../stream.js';
+import type { ExecutionStream } from '../stream.js';
 import type { Agent, Answer, Body, Execution, QueryOf } from '../types.js';
-import { followStream, Resource, seg } from './base.js';
+import { Resource, runOrStream, seg } from './base.js';
 
 type ExecuteParams = Omit<Body<'agents-execute'>, 'wait' | 'stream'>;
 
@@ -46,18 +46,6 @@ export class Agents extends Resource {
   execute(id: string, params: ExecuteParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
   execute(id: string, params: Body<'agents-execute'>, options?: RequestOptions): Promise<Execution> | ExecutionStream;
   execute(id: string, params: Body<'agents-execute'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
-    const path = `/agents/${seg(id)}/execute`;
-    if (!params.stream) {
-      const timeout = params.wait ? this.transport.waitTimeout(options) : options?.timeout;
-      return this.post('agents-execute', path, params, { ...options, ...(timeout === undefined ? {} : { timeout }) }) as Promise<Execution>;
-    }
-    // One key for the call: a reconnection before the first event sends the request again, and
-    // the key makes it replay the same execution's stream. Nothing is sent until it is iterated.
-    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? uuid() };
-    return new ExecutionStream(
-      ({ executionId, lastEventId }) =>
-        executionId ? followStream(this.transport, executionId, lastEventId, keyed) : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed }),
-      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, statusOf: (eid) => this.transport.statusOf(eid, options) },
-    );
+    return runOrStream(this.transport, `/agents/${seg(id)}/execute`, params, options);
   }
 }

@@ -1,6 +1,7 @@
-import { seg, type Query, type RequestOptions, type Transport } from '../core.js';
+import { seg, uuid, type Query, type RequestOptions, type Transport } from '../core.js';
 import { PagedList, type PageEnvelope } from '../pagination.js';
-import type { Answer, Body, OperationId, QueryOf } from '../types.js';
+import { ExecutionStream } from '../stream.js';
+import type { Answer, Body, Execution, OperationId, QueryOf } from '../types.js';
 
 // What every resource does with the transport: typed by operation (types.ts), so a method's
 // parameters and answer are the OpenAPI document's.
@@ -36,6 +37,32 @@ export abstract class Resource {
       return this.get(op, path, (after ? { ...rest, after } : { ...rest, ...(before === undefined ? {} : { before }) }) as never, options) as Promise<PageEnvelope<T>>;
     });
   }
+}
+
+/**
+ * A call that starts or resumes a run (execute, approvals): the execution — once final or paused
+ * with `wait`, at once without — or, with `stream`, an ExecutionStream. Until the stream's first
+ * event a reconnection sends the call again under the same Idempotency-Key (the service replays
+ * that execution's stream); after it, it follows the execution from its last event. Nothing is
+ * sent before the stream is iterated.
+ */
+export function runOrStream(
+  transport: Transport,
+  path: string,
+  params: { wait?: boolean; stream?: boolean },
+  options: RequestOptions | undefined,
+  executionId?: string,
+): Promise<Execution> | ExecutionStream {
+  if (!params.stream) {
+    const timeout = params.wait ? transport.waitTimeout(options) : options?.timeout;
+    return transport.json<Execution>({ method: 'POST', path, body: params, options: { ...options, ...(timeout === undefined ? {} : { timeout }) } });
+  }
+  const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? uuid() };
+  return new ExecutionStream(
+    ({ executionId: known, lastEventId }) =>
+      known && lastEventId ? followStream(transport, known, lastEventId, keyed) : transport.send({ method: 'POST', path, body: params, raw: true, options: keyed }),
+    { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, ...(executionId ? { executionId } : {}), statusOf: (eid) => transport.statusOf(eid, options) },
+  );
 }
 
 /** An execution's event stream, after `lastEventId` when given. */

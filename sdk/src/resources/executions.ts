@@ -1,8 +1,8 @@
-import { uuid, type RequestOptions } from '../core.js';
+import type { RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
 import { ExecutionStream } from '../stream.js';
 import type { Answer, Body, Conversation, ConversationSummary, Execution, QueryOf } from '../types.js';
-import { followStream, Resource, seg } from './base.js';
+import { followStream, Resource, runOrStream, seg } from './base.js';
 
 type ApproveParams = Omit<Body<'executions-approvals'>, 'wait' | 'stream'>;
 
@@ -30,18 +30,9 @@ export class Executions extends Resource {
   approve(id: string, params: ApproveParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
   approve(id: string, params: Body<'executions-approvals'>, options?: RequestOptions): Promise<Execution> | ExecutionStream;
   approve(id: string, params: Body<'executions-approvals'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
-    const path = `/executions/${seg(id)}/approvals`;
-    if (!params.stream) {
-      const timeout = params.wait ? this.transport.waitTimeout(options) : options?.timeout;
-      return this.post('executions-approvals', path, params, { ...options, ...(timeout === undefined ? {} : { timeout }) }) as Promise<Execution>;
-    }
-    const keyed = { ...options, idempotencyKey: options?.idempotencyKey ?? uuid() };
-    // Until its first event, a reconnection sends the decisions again: their key replays the same stream.
-    return new ExecutionStream(
-      ({ lastEventId }) => (lastEventId ? followStream(this.transport, id, lastEventId, keyed) : this.transport.send({ method: 'POST', path, body: params, raw: true, options: keyed })),
-      { maxReconnects: options?.maxRetries ?? 5, signal: options?.signal, executionId: id, statusOf: (eid) => this.transport.statusOf(eid, options) },
-    );
+    return runOrStream(this.transport, `/executions/${seg(id)}/approvals`, params, options, id);
   }
+
 
   /**
    * The execution's events — from the start, or after `after` (an event's sequence number) —
