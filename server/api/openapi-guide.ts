@@ -37,6 +37,20 @@ curl ${BASE}/v1/agents/agt_…/execute -H "Authorization: Bearer $KEY" -H 'Conte
 
 5. Continue the conversation: pass the \`conversationId\` of one execution to the next.
 
+The same with the typed client, \`agent-automation-sdk\` (\`sdk/\` in the service's repository: every operation
+below shows its call too):
+
+\`\`\`ts
+import { Client } from 'agent-automation-sdk';
+
+const client = new Client({ apiKey: process.env.KEY!, baseUrl: '${BASE}' });
+const agent = await client.agents.create({ name: 'Greeter', model: 'sandbox/echo', instructions: 'Be brief.' });
+const run = await client.agents.execute(agent.id, { input: 'hello', wait: true }); // run.output: "Echo: hello"
+for await (const event of client.agents.execute(agent.id, { input: 'hello again', stream: true, conversationId: run.conversationId })) {
+  if (event.type === 'text.delta') process.stdout.write(event.delta);
+}
+\`\`\`
+
 Every list takes \`limit\` and a cursor (\`after\` = the previous page's \`nextCursor\`) and answers
 \`{"data":[…],"hasMore":…,"nextCursor"?}\`. A POST may carry an \`Idempotency-Key\` header: a retry with the
 same key and body answers what the first request answered, without doing it twice.`;

@@ -34,7 +34,7 @@ describe('the examples in the document', () => {
     const path = await import('node:path');
     const { execFileSync } = await import('node:child_process');
     const { createRequire } = await import('node:module');
-    const doc = JSON.parse((await generateSdkFiles()).document) as { paths: Record<string, Record<string, { operationId?: string; 'x-codeSamples'?: { source: string }[] }>> };
+    const doc = JSON.parse((await generateSdkFiles()).document) as { info?: { description?: string }; paths: Record<string, Record<string, { operationId?: string; 'x-codeSamples'?: { source: string }[] }>> };
     const root = path.resolve(import.meta.dirname ?? '.', '..', '..');
     mkdirSync(path.join(root, '.tmp'), { recursive: true });
     const dir = mkdtempSync(path.join(root, '.tmp', 'samples-'));
@@ -49,6 +49,10 @@ describe('the examples in the document', () => {
         }
       }
       assert.equal(n, Object.keys(OPERATIONS).length);
+      // And the introduction's (Getting started).
+      const intro = [...((doc as { info?: { description?: string } }).info?.description ?? '').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      assert.ok(intro.length >= 1, 'the introduction shows the client');
+      intro.forEach((source, i) => writeFileSync(path.join(dir, `intro-${i}.ts`), `${source}\nexport {};\n`));
       writeFileSync(
         path.join(dir, 'tsconfig.json'),
         JSON.stringify({
