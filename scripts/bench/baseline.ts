@@ -15,7 +15,7 @@ type Key = { workspace_id: string; environment: string };
 const listKeys = async (key: Key) =>
   (
     await sql<Row[]>`
-      select id, name, prefix, environment, scopes, last_used_at, expires_at, created_at from api_keys
+      select id, name, prefix, environment, scopes, last_used_at, expires_at, created_at, created_by_user_id, created_by_key_id from api_keys
       where workspace_id = ${key.workspace_id} and environment = ${key.environment} and revoked_at is null
       order by id desc limit 21`
   ).map((r) => ({
@@ -27,13 +27,14 @@ const listKeys = async (key: Key) =>
     lastUsed: iso(r.last_used_at as Date | null),
     expiresAt: iso(r.expires_at as Date | null),
     createdAt: iso(r.created_at as Date),
+    createdBy: r.created_by_user_id ? { type: 'user', id: r.created_by_user_id } : r.created_by_key_id ? { type: 'key', id: r.created_by_key_id } : null,
   }));
 
 const listAgents = async (key: Key) =>
   (
     await sql<Row[]>`
       select id, name, description, model, instructions, tools, temperature, max_steps, timeout_seconds,
-        metadata, environment, created_at, updated_at from agents
+        max_total_tokens, approval_timeout_seconds, metadata, environment, created_at, updated_at from agents
       where workspace_id = ${key.workspace_id} and environment = ${key.environment} and deleted_at is null
       order by id desc limit 21`
   ).map((r) => ({
@@ -46,6 +47,8 @@ const listAgents = async (key: Key) =>
     temperature: r.temperature,
     maxSteps: r.max_steps,
     timeoutSeconds: r.timeout_seconds,
+    maxTotalTokens: r.max_total_tokens,
+    approvalTimeoutSeconds: r.approval_timeout_seconds,
     metadata: r.metadata,
     environment: r.environment,
     createdAt: iso(r.created_at as Date),
