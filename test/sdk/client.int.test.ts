@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFlakyProxy, type FlakyProxy } from '../fakes/flaky-proxy';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { ApiError, AuthenticationError, BadRequestError, Client, NotFoundError, PermissionDeniedError, RateLimitError, type ExecutionEvent } from '../../sdk/src/index';
 
@@ -10,12 +11,14 @@ import { ApiError, AuthenticationError, BadRequestError, Client, NotFoundError, 
 
 let api: TestServer;
 let proxy: FlakyProxy;
+let tools: ToolServer;
 let owner: SeededKey;
 /** A key of a workspace allowed 2 requests a minute; its window opens in before(). */
 let limited: SeededKey;
 let limitedWindowAt = 0;
 before(async () => {
-  api = await startServer();
+  api = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  tools = await startToolServer();
   proxy = await startFlakyProxy(api.url);
   owner = await api.seed.key({ ...UNLIMITED });
   limited = await api.seed.key({ plan: 'enterprise', customRpm: 2 });
@@ -23,6 +26,7 @@ before(async () => {
   assert.equal((await api.request('GET', '/v1/agents', { key: limited.key })).status, 200);
 });
 after(async () => {
+  await tools?.close();
   await proxy?.close();
   await api?.close();
 });
@@ -112,6 +116,33 @@ describe('the typed client', () => {
     const runs = await c.executions.list({ agentId: agent.id }).then((p) => p.data);
     assert.equal(runs.length, 1, 'one execution');
     assert.equal(runs[0]!.id, stream.executionId);
+  });
+
+  it('a decision’s stream cut mid-way resumes from its last event; the approved call runs once', async () => {
+    const c = client();
+    const agent = await c.agents.create({
+      name: 'Refunds',
+      model: 'sandbox/slow',
+      tools: [{ type: 'http', name: 'refund', description: 'Refunds an order', url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] }, approval: 'always' }],
+    });
+    const paused = await c.agents.execute(agent.id, { input: 'refund order 7', wait: true });
+    assert.equal(paused.status, 'requires_action');
+    const calls = () => tools.requests.filter((r) => r.path === '/echo').length;
+    const before = calls();
+    proxy.rules.push({ kind: 'cut-stream', match: (req) => req.url!.endsWith(`/executions/${paused.id}/approvals`), events: 2 });
+    const stream = c.executions.approve(paused.id, { decisions: [{ toolCallId: paused.requiredAction!.toolCalls[0]!.id, approve: true }], stream: true });
+    const events: ExecutionEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assert.equal(events.at(-1)!.type, 'execution.succeeded');
+    const resumed = proxy.seen.filter((s) => s.path.endsWith(`/executions/${paused.id}/stream`));
+    assert.equal(resumed.length, 1, 'followed once after the cut');
+    const seqs = resumed[0]!.headers['last-event-id'];
+    assert.ok(seqs && Number(seqs) > 0);
+    assert.equal(calls() - before, 1, 'the approved call ran once');
+    // No event twice: the decisions' events are those of the whole stream after the pause.
+    const whole: ExecutionEvent[] = [];
+    for await (const event of c.executions.stream(paused.id)) whole.push(event);
+    assert.deepEqual(events, whole.slice(whole.length - events.length));
   });
 
   it('a finished execution followed after its last event ends at once, with nothing; a list started with `before` pages on', async () => {
