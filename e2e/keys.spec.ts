@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createKey, pageText, signUp } from './helpers';
+import { createKey, pageText, shot, signUp } from './helpers';
 
 const DEFAULT_SCOPES = ['agents:read', 'agents:write', 'agents:execute', 'analytics:read'];
 
@@ -153,6 +153,10 @@ test('the secret modal shows the whole key and a curl that works as shown', asyn
   await expect(curl).toContainText(`curl ${baseURL}/v1/keys`);
   await expect(curl).toContainText(`Authorization: Bearer ${secret}`);
   await expect(modal.getByTestId('secret-curl-note')).toContainText('which this key has');
+  // The typed client beside curl, on this server's address (never the secret a second time).
+  await expect(modal.getByTestId('secret-sdk-note')).toContainText(`new Client({ apiKey, baseUrl: '${baseURL}' })`);
+  await expect(modal.getByTestId('secret-sdk-note')).not.toContainText(secret);
+  await shot(page, 'keys-secret-modal');
 
   await modal.getByTestId('secret-curl-copy').click();
   await expect(modal.getByTestId('secret-curl-copy')).toHaveText('Copied');

@@ -105,6 +105,13 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
               </>
             )}
           </p>
+          <p className="text-xs break-words text-slate-500" data-testid="secret-sdk-note">
+            From TypeScript, the typed client takes this key: {code(`new Client({ apiKey, baseUrl: '${origin}' })`)} (
+            <a href="/docs" className="font-medium text-indigo-600 hover:text-indigo-500">
+              API reference
+            </a>
+            : each call shows its client example beside curl).
+          </p>
         </div>
       )}
     </SecretModalFrame>
