@@ -9,6 +9,7 @@ import { Turns } from './lanes';
 import { acquireDataDirLock } from './lock';
 import { ensurePgliteDatabase } from './pglite-init';
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
+import { preparing } from './postgres-prepared';
 import { markPostgres } from './transaction';
 import * as schema from './schema';
 
@@ -43,8 +44,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       onnotice: () => {},
       connection: { application_name: 'agent-service' },
     });
-    const db = drizzlePostgres(sql, { schema }) as unknown as Db;
-    markPostgres(db, sql);
+    // drizzle's statements are prepared (db/postgres-prepared.ts): one round trip each, not two.
+    const prepared = preparing(sql);
+    const db = drizzlePostgres(prepared, { schema }) as unknown as Db;
+    markPostgres(db, prepared);
     return { kind: 'postgres', db, sql, url: opts.databaseUrl, close: () => sql.end({ timeout: 5 }) };
   }
   const release = acquireDataDirLock(opts.dataDir);
