@@ -16,35 +16,47 @@ export const MAX_PREPARED_PARAMS = 64;
 
 type Unsafe = postgres.Sql['unsafe'];
 
+/** The methods whose clients or statements the wrapper changes. */
+const WRAPPED = new Set<PropertyKey>(['unsafe', 'begin', 'savepoint', 'reserve']);
+
 /** The client with `unsafe()` preparing statements (and its transactions', reserved connections' and savepoints' clients too). */
 export function preparing<C extends object>(client: C): C {
+  // Each method is wrapped once per client (per function: a savepoint may be set later), not on
+  // every access — `unsafe` is on every query's path.
+  const made = new Map<PropertyKey, { of: unknown; wrapped: unknown }>();
   return new Proxy(client, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
-      if (prop === 'unsafe') {
-        const unsafe = value as Unsafe;
-        return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-          Array.isArray(args) && args.length > 0 && args.length <= MAX_PREPARED_PARAMS
-            ? unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], { ...options, prepare: true })
-            : unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], options);
-      }
-      if (prop === 'begin' || prop === 'savepoint') {
-        const open = value as (...a: unknown[]) => unknown;
-        // begin(options?, cb), savepoint(name?, cb): the callback gets a preparing client.
-        return (...a: unknown[]) => {
-          const at = a.findIndex((x) => typeof x === 'function');
-          if (at !== -1) {
-            const cb = a[at] as (c: object) => unknown;
-            a[at] = (c: object) => cb(preparing(c));
-          }
-          return open.apply(target, a);
-        };
-      }
-      if (prop === 'reserve') {
-        const reserve = value as () => Promise<object>;
-        return async () => preparing(await reserve.call(target));
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (!WRAPPED.has(prop)) return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      const known = made.get(prop);
+      if (known && known.of === value) return known.wrapped;
+      const wrapped = wrap(target, prop, value);
+      made.set(prop, { of: value, wrapped });
+      return wrapped;
     },
   });
+}
+
+function wrap(target: object, prop: PropertyKey, value: unknown): unknown {
+  if (prop === 'unsafe') {
+    const unsafe = value as Unsafe;
+    return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+      Array.isArray(args) && args.length > 0 && args.length <= MAX_PREPARED_PARAMS
+        ? unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], { ...options, prepare: true })
+        : unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], options);
+  }
+  if (prop === 'reserve') {
+    const reserve = value as () => Promise<object>;
+    return async () => preparing(await reserve.call(target));
+  }
+  // begin(options?, cb), savepoint(name?, cb): the callback gets a preparing client.
+  const open = value as (...a: unknown[]) => unknown;
+  return (...a: unknown[]) => {
+    const at = a.findIndex((x) => typeof x === 'function');
+    if (at !== -1) {
+      const cb = a[at] as (c: object) => unknown;
+      a[at] = (c: object) => cb(preparing(c));
+    }
+    return open.apply(target, a);
+  };
 }

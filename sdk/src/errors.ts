@@ -69,6 +69,16 @@ export class ApiTimeoutError extends ApiConnectionError {
   override readonly name = 'ApiTimeoutError';
 }
 
+/** The subclass of each status that has its own; other 4xx are BadRequestError, 5xx InternalServerError. */
+const BY_STATUS: Record<number, typeof ApiError> = {
+  401: AuthenticationError,
+  402: BudgetExceededError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  429: RateLimitError,
+};
+
 type Envelope = { error?: { type?: ErrorType; code?: string; message?: string; param?: string; requestId?: string } };
 
 /** The error for an answer that is not a success: its envelope's fields, the subclass of its status. */
@@ -76,23 +86,6 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   const e = (body && typeof body === 'object' ? (body as Envelope).error : undefined) ?? {};
   const fields = { status, type: e.type, code: e.code, param: e.param, requestId: e.requestId ?? headers.get('x-request-id') ?? undefined, headers };
   const message = e.message ?? `HTTP ${status}`;
-  const Class =
-    status === 401
-      ? AuthenticationError
-      : status === 402
-        ? BudgetExceededError
-        : status === 403
-          ? PermissionDeniedError
-          : status === 404
-            ? NotFoundError
-            : status === 409
-              ? ConflictError
-              : status === 429
-                ? RateLimitError
-                : status >= 500
-                  ? InternalServerError
-                  : status >= 400
-                    ? BadRequestError
-                    : ApiError;
+  const Class = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : status >= 400 ? BadRequestError : ApiError);
   return new Class(message, fields);
 }
