@@ -66,6 +66,19 @@ describe('invitation mail', () => {
     assert.ok(!smtp.received.some((m) => m.rcptTo.includes('attacker@evil.example')));
   });
 
+  it('invitations count against the workspace’s plan like every change: past it, 429 and nothing is written or mailed', async () => {
+    const team = await api.seed.workspace({ plan: 'enterprise', customRpm: 2 });
+    ok(await inviteAs(team, address(), 'viewer'));
+    ok(await inviteAs(team, address(), 'viewer'));
+    const email = address();
+    const res = await inviteAs(team, email, 'viewer');
+    assert.equal(res.status, 429, JSON.stringify(res.result));
+    assert.equal(res.error!.data.apiError!.code, 'rate_limit_exceeded');
+    const pending = ok(await dashboardCall<{ email: string }[]>(api, team, 'query', 'invitations.list'));
+    assert.equal(pending.length, 2);
+    assert.equal(mailTo(email).length, 0);
+  });
+
   it('a mail the server refuses leaves the invitation standing, and the answer says to share the link', async () => {
     const team = await api.seed.workspace();
     const email = address();

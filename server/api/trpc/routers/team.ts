@@ -5,6 +5,7 @@ import { acceptInvitation, invite, listInvitations, peekInvitation, revokeInvita
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
 import { managesMembers, roleRefusal } from '../../../modules/auth/roles';
 import type { RateLimits } from '../../../modules/ratelimit';
+import { chargeDashboardMutation } from '../../../modules/ratelimit/dashboard';
 import { ApiError } from '../../../platform/errors';
 import { router, userProcedure } from '../init';
 
@@ -40,6 +41,10 @@ export const invitationsRouter = router({
   create: userProcedure
     .input(z.strictObject({ email: z.email().max(254), role: z.enum(MEMBER_ROLES) }))
     .mutation(async ({ ctx, input }) => {
+      // Counted against the workspace's plan as every dashboard change is (it may send a mail):
+      // an admin cannot mail addresses without end.
+      const refused = ctx.limits ? await chargeDashboardMutation(ctx.limits, ctx.db, ctx.actor) : null;
+      if (refused) throw refused;
       const made = await invite(ctx.db, ctx.actor, input);
       // Mailed when SMTP_URL is set, after the invitation is committed (the link is shown either way).
       return { ...made, mail: await mailInvitation(ctx.db, ctx.services?.mail, made, ctx.actor) };
