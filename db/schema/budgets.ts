@@ -74,3 +74,26 @@ export const budgetSpend = pgTable(
     index('budget_spend_reset_idx').on(t.periodStart).where(sql`${t.exceededAt} is not null and ${t.resetAt} is null`),
   ],
 );
+
+/**
+ * What model calls in flight have reserved against `block` budgets (docs/budgets.md, "Reservations"):
+ * before a call starts, its worst case (the prompt's tokens and the most it may answer, priced) is
+ * reserved on every `block` budget counting the run, under the budgets' row locks, and refused when it
+ * would pass a limit; the call's charge deletes its reservation. A reservation a lost process never
+ * settled stops counting at `expires_at` (the run's deadline) and maintenance deletes it.
+ */
+export const budgetReservations = pgTable(
+  'budget_reservations',
+  {
+    id: text('id').primaryKey(),
+    budgetId: text('budget_id')
+      .notNull()
+      .references(() => budgets.id, { onDelete: 'cascade' }),
+    executionId: text('execution_id').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+    costUsd: numeric('cost_usd').notNull().default('0'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('budget_reservations_budget_idx').on(t.budgetId, t.expiresAt), index('budget_reservations_execution_idx').on(t.executionId)],
+);

@@ -34,6 +34,8 @@ export const schedules = pgTable(
     nextRunAt: ts('next_run_at'),
     lastRunAt: ts('last_run_at'),
     lastExecutionId: text('last_execution_id'),
+    /** The API key that created the schedule: its runs are that key's (budgets, usage, audit: docs/schedules.md). Null: made in the dashboard. */
+    keyId: text('key_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

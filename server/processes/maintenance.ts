@@ -1,7 +1,8 @@
-import { and, isNotNull, lt, or } from 'drizzle-orm';
+import { and, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { encodeTime } from 'ulid';
 import type { Db } from '../../db/client';
-import { auditEvents, events, userSessions } from '../../db/schema';
+import { queryRows } from '../../db/rows';
+import { events, userSessions } from '../../db/schema';
 import { AUDIT_RETENTION_DAYS } from '../modules/audit/actions';
 import { EVENT_RETENTION_DAYS } from '../modules/events/types';
 import { pruneLedger } from '../modules/budgets/ledger';
@@ -26,10 +27,11 @@ export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessio
   // Event ids start with their creation time (ULID): every id below this one is older than the retention.
   const oldest = `evt_${encodeTime(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000, 10)}`;
   const expired = await db.delete(events).where(lt(events.id, oldest)).returning({ id: events.id });
-  // Audit records past 365 days (docs/audit.md), by id as events are: the only delete the log allows.
+  // Audit records past 365 days (docs/audit.md), by id as events are, through the one function
+  // the log's trigger lets delete (migration 0023): any other DELETE or a TRUNCATE is refused.
   const auditOldest = `aud_${encodeTime(now.getTime() - AUDIT_RETENTION_DAYS * 86_400_000, 10)}`;
-  const audited = await db.delete(auditEvents).where(lt(auditEvents.id, auditOldest)).returning({ id: auditEvents.id });
+  const [audited] = await queryRows<{ n: number }>(db, sql`select aas_prune_audit_events(${auditOldest}) as n`);
   const usageRowsDeleted = await pruneUsage(db, now);
   const ledgerRowsDeleted = await pruneLedger(db, now);
-  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: audited.length };
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: Number(audited?.n ?? 0) };
 }

@@ -143,6 +143,12 @@ describe('listing', () => {
       /append-only/.test(`${err.message} ${err.cause?.message ?? ''}`),
     );
     assert.equal((await list(o)).data[0]!.action, record!.action);
+    // Nor a DELETE or a TRUNCATE (the attack review of 2026-11-28 found both allowed): only the
+    // retention's function deletes, and only what it is given.
+    const appendOnly = (err: Error & { cause?: Error }) => /append-only/.test(`${err.message} ${err.cause?.message ?? ''}`);
+    await assert.rejects(api.query(sql`delete from audit_events where id = ${record!.id}`), appendOnly);
+    await assert.rejects(api.query(sql`truncate audit_events`), appendOnly);
+    assert.equal((await list(o)).data[0]!.id, record!.id);
   });
 });
 
