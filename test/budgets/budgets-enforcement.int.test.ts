@@ -157,6 +157,57 @@ describe('a block budget reached', () => {
   });
 });
 
+/** The start of this minute: an occurrence of `* * * * *` a tick now fires. */
+const minuteStart = () => new Date(Math.floor(Date.now() / 60_000) * 60_000);
+
+describe('a run started by a key is that key’s run', () => {
+  // The attack review of 2026-11-28: a key whose own budget refused execute (402) created a
+  // schedule and ran it now three times (202 each, three runs), and its budget never moved.
+  it('a key’s run-now and its schedules’ occurrences count on its budget, and a reached block budget refuses them', async () => {
+    const key = await tenant();
+    const other = await api.seed.key({ workspace: key.workspace, environment: 'live' });
+    const agent = await createAgent(api, key.key, { model: PRICED });
+    const b = await budget(key, { target: { type: 'key', id: key.id }, limit: { tokens: 5 } });
+    const s = await api.request<{ id: string }>('POST', '/v1/schedules', { key: key.key, body: { agentId: agent, cron: '* * * * *', input: 'hello' } });
+    expectStatus(s, 201);
+    // Under the limit, run-now is the key's run: counted, and recorded as the key's.
+    const now = await api.request<{ id: string }>('POST', `/v1/schedules/${s.body.id}/run`, { key: key.key });
+    expectStatus(now, 202);
+    const ran = await waitFor(api, key.key, now.body.id);
+    assert.equal(ran.status, 'succeeded');
+    assert.equal((await read(key, b.id)).spent.tokens, ran.usage.totalTokens, 'the run-now counted on the key’s budget');
+    const [row] = await api.query<{ key_id: string | null }>(sql`select key_id from executions where id = ${now.body.id}`);
+    assert.equal(row!.key_id, key.id);
+    // Reached: execute, run-now and the schedule's occurrences are all refused.
+    expectError(await execute(api, key.key, agent, { input: 'again', wait: true }), 402, 'budget_exceeded');
+    for (let i = 0; i < 3; i++) expectError(await api.request('POST', `/v1/schedules/${s.body.id}/run`, { key: key.key }), 402, 'budget_exceeded');
+    await api.db.update(schedules).set({ nextRunAt: minuteStart() }).where(eq(schedules.id, s.body.id));
+    await tick(api.db);
+    const runs = await api.query<{ n: number }>(sql`select count(*)::int as n from executions where schedule_id = ${s.body.id}`);
+    assert.equal(runs[0]!.n, 1, 'no execution for the occurrence: the schedule is the key’s');
+    // Another key running the same schedule now runs on its own account.
+    const others = await api.request<{ id: string }>('POST', `/v1/schedules/${s.body.id}/run`, { key: other.key });
+    expectStatus(others, 202);
+    assert.equal((await waitFor(api, other.key, others.body.id)).status, 'succeeded');
+    const audit = await api.query<{ actor_id: string }>(sql`select actor_id from audit_events where action = 'schedule.run_now' and target_id = ${s.body.id} order by id`);
+    assert.deepEqual(audit.map((r) => r.actor_id), [key.id, other.id], 'each run-now audited as its key’s');
+  });
+
+  it('occurrences of a schedule made by a key count on that key’s budget', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED });
+    const b = await budget(key, { target: { type: 'key', id: key.id }, limit: { tokens: 1000 } });
+    const s = await api.request<{ id: string }>('POST', '/v1/schedules', { key: key.key, body: { agentId: agent, cron: '* * * * *', input: 'hello' } });
+    expectStatus(s, 201);
+    await api.db.update(schedules).set({ nextRunAt: minuteStart() }).where(eq(schedules.id, s.body.id));
+    await tick(api.db);
+    const [fired] = await api.query<{ id: string; key_id: string | null }>(sql`select id, key_id from executions where schedule_id = ${s.body.id}`);
+    assert.equal(fired!.key_id, key.id, 'the occurrence is the key’s run');
+    const done = await waitFor(api, key.key, fired!.id);
+    assert.equal((await read(key, b.id)).spent.tokens, done.usage.totalTokens);
+  });
+});
+
 describe('notify budgets and alerts', () => {
   it('never block; threshold, exceeded alerts go out once per period', async () => {
     const key = await tenant();

@@ -106,6 +106,7 @@ describe('a schedule’s occurrence', () => {
     agentId: t.agentId,
     overlap,
     conversationId: null,
+    keyId: null,
     input: { input: 'tick' },
     trigger: { type: 'schedule', scheduleId, scheduledFor: new Date().toISOString() },
   });

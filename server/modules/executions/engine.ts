@@ -79,8 +79,8 @@ export function createEngine(deps: EngineDeps): Engine {
  * fair claim starts it after the commit. Refusals are thrown as for `execute` (404, 409
  * `conversation_busy`, …) and roll the caller's transaction back.
  */
-export async function enqueue(tx: Db, scope: Scope, agentId: string, input: ExecuteInput, opts: { trigger: ExecutionTrigger }): Promise<ExecutionRow> {
-  return (await startExecution(tx, scope, agentId, input, { trigger: opts.trigger })).row;
+export async function enqueue(tx: Db, scope: Scope, agentId: string, input: ExecuteInput, opts: { trigger: ExecutionTrigger; keyId?: string }): Promise<ExecutionRow> {
+  return (await startExecution(tx, scope, agentId, input, opts)).row;
 }
 
 /** A schedule's occurrence, as the ticker asks for it. */
@@ -92,6 +92,8 @@ export interface Occurrence {
   overlap: ScheduleOverlap;
   /** The conversation the schedule continues; null: a new one each run. */
   conversationId: string | null;
+  /** The key that created the schedule: each occurrence is its run (budgets, usage); null: no key's. */
+  keyId: string | null;
   input: ExecuteInput;
   trigger: ExecutionTrigger;
 }
@@ -131,7 +133,7 @@ export async function enqueueOccurrence(tx: Db, o: Occurrence): Promise<{ execut
   }
   try {
     const { row } = await transaction(tx, (sp) =>
-      startExecution(sp, { workspaceId: o.workspaceId, environment: o.environment }, o.agentId, o.input, { trigger: o.trigger, ...(waiting ? { waiting } : {}) }),
+      startExecution(sp, { workspaceId: o.workspaceId, environment: o.environment }, o.agentId, o.input, { trigger: o.trigger, ...(o.keyId ? { keyId: o.keyId } : {}), ...(waiting ? { waiting } : {}) }),
     );
     return { executionId: row.id };
   } catch (err) {

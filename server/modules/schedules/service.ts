@@ -24,6 +24,9 @@ import { checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences }
 
 export type ScheduleView = z.infer<typeof scheduleSchema>;
 type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+/** A caller as far as a run's owner goes: the key, when a key calls (its runs are that key's: budgets, usage, audit). */
+type Caller = Owner & ({ kind: 'key'; keyId: string } | { kind: 'user' });
+const keyOf = (caller: Caller): string | null => (caller.kind === 'key' ? caller.keyId : null);
 type ScheduleRow = typeof schedules.$inferSelect;
 type CreateInput = z.infer<typeof createScheduleInput>;
 type UpdateInput = Omit<z.infer<typeof updateScheduleInput>, 'id'>;
@@ -148,7 +151,7 @@ async function findSchedule(db: Db, owner: Owner, id: string): Promise<ScheduleR
   return row ?? null;
 }
 
-export async function createSchedule(db: Db, actor: Owner, input: CreateInput, now = new Date()): Promise<ScheduleView> {
+export async function createSchedule(db: Db, actor: Caller, input: CreateInput, now = new Date()): Promise<ScheduleView> {
   const cron = checkedCron(input.cron);
   const timezone = checkedZone(input.timezone);
   const endAt = input.endAt === null ? null : new Date(input.endAt);
@@ -175,6 +178,8 @@ export async function createSchedule(db: Db, actor: Owner, input: CreateInput, n
         enabled: input.enabled,
         metadata: input.metadata,
         nextRunAt,
+        // Its occurrences are the creating key's runs (null: made in the dashboard).
+        keyId: keyOf(actor),
         createdAt: now,
         updatedAt: now,
       })
@@ -256,17 +261,20 @@ export async function deleteAgentSchedules(tx: Db, owner: Owner, agentId: string
 }
 
 /**
- * One run now, outside the cron (`nextRunAt` is unchanged): an execution with `trigger.type`
+ * One run now, outside the cron (`nextRunAt` is unchanged), on behalf of the caller: an execution with `trigger.type`
  * `schedule` and `scheduledFor` now, like an occurrence's. A disabled schedule runs too: running
  * it is asked for explicitly. Its conversation busy: 409 `conversation_busy` as for `execute`, or a
  * queued turn when the schedule's `overlap` is `enqueue`.
  */
-export async function runScheduleNow(db: Db, actor: Owner, id: string): Promise<ExecutionView> {
+export async function runScheduleNow(db: Db, actor: Caller, id: string): Promise<ExecutionView> {
   const s = await findSchedule(db, actor, id);
   if (!s) throw notFound('schedule', id);
   return transaction(db, async (tx) => {
     const run = scheduledRun(s, new Date());
-    const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger });
+    // The caller's run: a key's "run now" is that key's (its `block` budget refuses it with 402,
+    // its spend counts it), whoever created the schedule; a member's in the dashboard is no key's.
+    const keyId = keyOf(actor);
+    const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger, ...(keyId ? { keyId } : {}) });
     await Promise.all([
       tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id)),
       audit(tx, actor, { action: 'schedule.run_now', target: { type: 'schedule', id: s.id }, changes: { lastExecutionId: [s.lastExecutionId, row.id] } }),

@@ -78,7 +78,7 @@ export async function tick(db: Db, now = new Date()): Promise<TickResult> {
 /** Creates the occurrence's execution through the engine (its overlap rule there); null when it creates none. */
 async function fire(tx: Db, s: typeof schedules.$inferSelect, occurrence: Date): Promise<string | null> {
   const run = scheduledRun(s, occurrence);
-  const fired = await enqueueOccurrence(tx, { scheduleId: s.id, workspaceId: s.workspaceId, environment: s.environment, agentId: s.agentId, overlap: s.overlap, conversationId: s.conversationId, ...run });
+  const fired = await enqueueOccurrence(tx, { scheduleId: s.id, workspaceId: s.workspaceId, environment: s.environment, agentId: s.agentId, overlap: s.overlap, conversationId: s.conversationId, keyId: s.keyId, ...run });
   return 'executionId' in fired ? fired.executionId : null;
 }
 
