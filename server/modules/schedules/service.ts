@@ -24,9 +24,8 @@ import { checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences }
 
 export type ScheduleView = z.infer<typeof scheduleSchema>;
 type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
-/** A caller as far as a run's owner goes: the key, when a key calls (its runs are that key's: budgets, usage, audit). */
-type Caller = Owner & ({ kind: 'key'; keyId: string } | { kind: 'user' });
-const keyOf = (caller: Caller): string | null => (caller.kind === 'key' ? caller.keyId : null);
+/** The key, when a key calls: its runs are that key's (budgets, usage, audit). */
+const keyOf = (caller: Actor): string | null => (caller.kind === 'key' ? caller.keyId : null);
 type ScheduleRow = typeof schedules.$inferSelect;
 type CreateInput = z.infer<typeof createScheduleInput>;
 type UpdateInput = Omit<z.infer<typeof updateScheduleInput>, 'id'>;
@@ -151,7 +150,7 @@ async function findSchedule(db: Db, owner: Owner, id: string): Promise<ScheduleR
   return row ?? null;
 }
 
-export async function createSchedule(db: Db, actor: Caller, input: CreateInput, now = new Date()): Promise<ScheduleView> {
+export async function createSchedule(db: Db, actor: Actor, input: CreateInput, now = new Date()): Promise<ScheduleView> {
   const cron = checkedCron(input.cron);
   const timezone = checkedZone(input.timezone);
   const endAt = input.endAt === null ? null : new Date(input.endAt);
@@ -266,7 +265,7 @@ export async function deleteAgentSchedules(tx: Db, owner: Owner, agentId: string
  * it is asked for explicitly. Its conversation busy: 409 `conversation_busy` as for `execute`, or a
  * queued turn when the schedule's `overlap` is `enqueue`.
  */
-export async function runScheduleNow(db: Db, actor: Caller, id: string): Promise<ExecutionView> {
+export async function runScheduleNow(db: Db, actor: Actor, id: string): Promise<ExecutionView> {
   const s = await findSchedule(db, actor, id);
   if (!s) throw notFound('schedule', id);
   return transaction(db, async (tx) => {
