@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { Db } from '../../../../db/client';
 import { MEMBER_ROLES } from '../../../../db/schema/values';
+import type { UserActor } from '../../../modules/actor';
 import { mailInvitation } from '../../../modules/auth/invitation-mail';
 import { acceptInvitation, invite, listInvitations, peekInvitation, revokeInvitation } from '../../../modules/auth/invitations';
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
@@ -15,22 +17,42 @@ import { router, userProcedure } from '../init';
 
 const userId = z.string().min(1).max(100);
 
+/**
+ * Every change here counts against the workspace's plan, as every dashboard change does
+ * (ratelimit/dashboard.ts): past the minute's or day's limit, 429 and nothing is written — each
+ * change is an audit record, and unlimited ones could push the rest out of an export (issue 43).
+ * Charged to the workspace the dashboard shows, before the change is tried.
+ */
+async function charge(ctx: { limits?: RateLimits; db: Db; actor: UserActor }): Promise<void> {
+  const refused = ctx.limits ? await chargeDashboardMutation(ctx.limits, ctx.db, ctx.actor) : null;
+  if (refused) throw refused;
+}
+
 export const membersRouter = router({
   list: userProcedure.query(({ ctx }) => listMembers(ctx.db, ctx.actor.workspaceId)),
 
   updateRole: userProcedure
     .input(z.strictObject({ userId, role: z.enum(MEMBER_ROLES) }))
-    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role)),
+    .mutation(async ({ ctx, input }) => {
+      await charge(ctx);
+      return changeRole(ctx.db, ctx.actor, input.userId, input.role);
+    }),
 
   /** Removes a member, or leaves the workspace (your own id). */
-  remove: userProcedure.input(z.strictObject({ userId })).mutation(({ ctx, input }) => removeMember(ctx.db, ctx.actor, input.userId)),
+  remove: userProcedure.input(z.strictObject({ userId })).mutation(async ({ ctx, input }) => {
+    await charge(ctx);
+    return removeMember(ctx.db, ctx.actor, input.userId);
+  }),
 });
 
 export const workspacesRouter = router({
   list: userProcedure.query(({ ctx }) => listWorkspaces(ctx.db, ctx.actor.userId, ctx.actor.workspaceId)),
 
   /** Shows another of your workspaces from the next request on (the choice is kept). */
-  switch: userProcedure.input(z.strictObject({ workspaceId: z.string().min(1).max(100) })).mutation(({ ctx, input }) => switchWorkspace(ctx.db, ctx.actor, input.workspaceId)),
+  switch: userProcedure.input(z.strictObject({ workspaceId: z.string().min(1).max(100) })).mutation(async ({ ctx, input }) => {
+    await charge(ctx);
+    return switchWorkspace(ctx.db, ctx.actor, input.workspaceId);
+  }),
 });
 
 /** The address a dashboard request came from (for the invitation links' per-address limit). */
@@ -41,10 +63,8 @@ export const invitationsRouter = router({
   create: userProcedure
     .input(z.strictObject({ email: z.email().max(254), role: z.enum(MEMBER_ROLES) }))
     .mutation(async ({ ctx, input }) => {
-      // Counted against the workspace's plan as every dashboard change is (it may send a mail):
-      // an admin cannot mail addresses without end.
-      const refused = ctx.limits ? await chargeDashboardMutation(ctx.limits, ctx.db, ctx.actor) : null;
-      if (refused) throw refused;
+      // It may send a mail too: an admin cannot mail addresses without end.
+      await charge(ctx);
       const made = await invite(ctx.db, ctx.actor, input);
       // Mailed when SMTP_URL is set, after the invitation is committed (the link is shown either way).
       return { ...made, mail: await mailInvitation(ctx.db, ctx.services?.mail, made, ctx.actor) };
@@ -55,7 +75,10 @@ export const invitationsRouter = router({
     return listInvitations(ctx.db, ctx.actor.workspaceId);
   }),
 
-  revoke: userProcedure.input(z.strictObject({ id: z.string().min(1).max(100) })).mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input.id)),
+  revoke: userProcedure.input(z.strictObject({ id: z.string().min(1).max(100) })).mutation(async ({ ctx, input }) => {
+    await charge(ctx);
+    return revokeInvitation(ctx.db, ctx.actor, input.id);
+  }),
 
   /** What a link invites the signed-in user to, or null (not valid for them: one answer for every reason). */
   peek: userProcedure.input(z.strictObject({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
