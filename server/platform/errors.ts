@@ -238,6 +238,13 @@ export const ERROR_CATALOGUE = [
     description: 'A tool call of the decisions was approved or denied already (by another request, a person, or its expiry).',
   },
   {
+    code: 'approval_expired',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'A tool call of the decisions passed its `expiresAt`: it is denied as `"expired"` (by this request if the service had not yet), and no decision can approve it now.',
+  },
+  {
     code: 'webhook_disabled',
     status: 409,
     type: 'invalid_request_error',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { DB_KIND } from '../harness';
 import { callProcess, QUICK_LOST_WORKER, seedTenant, startProcess, startScaledOut, startWorker, stop, waitReady, type Proc, type ScaledOut } from '../processes';
@@ -75,6 +76,24 @@ describe('approvals on 2 web + 1 worker processes', { skip }, () => {
     const done = await call<Execution>(a, 'POST', `/v1/executions/${id}/approvals`, { decisions: [{ toolCallId: callId, approve: true }], wait: true });
     assert.equal(done.status, 200);
     assert.equal(done.body.status, 'succeeded', JSON.stringify(done.body.error));
+  });
+
+  // The attack review of 2026-11-28: with web processes only, an approval 31 s after `expiresAt`
+  // ran the tool once a worker came back (only a worker's sweep looked at the clock).
+  it('with no worker running, a decision after expiresAt is 409 approval_expired on a web process; the call never runs', async () => {
+    const before = tools.requests.length;
+    const { id, callId } = await paused('/echo');
+    await stop(worker);
+    await scaled.database.db.execute(sql`update executions set
+      approval = jsonb_set(approval::jsonb, '{calls,0,expiresAt}', to_jsonb(to_char((now() - interval '1 second') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::json where id = ${id}`);
+    const late = await call<{ error: { code: string } }>(b, 'POST', `/v1/executions/${id}/approvals`, { decisions: [{ toolCallId: callId, approve: true }] });
+    assert.equal(late.status, 409);
+    assert.equal(late.body.error.code, 'approval_expired');
+    worker = await startWorker(env);
+    const done = await until(a, id, final);
+    assert.equal(done.status, 'succeeded');
+    assert.equal(done.steps[0]!.toolCalls[0]!.approval!.reason, 'expired');
+    assert.equal(tools.requests.slice(before).filter((r) => r.path === '/echo').length, 0, 'the tool was never called');
   });
 
   it('a worker killed with the approved call in flight: worker_lost, and the call is never sent again', async () => {

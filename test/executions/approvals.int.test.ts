@@ -224,6 +224,31 @@ describe('approvals', () => {
     assert.equal(refundCalls(before).length, 0);
   });
 
+  // The attack review of 2026-11-28: 3 of 3 approvals 160–230 ms after `expiresAt` ran the tool
+  // (only the sweep compared the clock). Now a decision after it is 409 whether or not the sweep ran.
+  it('a decision after expiresAt is 409 approval_expired and never runs the call, before the sweep and after it', async () => {
+    const before = tools.requests.length;
+    const { exe, callId } = await pausedRun({ approvalTimeoutSeconds: 60 });
+    // Expired 200 ms ago; `approval_due_at` still ahead, so no sweep has denied it.
+    await api.db.execute(sql`update executions set
+      approval = jsonb_set(approval::jsonb, '{calls,0,expiresAt}', to_jsonb(to_char((now() - interval '200 milliseconds') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::json where id = ${exe.id}`);
+    const late = expectError(await decide(exe.id, { decisions: [{ toolCallId: callId, approve: true }] }), 409, 'approval_expired');
+    assert.equal(late.param, 'decisions.0.toolCallId');
+    // Denied as the sweep would have, at once, and the run goes on without the call.
+    const done = await waitFor(api, owner.key, exe.id, undefined, 10_000);
+    assert.equal(done.status, 'succeeded');
+    assert.deepEqual(done.steps[0]!.toolCalls[0]!.approval!.decidedBy, { type: 'system' });
+    assert.equal(done.steps[0]!.toolCalls[0]!.approval!.reason, 'expired');
+    assert.equal(refundCalls(before).length, 0, 'the tool was never called');
+
+    // After the sweep denied it: the same answer, not "decided already".
+    const { fixedClock } = await import('../../server/modules/executions/lifecycle');
+    const { expireApprovals } = await import('../../server/modules/executions/pause');
+    const second = await pausedRun();
+    await expireApprovals(api.db, fixedClock(Date.now() + 2 * 86_400_000));
+    expectError(await decide(second.exe.id, { decisions: [{ toolCallId: second.callId, approve: true }] }), 409, 'approval_expired');
+  });
+
   it('the expiry sweep goes on batch after batch within its budget: three runs due, batches of one, all denied in one sweep', async () => {
     const { fixedClock } = await import('../../server/modules/executions/lifecycle');
     const { expireApprovals } = await import('../../server/modules/executions/pause');

@@ -20,7 +20,7 @@ export interface Decision {
 }
 
 /** The call is no longer there to decide: decided elsewhere (another tab, the API, its expiry), or the run was cancelled. */
-const STALE: readonly ErrorCode[] = ['tool_call_already_decided', 'execution_not_awaiting_approval', 'resource_not_found'];
+const STALE: readonly ErrorCode[] = ['tool_call_already_decided', 'approval_expired', 'execution_not_awaiting_approval', 'resource_not_found'];
 export const isStale = (err: unknown): boolean => STALE.includes(apiErrorOf(err)?.code as ErrorCode);
 
 export function useDecide(executionId: string, on: { decided?: (execution: Execution) => void; stale?: () => void } = {}) {

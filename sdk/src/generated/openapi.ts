@@ -5298,6 +5298,7 @@ export interface operations {
              *
              *     - `execution_not_awaiting_approval`: The execution is not in `requires_action`: nothing of it awaits a decision (it resumed, finished or was cancelled).
              *     - `tool_call_already_decided`: A tool call of the decisions was approved or denied already (by another request, a person, or its expiry).
+             *     - `approval_expired`: A tool call of the decisions passed its `expiresAt`: it is denied as `"expired"` (by this request if the service had not yet), and no decision can approve it now.
              *     - `idempotency_conflict`: This `Idempotency-Key` was used with another body or endpoint, or its first request is still in progress.
              */
             409: {

@@ -150,11 +150,19 @@ function expireRun(db: Db, d: { id: string; workspace_id: string; environment: s
     const row = await lockPaused(tx, { workspaceId: d.workspace_id, environment: d.environment }, d.id);
     if (!row || row.status !== PAUSED_STATUS || !row.approval) return false;
     const [{ now }] = (await queryRows<{ now: Date | string }>(tx, sql`select ${clock.now()} as now`)) as [{ now: Date | string }];
-    const at = new Date(now);
-    const expired = row.approval.calls.filter((c) => c.decision === null && new Date(c.expiresAt) <= at);
-    if (expired.length === 0) return false;
-    const decision = (c: AwaitedCall): StoredDecision => ({ approved: false, reason: 'expired', arguments: c.arguments, decidedBy: { type: 'system' }, decidedAt: at.toISOString() });
-    await recordDecisions(tx, row, new Map(expired.map((c) => [c.id, decision(c)])), clock);
-    return true;
+    return denyExpired(tx, row, new Date(now), clock);
   });
+}
+
+/**
+ * Denies as `"expired"`, by the service, the calls of paused run `row` (locked by `lockPaused`)
+ * whose `expiresAt` is at or before `at`: the sweep's, and a late decision's (approvals.ts). False
+ * when none was due.
+ */
+export async function denyExpired(tx: Db, row: ExecutionRow, at: Date, clock: Clock = databaseClock): Promise<boolean> {
+  const expired = row.approval!.calls.filter((c) => c.decision === null && new Date(c.expiresAt) <= at);
+  if (expired.length === 0) return false;
+  const decision = (c: AwaitedCall): StoredDecision => ({ approved: false, reason: 'expired', arguments: c.arguments, decidedBy: { type: 'system' }, decidedAt: at.toISOString() });
+  await recordDecisions(tx, row, new Map(expired.map((c) => [c.id, decision(c)])), clock);
+  return true;
 }

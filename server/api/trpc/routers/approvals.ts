@@ -26,7 +26,7 @@ const safeArguments = apiProcedure.use(async ({ getRawInput, next }) => {
 export const approvals = safeArguments
   .meta({
     scope: 'agents:execute',
-    errors: ['resource_not_found', 'execution_not_awaiting_approval', 'tool_call_already_decided', 'parameter_conflict', 'idempotency_conflict'],
+    errors: ['resource_not_found', 'execution_not_awaiting_approval', 'tool_call_already_decided', 'approval_expired', 'parameter_conflict', 'idempotency_conflict'],
     eventStream: { description: '`wait: true`: the execution once final or paused again. `stream: true`: its events from these decisions on.' },
     openapi: {
       method: 'POST',
