@@ -9,7 +9,7 @@ import { audit, type AuditActor } from '../audit/record';
 import { ApiError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { canonicalEmail } from './guards';
-import { managesMembers, roleRefusal, type Role } from './roles';
+import { managesMembers, mayGrant, roleRefusal, type Role } from './roles';
 
 // Invitations (docs/teams.md, "Invitations"): an owner or admin invites an email address with a
 // role; the answer carries a single-use link valid 7 days, shown once — only the token's SHA-256
@@ -47,7 +47,40 @@ type Inviter = { kind: 'user'; userId: string; role: Role; workspaceId: string; 
 function mayInvite(inviter: Inviter, role: Role): void {
   if (inviter.kind === 'system') return;
   if (!managesMembers(inviter.role)) throw new ApiError('insufficient_role', roleRefusal(inviter.role, 'invite members: owners and admins can'));
-  if (role === 'owner' && inviter.role !== 'owner') throw new ApiError('insufficient_role', roleRefusal(inviter.role, 'invite an owner: only owners can'));
+  if (!mayGrant(inviter.role, role)) throw new ApiError('insufficient_role', roleRefusal(inviter.role, 'invite an owner: only owners can'));
+}
+
+/**
+ * An invitation is only as good as its sender's authority (issue 43): its inviter is still a
+ * member of the workspace with a role that may grant the invited one (`mayGrant`, written out in
+ * SQL: owners grant any role, admins any but owner) — or it came from the admin CLI (no inviter).
+ * Judged at the moment of accepting (and peeking), whatever happened since the invitation was made.
+ */
+const inviterStillGrants = sql`(${invitations.invitedByUserId} is null or exists (
+  select 1 from workspace_members g
+  where g.workspace_id = ${invitations.workspaceId} and g.user_id = ${invitations.invitedByUserId}
+    and (g.role = 'owner' or (g.role = 'admin' and ${invitations.role} <> 'owner'))))`;
+
+/** Why a member's invitations were revoked with a change of their membership (in the audit record). */
+export type RevokedBecause = 'inviter_removed' | 'inviter_left' | 'inviter_demoted';
+
+/**
+ * Revokes the pending invitations `userId` sent in the workspace, in the transaction that removes
+ * or demotes them (members.ts, under the members' lock): what they may no longer grant must not be
+ * granted later in their name. Each is recorded as revoked by whoever made the change, with why.
+ * An accept running at the same time either took the invitation first (its row lock makes this
+ * update skip it: they joined before the change) or finds it revoked.
+ */
+export async function revokeSentBy(tx: Db, actor: AuditActor & { workspaceId: string }, userId: string, reason: RevokedBecause, now = new Date()): Promise<number> {
+  const revoked = await tx
+    .update(invitations)
+    .set({ revokedAt: now })
+    .where(and(eq(invitations.workspaceId, actor.workspaceId), eq(invitations.invitedByUserId, userId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
+    .returning({ id: invitations.id, email: invitations.email, role: invitations.role });
+  for (const row of revoked) {
+    await audit(tx, actor, { action: 'invitation.revoked', target: { type: 'invitation', id: row.id }, environment: null, changes: { email: [row.email, null], role: [row.role, null], reason: [null, reason] } });
+  }
+  return revoked.length;
 }
 
 /**
@@ -129,14 +162,14 @@ export async function peekInvitation(db: Db, userId: string, token: string, now 
     .from(invitations)
     .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
     .innerJoin(users, eq(users.id, userId))
-    .where(and(eq(invitations.tokenHash, hashToken(token)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now), sql`${invitations.email} = lower(${users.email})`));
+    .where(and(eq(invitations.tokenHash, hashToken(token)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now), sql`${invitations.email} = lower(${users.email})`, inviterStillGrants));
   return row ? { workspace: row.workspace, role: row.role, expiresAt: row.expiresAt.toISOString() } : null;
 }
 
 /**
- * Joins the workspace a link invites the signed-in user to, if it is valid for them: one
- * conditional update makes it single-use under any race. The workspace becomes the one their
- * dashboard shows.
+ * Joins the workspace a link invites the signed-in user to, if it is valid for them (its inviter
+ * still able to grant the role included): one conditional update makes it single-use under any
+ * race. The workspace becomes the one their dashboard shows.
  */
 export async function acceptInvitation(db: Db, user: { userId: string; request?: RequestContext }, token: string, now = new Date()): Promise<{ workspaceId: string; role: Role }> {
   if (token.length > 100) throw invalid();
@@ -151,6 +184,7 @@ export async function acceptInvitation(db: Db, user: { userId: string; request?:
           isNull(invitations.revokedAt),
           gt(invitations.expiresAt, now),
           sql`${invitations.email} = (select lower(email) from users where id = ${user.userId})`,
+          inviterStillGrants,
         ),
       )
       .returning();

@@ -7,7 +7,8 @@ import { users, workspaceMembers, workspaces } from '../../../db/schema';
 import type { UserActor } from '../actor';
 import { audit, changesOf } from '../audit/record';
 import { ApiError } from '../../platform/errors';
-import { managesMembers, roleRefusal, type Role } from './roles';
+import { revokeSentBy } from './invitations';
+import { isDemotion, managesMembers, roleRefusal, type Role } from './roles';
 
 // Members of a workspace (docs/teams.md): who belongs, with which role; the workspace a user's
 // dashboard shows. Membership is read on every dashboard request (`memberOf`): a role change or a
@@ -86,7 +87,10 @@ function mayManage(actor: UserActor, from: Role, to: Role | null): void {
 
 const lastOwner = () => new ApiError('last_owner', 'A workspace keeps at least one owner: make another member an owner first');
 
-/** Changes a member's role (owners and admins; owners only for owners). The last owner stays one. */
+/**
+ * Changes a member's role (owners and admins; owners only for owners). The last owner stays one.
+ * A demotion revokes the invitations the member sent.
+ */
 export async function changeRole(db: Db, actor: UserActor, userId: string, role: Role): Promise<Member> {
   return transaction(db, async (tx) => {
     const members = await lockedMembers(tx, actor.workspaceId);
@@ -97,6 +101,9 @@ export async function changeRole(db: Db, actor: UserActor, userId: string, role:
     if (target.role !== role) {
       await tx.update(workspaceMembers).set({ role }).where(and(eq(workspaceMembers.workspaceId, actor.workspaceId), eq(workspaceMembers.userId, userId)));
       await audit(tx, actor, { action: 'member.role_changed', target: { type: 'user', id: userId }, environment: null, changes: changesOf({ role: target.role }, { role }, ['role']) });
+      // A demotion takes back the invitations they sent (docs/teams.md): all of them, not only
+      // those the new role could not send — the demotion withdraws trust, the new role may invite again.
+      if (isDemotion(target.role, role)) await revokeSentBy(tx, actor, userId, 'inviter_demoted');
     }
     return (await listMembers(tx, actor.workspaceId)).find((m) => m.userId === userId)!;
   });
@@ -104,7 +111,8 @@ export async function changeRole(db: Db, actor: UserActor, userId: string, role:
 
 /**
  * Removes a member (owners and admins; owners only for an owner; anyone may leave). Their access
- * to this workspace ends with their next request; the workspace's keys stay. The last owner stays.
+ * to this workspace ends with their next request; the workspace's keys stay, the invitations they
+ * sent are revoked. The last owner stays.
  */
 export async function removeMember(db: Db, actor: UserActor, userId: string): Promise<{ userId: string; removed: true }> {
   return transaction(db, async (tx) => {
@@ -114,7 +122,10 @@ export async function removeMember(db: Db, actor: UserActor, userId: string): Pr
     if (userId !== actor.userId) mayManage(actor, target.role, null);
     if (target.role === 'owner' && members.filter((m) => m.role === 'owner').length === 1) throw lastOwner();
     await tx.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, actor.workspaceId), eq(workspaceMembers.userId, userId)));
-    await audit(tx, actor, { action: userId === actor.userId ? 'member.left' : 'member.removed', target: { type: 'user', id: userId }, environment: null, changes: { role: [target.role, null] } });
+    const left = userId === actor.userId;
+    await audit(tx, actor, { action: left ? 'member.left' : 'member.removed', target: { type: 'user', id: userId }, environment: null, changes: { role: [target.role, null] } });
+    // What they invited, no one may accept in their name any more (docs/teams.md).
+    await revokeSentBy(tx, actor, userId, left ? 'inviter_left' : 'inviter_removed');
     return { userId, removed: true as const };
   });
 }

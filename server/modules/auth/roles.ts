@@ -39,6 +39,13 @@ export function roleAllows(role: Role, need: { scope?: Scope; alsoScope?: Scope 
 /** Who may manage members: owners and admins; only owners make, demote or remove owners. */
 export const managesMembers = (role: Role) => role === 'owner' || role === 'admin';
 
+/** Whether a member of `granter`'s role may invite someone as, or make someone, `role`. */
+export const mayGrant = (granter: Role, role: Role) => managesMembers(granter) && (role !== 'owner' || granter === 'owner');
+
+const RANK: Record<Role, number> = { owner: 3, admin: 2, developer: 1, viewer: 0 };
+/** Whether going from `from` to `to` takes rights away (owner → admin → developer → viewer). */
+export const isDemotion = (from: Role, to: Role) => RANK[to] < RANK[from];
+
 /** The roles that may do what a role refused needs, in words for the refusal. */
 export function roleRefusal(role: Role, what: string): string {
   return `Your role in this workspace (${role}) cannot ${what}`;
