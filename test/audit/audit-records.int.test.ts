@@ -45,6 +45,37 @@ describe('records of each kind of change over the API', () => {
     assert.ok(!text.includes('mcp-secret-123') && !text.includes(rotated.body.toolSecret), 'never a secret');
   });
 
+  // The attack review of 2026-11-28: swapping an MCP header value recorded `changes: null`, and
+  // deleting an agent recorded nothing of the schedule it deleted or the run it cancelled.
+  it('agents: a swapped MCP header value shows as rotated; a deletion records the schedules it deleted and the runs it cancelled', async () => {
+    const o = await api.seed.key();
+    const mcp = (auth: string) => ({ type: 'mcp', name: 'Docs', url: 'https://93.184.215.14/mcp', headers: { Authorization: auth, 'X-Team': 'blue' } });
+    const refund = { type: 'http', name: 'refund', description: 'Refunds', url: 'https://93.184.215.14/refund', parameters: { type: 'object', properties: { query: { type: 'string' } } }, approval: 'always' };
+    const agent = await createAgent(api, o.key, { name: 'Support', tools: [mcp('Bearer old-secret-1'), refund] });
+    // Only one value swapped (the other sent back masked): recorded as rotated, never the value.
+    expectStatus(await api.request('PATCH', `/v1/agents/${agent}`, { key: o.key, body: { tools: [{ ...mcp('Bearer new-secret-2'), headers: { Authorization: 'Bearer new-secret-2', 'X-Team': '********' } }, refund] } }), 200);
+    // Sent back masked, nothing changed: nothing rotated.
+    expectStatus(await api.request('PATCH', `/v1/agents/${agent}`, { key: o.key, body: { tools: [{ ...mcp('********'), headers: { Authorization: '********', 'X-Team': '********' } }, refund] } }), 200);
+    // (The MCP server is not reachable here: a run needs the agent without it.)
+    expectStatus(await api.request('PATCH', `/v1/agents/${agent}`, { key: o.key, body: { tools: [refund] } }), 200);
+    const s = await api.request<{ id: string }>('POST', '/v1/schedules', { key: o.key, body: { agentId: agent, cron: '0 9 * * *', input: 'hello' } });
+    expectStatus(s, 201);
+    const paused = await execute(api, o.key, agent, { input: 'please refund order 7', wait: true });
+    assert.equal(paused.body.status, 'requires_action');
+    expectStatus(await api.request('DELETE', `/v1/agents/${agent}`, { key: o.key }), 200);
+
+    const updates = (await records(o, `&targetId=${agent}&action=agent.updated`)).reverse();
+    assert.deepEqual(updates[0]!.changes, { 'tools.Docs.headers.Authorization': [null, 'rotated'] });
+    assert.equal(updates[1]!.changes, null, 'a no-op shows no change');
+    const scheduleGone = (await records(o, `&targetId=${s.body.id}`)).find((r) => r.action === 'schedule.deleted')!;
+    assert.equal((scheduleGone.actor as { id: string }).id, o.id);
+    assert.deepEqual(scheduleGone.changes!.cause, [null, 'agent.deleted']);
+    const cancelled = (await records(o, `&targetId=${paused.body.id}`)).find((r) => r.action === 'execution.cancelled')!;
+    assert.deepEqual(cancelled.changes, { status: ['requires_action', 'cancelled'], cause: [null, 'agent.deleted'] });
+    const text = JSON.stringify(await records(o));
+    assert.ok(!text.includes('old-secret-1') && !text.includes('new-secret-2'), 'never a secret');
+  });
+
   it('schedules, budgets and webhooks: each change, with the fields that changed', async () => {
     const o = await api.seed.key();
     const agent = await createAgent(api, o.key);

@@ -1,4 +1,4 @@
-import { changesOf, emitAudited } from '../audit/record';
+import { audit, changesOf, emitAudited } from '../audit/record';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -17,6 +17,7 @@ import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
 import { openMcpHeaders, sealMcpHeaders, sealToolSecret } from '../secrets/stored';
 import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import { rotatedHeaders } from './rotated-headers';
 import { assertSafeHeaderNames, checkHeaders, storedMcpTools, toolView, usesMasked, type StoredMcpTools } from './mcp-headers';
 import {
   MAX_PARAMETERS_BYTES,
@@ -275,6 +276,8 @@ export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentV
 /** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
 export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
   const changes: Partial<typeof agents.$inferInsert> = {};
+  /** The new tools with their MCP header values in plain (to tell a swapped value in the audit record). */
+  let plainTools: StoredTool[] | undefined;
   for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'metadata'] as const) {
     if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
   }
@@ -288,6 +291,7 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     const current = masked ? await findAgent(db, actor, id) : null;
     if (masked && !current) throw notFound('agent', id);
     const checked = await checkTools(actor.workspaceId, input.tools, current && storedMcpTools(openMcpHeaders(current.id, current.tools)));
+    plainTools = checked;
     changes.tools = sealMcpHeaders(id, checked);
   }
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
@@ -303,7 +307,8 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
       .returning();
     if (!row) throw notFound('agent', id);
     const view = agentView(row);
-    await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changesOf(agentView(before), view, AGENT_AUDITED) });
+    const changed = { ...changesOf(agentView(before), view, AGENT_AUDITED), ...(plainTools ? rotatedHeaders(id, before.tools, plainTools) : {}) };
+    await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changed });
     return view;
   });
 }
@@ -331,13 +336,17 @@ export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = n
 }
 
 /** Deletes the agent and its schedules and cancels its queued and running executions, with their events, in one transaction. */
-export async function deleteAgent(db: Db, actor: Owner, id: string, now = new Date()): Promise<DeletedAgentView> {
+export async function deleteAgent(db: Db, actor: Actor, id: string, now = new Date()): Promise<DeletedAgentView> {
   if (!isId('agt', id)) throw notFound('agent', id);
   return db.transaction(async (tx) => {
     const [row] = await tx.update(agents).set({ deletedAt: now }).where(owned(actor, id)).returning();
     if (!row) throw notFound('agent', id);
-    // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`.
-    await cancelAgentRuns(tx, row.id);
+    // Its executions' `execution.cancelled` events come first, then the agent's `agent.deleted`;
+    // each cancel is audited as the deleter's, saying the deletion caused it.
+    const cancelled = await cancelAgentRuns(tx, row.id);
+    for (const c of cancelled) {
+      await audit(tx, actor, { action: 'execution.cancelled', target: { type: 'execution', id: c.id }, changes: { status: [c.from, 'cancelled'], cause: [null, 'agent.deleted'] } });
+    }
     // Its schedules go with it (their `schedule.deleted` events before the agent's).
     await deleteAgentSchedules(tx, actor, row.id);
     await emitAudited(tx, actor, 'agent.deleted', agentView(row), actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } });

@@ -143,8 +143,8 @@ export async function enqueueOccurrence(tx: Db, o: Occurrence): Promise<{ execut
   }
 }
 
-/** Cancels every queued and running execution of an agent, in the agent's delete transaction; returns how many. */
-export const cancelAgentRuns = (tx: Db, agentId: string): Promise<number> => cancelAgentExecutions(tx, agentId);
+/** Cancels every queued, running and paused execution of an agent, in the agent's delete transaction; returns each one's id and the status it left. */
+export const cancelAgentRuns = (tx: Db, agentId: string): Promise<{ id: string; from: string }[]> => cancelAgentExecutions(tx, agentId);
 
 export { executionView };
 export type { ExecutionRow, FollowEvent, FollowOptions, Run, Watch };

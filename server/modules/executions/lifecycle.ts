@@ -365,14 +365,14 @@ export const queuedSignal = (t: { workspaceId: string; environment: string }) =>
 export const cancel = (db: Db, id: string, extra?: (tx: Db) => Promise<unknown>) => finish(db, id, { status: 'cancelled' }, { from: ACTIVE_STATUSES }, extra);
 
 /** Cancels every queued and running execution of an agent (the agent is being deleted); `db` may be a transaction. */
-export async function cancelAgentExecutions(db: Db, agentId: string): Promise<number> {
+export async function cancelAgentExecutions(db: Db, agentId: string): Promise<{ id: string; from: string }[]> {
   const active = await db
-    .select({ id: executions.id })
+    .select({ id: executions.id, status: executions.status })
     .from(executions)
     .where(and(eq(executions.agentId, agentId), inArray(executions.status, [...ACTIVE_STATUSES])));
-  let n = 0;
-  for (const { id } of active) if (await cancel(db, id)) n++;
-  return n;
+  const cancelled: { id: string; from: string }[] = [];
+  for (const { id, status } of active) if (await cancel(db, id)) cancelled.push({ id, from: status });
+  return cancelled;
 }
 
 /**

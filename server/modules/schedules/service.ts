@@ -6,7 +6,6 @@ import { transaction } from '../../../db/transaction';
 import { agents, conversations, schedules } from '../../../db/schema';
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
-import { emit } from '../events/emit';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
 import { assertUnderLimit } from '../../platform/resource-limit';
@@ -250,13 +249,22 @@ export async function deleteSchedule(db: Db, actor: Owner, id: string): Promise<
   });
 }
 
-/** Deletes an agent's schedules with their `schedule.deleted` events (in the agent's delete transaction). */
-export async function deleteAgentSchedules(tx: Db, owner: Owner, agentId: string): Promise<void> {
+/**
+ * Deletes an agent's schedules with their `schedule.deleted` events and audit records (in the
+ * agent's delete transaction: the records say the agent's deletion took them).
+ */
+export async function deleteAgentSchedules(tx: Db, actor: Actor, agentId: string): Promise<void> {
   const rows = await tx
     .delete(schedules)
-    .where(and(eq(schedules.workspaceId, owner.workspaceId), eq(schedules.environment, owner.environment), eq(schedules.agentId, agentId)))
+    .where(and(eq(schedules.workspaceId, actor.workspaceId), eq(schedules.environment, actor.environment), eq(schedules.agentId, agentId)))
     .returning();
-  for (const row of rows) await emit(tx, owner, 'schedule.deleted', scheduleView(row));
+  for (const row of rows) {
+    await emitAudited(tx, actor, 'schedule.deleted', scheduleView(row), actor, {
+      action: 'schedule.deleted',
+      target: { type: 'schedule', id: row.id },
+      changes: { agentId: [row.agentId, null], cron: [row.cron, null], cause: [null, 'agent.deleted'] },
+    });
+  }
 }
 
 /**
