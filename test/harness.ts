@@ -282,7 +282,8 @@ let started = false;
 export async function startServer(
   opts: {
     db?: DbKind;
-    env?: Record<string, string>;
+    /** Set for the server (a value `undefined`: unset, its default). */
+    env?: Record<string, string | undefined>;
     /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
     next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
     /** Serves the dashboard's API (/api/trpc, its event streams) with this reader of the signed-in user (test/dashboard.ts `testSessions`). */
@@ -315,9 +316,13 @@ export async function startServer(
     // Headroom off: a test's server shares its loop with the test and a busy machine, where the
     // loop's business says nothing of its tenants (test/executions/headroom.test.ts covers it).
     EXECUTION_HEADROOM: '1',
+    // Tests sign up as many users as they like; the sign-up modes' own tests choose theirs, and
+    // those of the default (`invite`) set it to undefined (test/signup/).
+    SIGNUP_MODE: 'open',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...opts.env,
   });
+  for (const [name, value] of Object.entries(opts.env ?? {})) if (value === undefined) delete process.env[name];
 
   const { openRuntime, closeRuntime } = await import('../server/processes/boot');
   const { createAppServer } = await import('../server/api/http/server');

@@ -45,6 +45,10 @@ export const env = createEnv({
       .refine((u) => /^smtps?:$/.test(new URL(u).protocol), 'an smtp:// or smtps:// URL')
       .optional(),
     MAIL_FROM: z.string().trim().min(3).max(200).default('Agent Automation <no-reply@localhost>'),
+    // Who may create an account from the sign-up page (docs/security.md, "Sign-up"): `invite`, the
+    // first account of an empty installation and then only holders of an invitation link; `open`,
+    // anyone who reaches the server; `closed`, no one (the admin CLI creates accounts).
+    SIGNUP_MODE: z.enum(['invite', 'open', 'closed']).default('invite'),
     RUN_WORKERS: bool.default(true),
     // Executions one worker process runs at once. A run mostly waits on the model and its tools
     // (seconds), so a process holds many; each costs memory (docs/concurrency.md).

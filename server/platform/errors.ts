@@ -165,6 +165,13 @@ export const ERROR_CATALOGUE = [
     on: 'dashboard',
     description: 'A dashboard change was sent by a page of another origin (its `Origin` or `Sec-Fetch-Site` says so).',
   },
+  {
+    code: 'signup_closed',
+    status: 403,
+    type: 'permission_error',
+    on: 'dashboard',
+    description: 'This server does not let a visitor create an account here (`SIGNUP_MODE`): only through an invitation link, or only through its operator; the message says which.',
+  },
   // 404, 405: nothing here.
   {
     code: 'resource_not_found',

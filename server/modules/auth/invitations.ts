@@ -151,6 +151,30 @@ export async function revokeInvitation(db: Db, inviter: Extract<Inviter, { kind:
   });
 }
 
+/**
+ * Whether a pending invitation, still valid, is for `email` — the one whose link is `token` when
+ * given. Sign-up in `invite` mode admits its holder (signup.ts); a verified address (GitHub's)
+ * needs no link.
+ */
+export async function pendingInvitationFor(db: Db, email: string, token?: string, now = new Date()): Promise<boolean> {
+  if (token !== undefined && token.length > 100) return false;
+  const [row] = await db
+    .select({ id: invitations.id })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.email, canonicalEmail(email)),
+        token === undefined ? undefined : eq(invitations.tokenHash, hashToken(token)),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        gt(invitations.expiresAt, now),
+        inviterStillGrants,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 const invalid = () =>
   new ApiError('invitation_invalid', 'This invitation link is not valid for your account: it may have expired, been used or revoked, or be meant for another email address');
 

@@ -11,6 +11,7 @@ import { stampedClientAddress } from '../../platform/http/client-address-header'
 import { safeCallbackPath } from './callback-path';
 import type { AuthGuards } from './guards';
 import { endSession, isSessionActive, SESSION_MAX_AGE_SECONDS, startSession } from './sessions';
+import { signUpRefusal } from './signup';
 import { TOO_MANY_SIGN_IN_ATTEMPTS } from './signin-errors';
 import { findByEmail, upsertGithubUser, verifyCredentials } from './users';
 
@@ -139,6 +140,9 @@ export const createAuthOptions = (deps: AuthDeps): NextAuthOptions => ({
         findByEmail(db, user.email),
       ]);
       if (!byGithub && byEmail) return '/signin?error=OAuthAccountNotLinked';
+      // A new account is a sign-up (SIGNUP_MODE, signup.ts); upsertGithubUser decides again under its lock.
+      const refusal = byGithub ? null : await signUpRefusal(db, { email: user.email, verified: true });
+      if (refusal) return `/signin?error=${refusal === 'closed' ? 'SignupClosed' : 'SignupByInvitation'}`;
       return true;
     },
     async jwt({ token, user, account }) {

@@ -7,6 +7,7 @@ import { users, workspaceMembers, workspaces, type Plan } from '../../../db/sche
 import { ApiError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { canonicalEmail } from './guards';
+import { admitNewAccount, type SignUpProof } from './signup';
 
 // Argon2id with OWASP's recommended minimum (19 MiB, 2 passes, 1 lane).
 const ARGON2 = { algorithm: 2 /* Algorithm.Argon2id (a const enum) */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
@@ -52,8 +53,12 @@ export const findByEmail = (db: Db, email: string) =>
 export async function createUser(
   db: Db,
   input: { email: string; password?: string; name?: string | null; githubId?: string },
-  /** Who made it, for the audit log: the new user from a request (sign-up), the admin CLI (the system). */
-  by?: { request?: RequestContext; system?: boolean },
+  /**
+   * Who made it, for the audit log: the new user from a request (sign-up), the admin CLI (the
+   * system). `admit`: a sign-up, let in only if SIGNUP_MODE allows it (signup.ts), decided in
+   * this transaction; the admin CLI and the tests' seeds pass none.
+   */
+  by?: { request?: RequestContext; system?: boolean; admit?: SignUpProof },
 ): Promise<Membership> {
   const email = canonicalEmail(input.email);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -61,6 +66,7 @@ export async function createUser(
   const workspaceId = newId('ws');
   try {
     await db.transaction(async (tx) => {
+      if (by?.admit) await admitNewAccount(tx, by.admit);
       await tx.insert(users).values({ id: userId, email, name: input.name ?? null, passwordHash, githubId: input.githubId ?? null });
       const label = input.name?.trim() || email.split('@')[0];
       await tx.insert(workspaces).values({ id: workspaceId, name: `${label}'s workspace`, plan: 'starter' });
@@ -69,6 +75,8 @@ export async function createUser(
       await audit(tx, actor, { action: 'user.created', target: { type: 'user', id: userId }, workspaceId, environment: null, changes: { email: [null, email] } });
     });
   } catch (err) {
+    // A refused sign-up says why, whether or not the address has an account (no oracle).
+    if (err instanceof ApiError) throw err;
     // Only the admin CLI ever shows this; the sign-up form answers the same either way.
     if (await findByEmail(db, email)) throw new ApiError('email_taken', 'An account with this email already exists', { param: 'email' });
     throw err;
@@ -77,12 +85,13 @@ export async function createUser(
 }
 
 /**
- * Dashboard sign-up. The answer and its timing are the same whether or not the address was
- * already registered (no existence oracle); an existing account is left untouched.
+ * Dashboard sign-up, when SIGNUP_MODE lets this address in (`invitation`: the link it came
+ * with). The answer and its timing are the same whether or not the address was already
+ * registered (no existence oracle); an existing account is left untouched.
  */
-export async function signUp(db: Db, input: { email: string; password: string; name?: string }, request?: RequestContext): Promise<void> {
+export async function signUp(db: Db, input: { email: string; password: string; name?: string; invitation?: string }, request?: RequestContext): Promise<void> {
   try {
-    await createUser(db, input, { request });
+    await createUser(db, input, { request, admit: { email: input.email, invitation: input.invitation } });
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 'email_taken')) throw err;
   }
@@ -150,7 +159,8 @@ export async function upsertGithubUser(db: Db, profile: { githubId: string; emai
   const [byGithub] = await db.select().from(users).where(eq(users.githubId, profile.githubId)).limit(1);
   if (byGithub) return (await membershipOf(db, byGithub.id))!;
   if (await findByEmail(db, profile.email)) throw new AccountNotLinkedError();
-  return createUser(db, { email: profile.email, name: profile.name, githubId: profile.githubId });
+  // A new account: a sign-up like the form's (SIGNUP_MODE), its address verified by GitHub.
+  return createUser(db, { email: profile.email, name: profile.name, githubId: profile.githubId }, { admit: { email: profile.email, verified: true } });
 }
 
 export async function findMembershipByEmail(db: Db, email: string): Promise<Membership | null> {

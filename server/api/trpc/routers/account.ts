@@ -20,8 +20,11 @@ const tooMany = (seconds: number, what: string) =>
 // Dashboard-only procedures (no OpenAPI meta: they are not part of /v1).
 export const accountRouter = router({
   /**
-   * Creates an account and its workspace. The answer is the same whether or not the address was
-   * already registered (no existence oracle): the form then signs in, which only the owner can.
+   * Creates an account and its workspace, when SIGNUP_MODE lets this visitor in (auth/signup.ts:
+   * in `invite` mode the first account, then the holder of an invitation link for the address,
+   * `invitation` being its token); else 403 `signup_closed` saying what they can do, or the
+   * invalid link's answer. The answer is the same whether or not the address was already
+   * registered (no existence oracle): the form then signs in, which only the owner can.
    */
   signUp: publicProcedure
     .input(
@@ -29,12 +32,20 @@ export const accountRouter = router({
         email: z.email().max(254),
         password,
         name: z.string().trim().max(100).optional(),
+        invitation: z.string().min(1).max(200).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const wait = (await ctx.limits?.auth.signUp.attempt(ctx.clientAddress ?? 'unknown')) ?? 0;
+      const address = ctx.clientAddress ?? 'unknown';
+      const wait = (await ctx.limits?.auth.signUp.attempt(address)) ?? 0;
       if (wait > 0) throw tooMany(wait, 'sign-ups');
-      await signUp(ctx.db, input, ctx.request);
+      try {
+        await signUp(ctx.db, input, ctx.request);
+      } catch (err) {
+        // A link tried and failed counts as on the invitation page (docs/teams.md).
+        if (err instanceof ApiError && err.code === 'invitation_invalid') await ctx.limits?.auth.invite.failed(address);
+        throw err;
+      }
       return { ok: true as const };
     }),
 
