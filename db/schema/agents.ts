@@ -11,7 +11,10 @@ export interface StoredHttpTool {
   type: 'http';
   name: string;
   description: string;
+  /** Sealed when it holds a credential (place `agents.tool_url:<agent id>:<tool>`), else as given. */
   url: string;
+  /** The URL with its credentials masked (what viewers and events see). Absent on tools of an older version. */
+  maskedUrl?: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   parameters: Record<string, unknown>;
   /** Absent in agents stored before approvals: `never`. */
@@ -23,7 +26,9 @@ export interface StoredHttpTool {
 export interface StoredMcpTool {
   type: 'mcp';
   name: string;
+  /** Sealed when it holds a credential, as an HTTP tool's. */
   url: string;
+  maskedUrl?: string;
   allowedTools: string[] | null;
   headers: Record<string, string>;
   /** `{tools}`: the listed tools need approval, the others not. Absent: `never`. */
@@ -34,12 +39,13 @@ export type StoredTool = StoredHttpTool | StoredMcpTool;
 
 /**
  * An agent holding a secret not sealed yet (docs/security.md, "Secrets at rest"): its tool
- * secrets, or an MCP header value (`aas_unsealed_headers`, migration 0013). The partial index
+ * secrets, an MCP header value (`aas_unsealed_headers`, migration 0013), or a tool URL stored by
+ * an older version, without its `maskedUrl` (`aas_unmasked_urls`, migration 0024). The partial index
  * `agents_unsealed_idx` holds these rows only, so the start-up finds them without reading every
  * agent; the start-up's query must use this same predicate for the index to serve it.
  */
 export const unsealedAgent = (t: { toolSecret: AnyPgColumn; previousToolSecret: AnyPgColumn; tools: AnyPgColumn }): SQL =>
-  sql`(not starts_with(${t.toolSecret}, 'enc:') or not starts_with(${t.previousToolSecret}, 'enc:') or aas_unsealed_headers(${t.tools}))`;
+  sql`(not starts_with(${t.toolSecret}, 'enc:') or not starts_with(${t.previousToolSecret}, 'enc:') or aas_unsealed_headers(${t.tools}) or aas_unmasked_urls(${t.tools}))`;
 
 export const agents = pgTable(
   'agents',

@@ -50,9 +50,13 @@ export const events = pgTable(
   ],
 );
 
-/** A webhook whose secrets are not sealed yet (like `unsealedAgent`, agents.ts): index `webhooks_unsealed_idx`. */
-export const unsealedWebhook = (t: { secret: AnyPgColumn; previousSecret: AnyPgColumn }): SQL =>
-  sql`(not starts_with(${t.secret}, 'enc:') or not starts_with(${t.previousSecret}, 'enc:'))`;
+/**
+ * A webhook whose secrets are not sealed yet, or whose URL was stored before URLs were (no
+ * `url_masked`: written by an older version), like `unsealedAgent` (agents.ts): index
+ * `webhooks_unsealed_idx` (migration 0024).
+ */
+export const unsealedWebhook = (t: { secret: AnyPgColumn; previousSecret: AnyPgColumn; urlMasked: AnyPgColumn }): SQL =>
+  sql`(not starts_with(${t.secret}, 'enc:') or not starts_with(${t.previousSecret}, 'enc:') or ${t.urlMasked} is null)`;
 
 export const webhooks = pgTable(
   'webhooks',
@@ -62,7 +66,12 @@ export const webhooks = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     environment: webhookEnvironment.column,
+    // The endpoint: sealed (`enc:v1:…`, place `webhooks.url:<id>`) when it holds a credential (a
+    // query, a token-like path segment: server/platform/net/masked-url.ts), else as given.
     url: text('url').notNull(),
+    // What those who may not manage the webhook see: the URL with its credentials masked. Null
+    // only on rows of an older version, until the next start fills it (and seals `url`).
+    urlMasked: text('url_masked'),
     events: text('events').array().notNull(),
     description: text('description'),
     enabled: boolean('enabled').notNull().default(true),
