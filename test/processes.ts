@@ -35,16 +35,20 @@ export function freePort(): Promise<number> {
 /** The tests' SECRETS_KEY (harness.ts): processes on one database must share one. */
 const TEST_SECRETS_KEY = 'dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=';
 
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+/** A process's environment: a value `undefined` is unset (its default). */
+type ChildEnv = Record<string, string | undefined>;
+
+function childEnv(env: ChildEnv): NodeJS.ProcessEnv {
   // Production on PostgreSQL requires SECRETS_KEY; a test about its absence passes `SECRETS_KEY: ''`.
   // Headroom off as in harness.ts: these processes share a busy machine with the tests.
   const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, EXECUTION_HEADROOM: '1', ...env };
   delete merged.NODE_TEST_CONTEXT;
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
   return merged;
 }
 
 /** Starts the server (API only) on a free port with the given environment. */
-export async function startProcess(env: Record<string, string>): Promise<Proc> {
+export async function startProcess(env: ChildEnv): Promise<Proc> {
   const port = await freePort();
   const child = spawn(process.execPath, launchArgs('main'), {
     cwd: ROOT,

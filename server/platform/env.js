@@ -21,7 +21,9 @@ export const env = createEnv({
   server: {
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default('0.0.0.0'),
+    // Loopback unless told otherwise: `npm start` on a laptop on café Wi-Fi, or on a server with a
+    // public address, serves no one else until HOST (0.0.0.0) or a reverse proxy says so.
+    HOST: z.string().min(1).default('127.0.0.1'),
     DATA_DIR: z.string().min(1).default('./.data'),
     DATABASE_URL: z.url().optional(),
     REDIS_URL: z.url().optional(),

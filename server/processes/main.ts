@@ -47,12 +47,17 @@ async function main() {
     process.env.DASHBOARD !== 'false' ? { starting: { phase: 'next', since: Date.now() } } : undefined;
   const server = createAppServer({ ...runtime, dashboard, session: dashboard ? sessionReader(runtime) : undefined });
   listening.server = server;
-  const { url, hint } = await listen(server);
+  const { url, hint, loopback } = await listen(server);
   const data = dataLocation();
+  // Where it listens and, on loopback (the default), how to serve other machines.
+  const reach = loopback ? ` (this machine only: set HOST=0.0.0.0 to serve others, or put a reverse proxy in front: README, "Behind a reverse proxy")` : hint ? ` (all interfaces; open ${hint})` : '';
   log.info(
-    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!dashboard, startupMs: phases.sinceProcessStart() },
-    `listening on ${url}${hint ? ` (all interfaces; open ${hint})` : ''}, data in ${data.text}${dashboard ? '; the dashboard is starting' : ''}`,
+    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!dashboard, signupMode: env.SIGNUP_MODE, startupMs: phases.sinceProcessStart() },
+    `listening on ${url}${reach}, data in ${data.text}${dashboard ? '; the dashboard is starting' : ''}`,
   );
+  if (!loopback && env.SIGNUP_MODE === 'open') {
+    log.warn({ signupMode: env.SIGNUP_MODE }, `SIGNUP_MODE=open on ${url}: anyone who can reach it may create an account and run agents on this server's model keys (SIGNUP_MODE=invite: by invitation)`);
+  }
   if (dashboard) {
     // Production serves .next: build it first when it is missing or older than the sources.
     if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases, server, dashboard);
@@ -73,7 +78,7 @@ async function main() {
 }
 
 /** Listens on HOST:PORT; resolves with the address actually bound. */
-async function listen(server: Server): Promise<{ url: string; hint?: string }> {
+async function listen(server: Server): Promise<{ url: string; hint?: string; loopback: boolean }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.PORT, env.HOST, () => resolve());
@@ -116,12 +121,13 @@ async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases, se
   }
 }
 
-/** The address actually bound, and a localhost URL to open when that is every interface. */
-function listenAddress(address: AddressInfo): { url: string; hint?: string } {
+/** The address actually bound, a localhost URL to open when that is every interface, and whether only this machine reaches it. */
+function listenAddress(address: AddressInfo): { url: string; hint?: string; loopback: boolean } {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
-  return { url, hint: wildcard ? `http://localhost:${address.port}` : undefined };
+  const loopback = /^(127\.|::ffff:127\.)/.test(address.address) || address.address === '::1';
+  return { url, hint: wildcard ? `http://localhost:${address.port}` : undefined, loopback };
 }
 
 /** Where the data lives: the absolute data dir, or PostgreSQL host/database (never the credentials). */
