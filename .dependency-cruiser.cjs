@@ -29,7 +29,7 @@ const MODULE_FACES = {
   agents: 'schemas|service',
   audit: 'actions|record|schemas|service',
   budgets: 'alerts|ledger|schemas|service',
-  auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|roles|session|sessions|signin-errors|users',
+  auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|roles|session|sessions|signin-errors|signup|users',
   events: 'emit|schemas|service|types',
   keys: 'format|schemas|scopes|service|unknown-keys|usage-spike',
   models: 'providers|registry|sandbox',

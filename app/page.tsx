@@ -1,6 +1,7 @@
 import { redirect } from 'next/navigation';
 import { ButtonLink, Logo } from '@/app/_components/ui';
-import { currentSession } from '@/server/api/next-handle';
+import { currentSession, pageDatabase } from '@/server/api/next-handle';
+import { visitorMaySignUp } from '@/server/modules/auth/signup';
 
 const FEATURES = [
   { title: 'Scoped API keys', text: 'Live and test keys with exactly the permissions each program needs. Secrets are shown once.' },
@@ -34,7 +35,7 @@ export default async function Home() {
           with a dashboard for keys and a complete API reference.
         </p>
         <div className="mt-8 flex flex-wrap gap-3">
-          <ButtonLink href="/signup">Create an account</ButtonLink>
+          {(await visitorMaySignUp((await pageDatabase()).db)) && <ButtonLink href="/signup">Create an account</ButtonLink>}
           <ButtonLink href="/signin" variant="secondary">
             Sign in
           </ButtonLink>

@@ -10,7 +10,8 @@ import { Alert, Button, Spinner, TextField } from './ui';
 
 const MIN_PASSWORD = 8;
 
-export function SignUpForm({ callbackPath = '/dashboard/keys' }: { callbackPath?: string }) {
+/** `invitation`: the token of the link the visitor came from (a sign-up by invitation sends it). */
+export function SignUpForm({ callbackPath = '/dashboard/keys', invitation }: { callbackPath?: string; invitation?: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const signUp = useMutation(trpc.account.signUp.mutationOptions());
@@ -30,7 +31,7 @@ export function SignUpForm({ callbackPath = '/dashboard/keys' }: { callbackPath?
     }
     setError(null);
     try {
-      await signUp.mutateAsync({ email, password, ...(name ? { name } : {}) });
+      await signUp.mutateAsync({ email, password, ...(name ? { name } : {}), ...(invitation ? { invitation } : {}) });
     } catch (err) {
       return setError({ message: errorMessage(err), param: apiErrorOf(err)?.param ?? null });
     }

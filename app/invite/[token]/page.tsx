@@ -5,6 +5,7 @@ import { Providers } from '@/app/_components/providers';
 import { AcceptInvitation } from '@/app/_components/team/accept-invitation';
 import { ButtonLink } from '@/app/_components/ui';
 import { currentSession } from '@/server/api/next-handle';
+import { signupMode } from '@/server/modules/auth/signup';
 
 export const metadata: Metadata = { title: 'Join a workspace' };
 
@@ -16,10 +17,16 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const back = `/invite/${encodeURIComponent(token)}`;
   const session = await currentSession();
   if (!session) {
+    // With sign-up closed, the operator made the account: sign in is the one way (no dead end).
+    const closed = signupMode() === 'closed';
     return (
       <AuthShell
         title="You are invited"
-        subtitle="Sign in, or create an account, with the email address the invitation was sent to. You come back here to accept it."
+        subtitle={
+          closed
+            ? 'Sign in with the account made for the email address the invitation was sent to (this server’s operator creates accounts). You come back here to accept it.'
+            : 'Sign in, or create an account, with the email address the invitation was sent to. You come back here to accept it.'
+        }
         footer={
           <Link href="/" className="font-semibold text-indigo-600 hover:text-indigo-500">
             What is this?
@@ -30,9 +37,11 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
           <ButtonLink href={`/signin?callbackUrl=${encodeURIComponent(back)}`} data-testid="invite-signin">
             Sign in
           </ButtonLink>
-          <ButtonLink variant="secondary" href={`/signup?callbackUrl=${encodeURIComponent(back)}`} data-testid="invite-signup">
-            Create an account
-          </ButtonLink>
+          {!closed && (
+            <ButtonLink variant="secondary" href={`/signup?callbackUrl=${encodeURIComponent(back)}`} data-testid="invite-signup">
+              Create an account
+            </ButtonLink>
+          )}
         </div>
       </AuthShell>
     );

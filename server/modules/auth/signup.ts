@@ -37,6 +37,11 @@ export async function noAccountYet(db: Db): Promise<boolean> {
   return !row?.any;
 }
 
+/** Whether a visitor holding no invitation may sign up now (the pages offer the form, or say why not). */
+export async function visitorMaySignUp(db: Db, mode = signupMode()): Promise<boolean> {
+  return mode === 'open' || (mode === 'invite' && (await noAccountYet(db)));
+}
+
 /** Why this sign-up would be refused, or null. Read alone (a page, a pre-check), it may be stale: `admitNewAccount` decides. */
 export async function signUpRefusal(db: Db, proof: SignUpProof, mode = signupMode()): Promise<SignUpRefusal | null> {
   if (mode === 'open') return null;
