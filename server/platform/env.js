@@ -101,6 +101,10 @@ export const env = createEnv({
       .string()
       .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
       .default('5,300,1800,7200,18000,36000,36000'),
+    // The most one model call may answer when a `block` budget counts its run: reserved on the
+    // budget before the call starts, and sent to the model as its maximum output (docs/budgets.md,
+    // "Reservations"). Runs no `block` budget counts send no maximum.
+    BUDGET_RESERVE_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
     // Estimated cost in usage analytics: USD per 1M input and output tokens of each priced model,
     // `{"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}`. Tokens of a live model without
     // a price have an unknown (null) cost; the sandbox, test mode and runs without tokens cost 0.

@@ -6,6 +6,7 @@ import { events, userSessions } from '../../db/schema';
 import { AUDIT_RETENTION_DAYS } from '../modules/audit/actions';
 import { EVENT_RETENTION_DAYS } from '../modules/events/types';
 import { pruneLedger } from '../modules/budgets/ledger';
+import { pruneReservations } from '../modules/budgets/reserve';
 import { pruneUsage } from '../modules/usage/prune';
 import { queue } from '../platform/jobs/index';
 
@@ -32,6 +33,7 @@ export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessio
   const auditOldest = `aud_${encodeTime(now.getTime() - AUDIT_RETENTION_DAYS * 86_400_000, 10)}`;
   const [audited] = await queryRows<{ n: number }>(db, sql`select aas_prune_audit_events(${auditOldest}) as n`);
   const usageRowsDeleted = await pruneUsage(db, now);
-  const ledgerRowsDeleted = await pruneLedger(db, now);
+  // Budget reservations of runs that ended without settling them (a lost process), and past their expiry.
+  const ledgerRowsDeleted = (await pruneLedger(db, now)) + (await pruneReservations(db));
   return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: Number(audited?.n ?? 0) };
 }

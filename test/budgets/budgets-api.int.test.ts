@@ -104,7 +104,7 @@ describe('POST /v1/budgets', () => {
 });
 
 describe('the README’s budget flow', () => {
-  it('a 40-token daily cap on the workspace: two runs on the sandbox, then 402', async () => {
+  it('a 40-token daily cap on the workspace: a run, then one whose prompt is more than is left, then 402', async () => {
     const key = await api.seed.key({ ...UNLIMITED, environment: 'live' });
     const b = await create({ name: 'Daily cap', target: { type: 'workspace' }, limit: { tokens: 40 }, period: 'day', timezone: 'Europe/Berlin' }, key.key);
     expectStatus(b, 201);
@@ -112,9 +112,10 @@ describe('the README’s budget flow', () => {
     assert.equal(agent.body.model, 'sandbox/echo', 'the default model');
     const first = await execute(api, key.key, agent.body.id, { input: 'hello', wait: true });
     assert.equal(first.body.status, 'succeeded');
-    const second = await execute(api, key.key, agent.body.id, { input: 'a much longer question that takes the workspace past its forty tokens', wait: true });
-    assert.equal(second.body.status, 'succeeded');
-    assert.ok(first.body.usage.totalTokens + second.body.usage.totalTokens >= 40, `past the cap: ${first.body.usage.totalTokens} + ${second.body.usage.totalTokens}`);
+    const second = await execute(api, key.key, agent.body.id, { input: 'a much longer question, asked at length: its prompt alone is more than what the forty tokens leave', wait: true });
+    assert.equal(second.body.status, 'failed');
+    assert.equal(second.body.error?.code, 'budget_exceeded');
+    assert.equal(second.body.usage.totalTokens, 0, 'it did not start: nothing spent past the cap');
     const refused = expectError(await execute(api, key.key, agent.body.id, { input: 'hello', wait: true }), 402, 'budget_exceeded');
     assert.match(refused.message, /Daily cap/);
     const listed = await api.request<{ data: BudgetView[] }>('GET', '/v1/budgets', { key: key.key });

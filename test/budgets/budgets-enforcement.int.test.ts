@@ -36,6 +36,9 @@ before(async () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       MODEL_PRICES: JSON.stringify({ [PRICED]: { input: 2.5, output: 10 } }),
       EXECUTION_CONCURRENCY: '50',
+      // A call's answer reserved at 512 tokens rather than 4,096: the 20,000-token race keeps ~30
+      // calls in flight instead of ~4 (the tests of reservations read it from the environment too).
+      BUDGET_RESERVE_OUTPUT_TOKENS: '512',
     },
   });
   ({ tick } = await import('../../server/modules/schedules/ticker'));
@@ -66,11 +69,18 @@ describe('a block budget reached', () => {
     const key = await tenant();
     const capped = await createAgent(api, key.key, { model: PRICED });
     const free = await createAgent(api, key.key, { model: PRICED });
-    const b = await budget(key, { target: { type: 'agent', id: capped }, limit: { tokens: 5 }, timezone: 'Asia/Tokyo' });
+    const b = await budget(key, { target: { type: 'agent', id: capped }, limit: { tokens: 200 }, timezone: 'Asia/Tokyo' });
     const first = await execute(api, key.key, capped, { input: 'hello', wait: true });
     assert.equal(first.body.status, 'succeeded', 'under the limit when it started');
+    assert.equal((await read(key, b.id)).spent.tokens, first.body.usage.totalTokens, 'spent is the run’s tokens');
+    // A prompt larger than what is left: the call does not start, and the budget is exceeded for the period.
+    const big = await execute(api, key.key, capped, { input: `summarise ${'all of this text '.repeat(60)}`, wait: true });
+    assert.equal(big.body.status, 'failed');
+    assert.equal(big.body.error?.code, 'budget_exceeded');
+    assert.match(big.body.error!.message, /what it has left cannot hold the next model call/);
+    assert.equal(big.body.steps.length, 0, 'no model call');
     const now = await read(key, b.id);
-    assert.equal(now.spent.tokens, first.body.usage.totalTokens, 'spent is the run’s tokens');
+    assert.equal(now.spent.tokens, first.body.usage.totalTokens, 'nothing more spent');
     assert.equal(now.status, 'exceeded');
     const refused = expectError(await execute(api, key.key, capped, { input: 'again', wait: true }), 402, 'budget_exceeded');
     assert.match(refused.message, new RegExp(`budget 'Cap' \\(${b.id}\\) is exceeded; it resets at ${now.resetsAt!.replace(/\./g, '\\.')}`));
@@ -85,9 +95,16 @@ describe('a block budget reached', () => {
 
   it('stops a running execution before its next model call (its tool call of that step ran)', async () => {
     const key = await tenant();
-    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup'), tool('search')] });
-    await budget(key, { target: { type: 'workspace' }, limit: { tokens: 10 } });
-    const res = await execute(api, key.key, agent, { input: 'please lookup and search order 7', wait: true });
+    const slowTool = { ...tool('lookup'), url: `${tools.url}/wait?ms=1000` };
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [slowTool] });
+    const other = await createAgent(api, key.key, { model: PRICED });
+    await budget(key, { target: { type: 'workspace' }, limit: { tokens: 600 } });
+    const run = execute(api, key.key, agent, { input: 'please lookup order 7', wait: true });
+    await eventually('the tool called', async () => tools.requests.filter((r) => r.path === '/wait').length, (n) => n >= 1, { timeoutMs: 5_000, everyMs: 20 });
+    // While its tool runs, another run's prompt is more than the workspace has left: exceeded.
+    const big = await execute(api, key.key, other, { input: `summarise ${'all of this text '.repeat(200)}`, wait: true });
+    assert.equal(big.body.error?.code, 'budget_exceeded');
+    const res = await run;
     expectStatus(res, 200);
     assert.equal(res.body.status, 'failed');
     assert.equal(res.body.error?.code, 'budget_exceeded');
@@ -97,7 +114,7 @@ describe('a block budget reached', () => {
 
   it('checks again before the first call of a run that took over a second to reach it (an MCP server slow to list)', async () => {
     // A run started in place takes its start's check for its first call only while it is fresh
-    // (docs/budgets.md): here another run spends the budget while this one waits on its MCP server.
+    // (docs/budgets.md): here another run exceeds the budget while this one waits on its MCP server.
     const key = await tenant();
     const slow = await createAgent(api, key.key, { model: PRICED, tools: [{ type: 'mcp', name: 'Docs', url: `${mcp.base}/mcp-slow-list` }] });
     const quick = await createAgent(api, key.key, { model: PRICED });
@@ -105,9 +122,10 @@ describe('a block budget reached', () => {
     // `wait`: started in place, as a waiting or streaming run is (an async one is queued).
     const slowRun = execute(api, key.key, slow, { input: 'slow to start, order 41', wait: true });
     await new Promise((r) => setTimeout(r, 300)); // its start has committed; its MCP server is listing
+    // Its prompt is more than the 10 tokens: refused, and the budget is exceeded.
     const spender = await execute(api, key.key, quick, { input: 'what about order 42?', wait: true });
     expectStatus(spender, 200);
-    assert.equal(spender.body.status, 'succeeded');
+    assert.equal(spender.body.error?.code, 'budget_exceeded');
     const res = await slowRun;
     expectStatus(res, 200);
     const ended = res.body;
@@ -167,7 +185,7 @@ describe('a run started by a key is that key’s run', () => {
     const key = await tenant();
     const other = await api.seed.key({ workspace: key.workspace, environment: 'live' });
     const agent = await createAgent(api, key.key, { model: PRICED });
-    const b = await budget(key, { target: { type: 'key', id: key.id }, limit: { tokens: 5 } });
+    const b = await budget(key, { target: { type: 'key', id: key.id }, limit: { tokens: 1000 } });
     const s = await api.request<{ id: string }>('POST', '/v1/schedules', { key: key.key, body: { agentId: agent, cron: '* * * * *', input: 'hello' } });
     expectStatus(s, 201);
     // Under the limit, run-now is the key's run: counted, and recorded as the key's.
@@ -178,6 +196,8 @@ describe('a run started by a key is that key’s run', () => {
     assert.equal((await read(key, b.id)).spent.tokens, ran.usage.totalTokens, 'the run-now counted on the key’s budget');
     const [row] = await api.query<{ key_id: string | null }>(sql`select key_id from executions where id = ${now.body.id}`);
     assert.equal(row!.key_id, key.id);
+    // The limit brought down to what was spent: reached.
+    expectStatus(await api.request('PATCH', `/v1/budgets/${b.id}`, { key: key.key, body: { limit: { tokens: ran.usage.totalTokens } } }), 200);
     // Reached: execute, run-now and the schedule's occurrences are all refused.
     expectError(await execute(api, key.key, agent, { input: 'again', wait: true }), 402, 'budget_exceeded');
     for (let i = 0; i < 3; i++) expectError(await api.request('POST', `/v1/schedules/${s.body.id}/run`, { key: key.key }), 402, 'budget_exceeded');
@@ -230,34 +250,57 @@ describe('notify budgets and alerts', () => {
   });
 });
 
-describe('50 runs racing a budget', () => {
-  it('each ends within one model call of the limit', async () => {
+describe('runs racing a budget', () => {
+  // Each call reserves its worst case before it starts (docs/budgets.md, "Reservations"): calls in
+  // flight together cannot pass the limit. Before, 50 runs at once against a 20-token budget
+  // spent 264 tokens (13.2×), and 828–900 against 100 tokens at a hosted pace (the attack review
+  // of 2026-11-28); the target is 1.5× at most.
+  const race = async (opts: { limit: number; latencyMs: number; runs: number; agent: Record<string, unknown>; input: (i: number) => string }) => {
     const key = await tenant();
-    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup'), tool('search'), tool('fetch')], maxSteps: 10 });
-    const LIMIT = 20_000;
-    const b = await budget(key, { target: { type: 'workspace' }, limit: { tokens: LIMIT } });
-    // Calls slow enough that (on a machine not too busy) every run starts before the first call ends.
-    fake.set({ latencyMs: 500 });
+    const agent = await createAgent(api, key.key, { model: PRICED, ...opts.agent });
+    const b = await budget(key, { target: { type: 'agent', id: agent }, limit: { tokens: opts.limit } });
+    fake.set({ latencyMs: opts.latencyMs });
     try {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => execute(api, key.key, agent, { input: `lookup and search and fetch order ${i}` })));
-      // A start after the limit was reached is refused (402), as it should be; the rest run.
+      const answers = await Promise.all(Array.from({ length: opts.runs }, (_, i) => execute(api, key.key, agent, { input: opts.input(i) })));
+      // A start after the budget was found exceeded is refused (402), as it should be; the rest run.
       for (const r of answers.filter((a) => a.status !== 202)) expectError(r, 402, 'budget_exceeded');
       const started = answers.filter((a) => a.status === 202);
-      assert.ok(started.length >= 10, `${started.length} runs started`);
-      const done: Execution[] = await Promise.all(started.map((r) => waitFor(api, key.key, r.body.id, undefined, 60_000)));
-      const blocked = done.filter((e) => e.error?.code === 'budget_exceeded');
-      assert.ok(blocked.length > 0, 'the budget stopped some runs');
+      const done: Execution[] = await Promise.all(started.map((r) => waitFor(api, key.key, r.body.id, undefined, 90_000)));
       for (const e of done) assert.ok(e.status === 'succeeded' || e.error?.code === 'budget_exceeded', JSON.stringify(e.error));
       const spent = (await read(key, b.id)).spent.tokens;
-      const total = done.reduce((n, e) => n + e.usage.totalTokens, 0);
-      assert.equal(spent, total, 'spent counts every call exactly');
-      // Overshoot: at most the calls in flight when the limit was reached, one per run.
-      const largestCall = (e: Execution) => Math.max(0, ...e.steps.map((s) => s.usage.totalTokens));
-      const bound = done.reduce((n, e) => n + largestCall(e), 0);
-      assert.ok(spent - LIMIT <= bound, `overshoot ${spent - LIMIT} within one call per run (${bound})`);
-      expectError(await execute(api, key.key, agent, { input: 'one more' }), 402, 'budget_exceeded');
+      assert.equal(spent, done.reduce((n, e) => n + e.usage.totalTokens, 0), 'spent counts every call exactly');
+      const succeeded = done.filter((e) => e.status === 'succeeded').length;
+      if (process.env.BUDGET_RACE_LOG) console.log(`limit ${opts.limit}: spent ${spent}, ${succeeded} of ${opts.runs} runs succeeded, ${answers.length - started.length} refused at the start`);
+      return { key, agent, b, spent, done, succeeded };
     } finally {
       fake.reset();
     }
+  };
+
+  it('50 runs at once against a 20-token budget end within it', async () => {
+    const r = await race({ limit: 20, latencyMs: 1, runs: 50, agent: {}, input: () => 'hi' });
+    assert.ok(r.spent <= 20 * 1.5, `spent ${r.spent} of 20`);
+    assert.ok(r.succeeded >= 1, 'the budget served runs while it had room');
+    expectError(await execute(api, r.key.key, r.agent, { input: 'one more' }), 402, 'budget_exceeded');
+  });
+
+  it('50 runs at once against 100 tokens at a hosted pace (calls of 1.2 s) end within it', async () => {
+    const r = await race({ limit: 100, latencyMs: 1_200, runs: 50, agent: {}, input: (i) => `order ${i}` });
+    assert.ok(r.spent <= 100 * 1.5, `spent ${r.spent} of 100`);
+    assert.ok(r.succeeded >= 2, `${r.succeeded} runs succeeded`);
+  });
+
+  it('50 runs of several tool steps against 20,000 tokens: within the limit, every call counted', async () => {
+    const r = await race({
+      limit: 20_000,
+      latencyMs: 300,
+      runs: 50,
+      agent: { tools: [tool('lookup'), tool('search'), tool('fetch')], maxSteps: 10 },
+      input: (i) => `lookup and search and fetch order ${i}`,
+    });
+    // Within the limit but for the prompts' estimate (a character in three, docs/budgets.md), which
+    // this fake model, counting the JSON of the whole request, outruns by a few tokens a call.
+    assert.ok(r.spent <= 20_000 * 1.01, `spent ${r.spent} of 20,000`);
+    assert.ok(r.done.some((e) => e.error?.code === 'budget_exceeded'), 'the budget stopped some runs');
   });
 });

@@ -68,6 +68,8 @@ export interface ChatBody {
   stream_options?: { include_usage?: boolean };
   messages?: ChatMessage[];
   tools?: Array<{ type: string; function: { name: string; parameters?: JSONSchema7 } }>;
+  max_tokens?: number;
+  max_completion_tokens?: number;
 }
 
 const DEFAULTS: Behaviour = { latencyMs: 1, chunkDelayMs: 0 };
@@ -111,13 +113,18 @@ export async function startFakeOpenAI(initial: Partial<Behaviour> = {}): Promise
       const error = { message: `Fake error ${b.status}`, type: b.status === 401 ? 'invalid_request_error' : 'server_error', code: null };
       return void res.writeHead(b.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
     }
-    const a = answer(body, b);
+    let a = answer(body, b);
+    // A maximum output cuts the answer there, as a real server does: what fits of it as text, `length`.
+    const max = body.max_completion_tokens ?? body.max_tokens;
+    const wanted = a.call ? a.call.name.length + a.call.arguments.length : (a.text ?? '').length;
+    const cut = max !== undefined && Math.ceil(wanted / 4) > max;
+    if (cut) a = { text: (a.call ? `${a.call.name} ${a.call.arguments}` : (a.text ?? '')).slice(0, max * 4) };
     const slow = /\bslow\b/i.test(textOf((body.messages ?? []).findLast((m) => m.role === 'user')));
     const delay = slow ? b.chunkDelayMs || SLOW_DELAY_MS : b.chunkDelayMs;
     const id = `chatcmpl-${++calls}`;
     const toolCalls = a.call ? Array.from({ length: b.parallelCalls ?? 1 }, (_, i) => ({ id: i === 0 ? `call_${calls}` : `call_${calls}_${i}`, type: 'function', function: a.call })) : [];
     const text = a.text ?? '';
-    const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    const finish = cut ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop';
     const output = a.call ? (a.call.name.length + a.call.arguments.length) * toolCalls.length : text.length;
     const promptTokens = tokens(JSON.stringify(body.messages ?? []) + JSON.stringify(body.tools ?? []));
     const completionTokens = Math.max(1, Math.ceil(output / 4));

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 // A small local HTTP tool for integration tests: a real node:http server on 127.0.0.1 (call it
 // with allowPrivate: true) that records every request with its raw body, so tests can verify
 // signatures, and offers the answers a tool can give: echo, slow (until the client gives up),
-// failure, oversized, redirect.
+// late (`/wait?ms=`), failure, oversized, redirect.
 
 export interface ToolRequest {
   path: string;
@@ -65,6 +65,9 @@ export async function startToolServer(): Promise<ToolServer> {
             if (!res.writableEnded) state.aborted++;
           });
           return;
+        case 'POST /wait':
+          // Answers as /echo, after `?ms=` milliseconds (a tool slow enough for something to happen meanwhile).
+          return void setTimeout(() => json(res, 200, { received: parse(body) }), Math.min(Number(url.searchParams.get('ms') ?? 500), 10_000));
         case 'POST /fail':
           return json(res, 500, { error: 'boom' });
         case 'POST /big':

@@ -35,6 +35,20 @@ async function emitFor(tx: Db, owner: Owner, id: string, type: 'budget.threshold
   return true;
 }
 
+/**
+ * Marks budget `id`'s current period exceeded because what it had left could not hold a model
+ * call (reserve.ts), in `tx`: from then on it refuses runs like a budget spent to its limit. Sends
+ * `budget.exceeded` when this claims the period's mark (once a period, as for a spent limit).
+ */
+export async function markExhausted(tx: Db, owner: Owner, id: string): Promise<void> {
+  const claimed = await queryRows(
+    tx,
+    sql`insert into budget_spend as s (budget_id, period_start, exceeded_at) select b.id, ${periodStartOf('b')}, now() from budgets b where b.id = ${id}
+        on conflict (budget_id, period_start) do update set exceeded_at = now() where s.exceeded_at is null returning 1`,
+  );
+  if (claimed.length > 0) await emitFor(tx, owner, id, 'budget.exceeded', [{}]);
+}
+
 /** Sends one budget's due alerts, each claimed by a conditional update in the transaction that writes its event. */
 async function sendAlerts(db: Db, owner: Owner, d: Due): Promise<void> {
   await transaction(db, async (tx) => {

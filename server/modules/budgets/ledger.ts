@@ -5,6 +5,9 @@ import { env } from '../../platform/env.js';
 import { callCost, type PriceTable } from '../../platform/prices';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 
+/** Deletes a run's reservations (reserve.ts), beside the charge that settles them. */
+const releaseWrite = (executionId: string): SQL => sql`delete from budget_reservations where execution_id = ${executionId} returning 1`;
+
 // The ledger (docs/budgets.md, "How spend is counted"): what each budget's current period has
 // spent, charged as each model call ends and read before the next one starts. No process keeps
 // a copy: the check reads the rows every worker writes, so a budget is exact across processes,
@@ -47,8 +50,12 @@ export function matching(run: RunScope): SQL {
       or (b.target_type = 'key' and b.target_id = ${run.keyId ?? ''}))`;
 }
 
-/** Whether spend row `s` of budget `b` has reached the limit. */
-const reached = frozen(sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens)`);
+/**
+ * Whether spend row `s` of budget `b` has reached the limit: spent it, or had too little left for
+ * a model call's prompt (reserve.ts marks the period `exceeded_at` then), until the period ends or
+ * the limit is raised.
+ */
+const reached = frozen(sql`(coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens or s.exceeded_at is not null)`);
 
 /** Spend row `s` as a percentage of budget `b`'s limit (numeric). */
 export const percentOf = frozen(sql`(case when b.limit_usd is not null then coalesce(s.cost_usd, 0) * 100 / nullif(b.limit_usd, 0)
@@ -89,8 +96,13 @@ export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | nul
 }
 
 
-/** Whether any budget counts a run (a subquery: a start reads it with the agent, and hands it to the run's first call). */
-export const countedBy = (run: RunScope): SQL<boolean> => sql<boolean>`exists (select 1 from budgets b where ${matching(run)})`;
+/**
+ * Which budgets count a run, as a subquery (a start reads it with the agent, and hands it to the
+ * run's first call): 'block' when a `block` budget does, 'notify' when only `notify` ones do, null
+ * when none does.
+ */
+export const countedBy = (run: RunScope): SQL<'block' | 'notify' | null> =>
+  sql<'block' | 'notify' | null>`(select min(b.action) from budgets b where ${matching(run)})`; // 'block' sorts first
 
 /**
  * A verdict the run's start read in its own transaction (executions/service.ts): no `block`
@@ -99,6 +111,8 @@ export const countedBy = (run: RunScope): SQL<boolean> => sql<boolean>`exists (s
  */
 export interface StartVerdict {
   counted: boolean;
+  /** A `block` budget counts the run: each call reserves its worst case first (reserve.ts). */
+  blocks: boolean;
   /** `performance.now()` when it was read. */
   at: number;
 }
@@ -110,17 +124,17 @@ export const FRESH_MS = 1_000;
  * (usually none) and their current period's row: the first `block` budget refusing the call, and
  * whether any budget counts the run at all.
  */
-export async function checkBudgets(db: Db, run: RunScope, model: string): Promise<{ blocking: Blocking | null; counted: boolean }> {
-  const rows = await queryRows<{ id: string; name: string; resets_at: Date | string | null; reason: Blocking['reason'] | null }>(
+export async function checkBudgets(db: Db, run: RunScope, model: string): Promise<{ blocking: Blocking | null; counted: boolean; blocks: boolean }> {
+  const rows = await queryRows<{ id: string; name: string; action: string; resets_at: Date | string | null; reason: Blocking['reason'] | null }>(
     db,
-    sql`select b.id, b.name, case when b.action = 'block' and ${reached} then ${resetsAtOf('b')} end as resets_at,
+    sql`select b.id, b.name, b.action, case when b.action = 'block' and ${reached} then ${resetsAtOf('b')} end as resets_at,
         ${refusal(sql`${isUnpriced(model, run.environment)}::boolean`)} as reason
       from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
       where ${matching(run)} order by b.id`,
   );
   const refusing = rows.find((r) => r.reason !== null);
   const blocking = refusing ? { id: refusing.id, name: refusing.name, resetsAt: refusing.resets_at === null ? null : new Date(refusing.resets_at).toISOString(), reason: refusing.reason! } : null;
-  return { blocking, counted: rows.length > 0 };
+  return { blocking, counted: rows.length > 0, blocks: rows.some((r) => r.action === 'block') };
 }
 
 /** A refusal's words: which budget, and when it allows runs again. */
@@ -161,10 +175,10 @@ const alertDue = frozen(sql`(${exceededDue} or exists (select 1 from unnest(b.al
  * Charges a model call now, in one statement (ledger rows `chargeUpsert`), and returns the
  * budgets that now have an alert to send (alerts.ts `sendDueAlerts` sends them).
  */
-export async function charge(db: Db, run: RunScope, call: Call): Promise<string[]> {
+export async function charge(db: Db, run: RunScope, call: Call, release?: string): Promise<string[]> {
   const rows = await queryRows<{ budget_id: string }>(
     db,
-    sql`with up as (${chargeUpsert(run, call)})
+    sql`with up as (${chargeUpsert(run, call)})${release ? sql`, released as (${releaseWrite(release)})` : sql``}
     select s.budget_id from up s join budgets b on b.id = s.budget_id where ${alertDue}`,
   );
   return rows.map((r) => r.budget_id);
@@ -173,6 +187,8 @@ export async function charge(db: Db, run: RunScope, call: Call): Promise<string[
 /** A charge as part of another statement (db/rows.ts `writeAll`): its upsert, and the signal naming the budgets with an alert due. */
 export interface FoldedCharge {
   write: SQL;
+  /** The run's reservations deleted (reserve.ts), when it made any: another write of the statement. */
+  release?: SQL;
   /** `alias`: the name `writeAll` gives the write. */
   signal(alias: string): SQL;
 }
@@ -182,9 +198,10 @@ export interface FoldedCharge {
  * rather than in one of its own: a run of one model call then costs the ledger no statement. The
  * budgets whose alerts it crossed are signalled (`aas_budgets`) at the commit, and a worker sends them.
  */
-export function foldedCharge(run: RunScope, call: Call): FoldedCharge {
+export function foldedCharge(run: RunScope, call: Call, release?: string): FoldedCharge {
   return {
     write: chargeUpsert(run, call),
+    ...(release ? { release: releaseWrite(release) } : {}),
     signal: (alias) => {
       let signal = signals.get(alias);
       if (!signal) {

@@ -34,6 +34,8 @@ interface Spend {
   unpriced: number | null;
   period_start: Date | string;
   resets_at: Date | string | null;
+  /** When the period was found exceeded: spent to its limit, or too little left for a call (reserve.ts). */
+  exceeded_at: Date | string | null;
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
@@ -48,7 +50,7 @@ export function usdText(value: string | null): string {
 export function budgetView(row: BudgetRow, spend: Spend): BudgetView {
   const usd = usdText(spend.cost_usd);
   const tokens = Number(spend.tokens ?? 0);
-  const exceeded = row.limitUsd !== null ? Number(usd) >= Number(row.limitUsd) : tokens >= (row.limitTokens ?? 0);
+  const exceeded = spend.exceeded_at != null || (row.limitUsd !== null ? Number(usd) >= Number(row.limitUsd) : tokens >= (row.limitTokens ?? 0));
   return {
     id: row.id,
     name: row.name,
@@ -74,7 +76,7 @@ async function spendOf(db: Db, ids: string[]): Promise<Map<string, Spend>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows<Spend & { id: string }>(
     db,
-    sql`select b.id, s.cost_usd::text as cost_usd, s.tokens, s.unpriced, ${periodStartOf('b')} as period_start, ${resetsAtOf('b')} as resets_at
+    sql`select b.id, s.cost_usd::text as cost_usd, s.tokens, s.unpriced, s.exceeded_at, ${periodStartOf('b')} as period_start, ${resetsAtOf('b')} as resets_at
         from budgets b left join budget_spend s on s.budget_id = b.id and s.period_start = ${periodStartOf('b')}
         where b.id = any(${textArray(ids)})`,
   );
@@ -230,7 +232,7 @@ export async function updateBudget(db: Db, actor: Owner, id: string, input: Upda
     if (input.limit !== undefined || input.alertAt !== undefined) {
       await tx.execute(sql`update budget_spend s set
           alerted = array(select t from unnest(s.alerted) t where t <= coalesce(${percentOf}, 0)),
-          exceeded_at = case when (coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens) then s.exceeded_at end
+          exceeded_at = case when ${input.limit === undefined} or (coalesce(s.cost_usd, 0) >= b.limit_usd or coalesce(s.tokens, 0) >= b.limit_tokens) then s.exceeded_at end
         from budgets b where b.id = ${id} and s.budget_id = b.id and s.period_start = ${periodStartOf('b')}`);
     }
     const [was, view] = await budgetViewsOf(tx, [before, row]);

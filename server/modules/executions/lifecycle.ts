@@ -273,7 +273,7 @@ export interface RunTail {
    * The run's last model call's charge to its budgets (budgets/ledger.ts `foldedCharge`), written
    * with the finish: a write of the statement, and its signal given the write's name there.
    */
-  charge?: { write: SQL; signal(alias: string): SQL };
+  charge?: { write: SQL; signal(alias: string): SQL; release?: SQL };
 }
 
 /**
@@ -339,6 +339,7 @@ export async function finish(
     if (run?.charge) {
       signals.push(run.charge.signal(`w${writes.length}`));
       writes.push(run.charge.write);
+      if (run.charge.release) writes.push(run.charge.release);
     }
     // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
     if (row.startedAt) signals.push(queuedSignal(row));

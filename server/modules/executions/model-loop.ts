@@ -1,6 +1,7 @@
-import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { asSchema, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
 import type { AwaitedCall, StoredStep } from '../../../db/schema';
+import { estimateTokens } from '../budgets/reserve';
 import type { EventData } from './events';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
@@ -36,10 +37,13 @@ export interface LoopResult {
   blocked?: string;
 }
 
+/** What the guard says before a model call: a refusal in words stops the run; else the call starts, with at most `maxOutputTokens` of answer when given. */
+export type GuardVerdict = { refusal: string } | { maxOutputTokens?: number };
+
 /** What the loop asks before each model call and reports after it (budgets: docs/budgets.md). */
 export interface CallGuard {
-  /** Before a model call: a refusal in words stops the run, null lets the call start. */
-  before(): Promise<string | null>;
+  /** Before a model call; `inputTokens` estimates its prompt's tokens (budgets/reserve.ts `estimateTokens`) when asked: most runs never need it. */
+  before(call: { inputTokens(): Promise<number> }): Promise<GuardVerdict>;
   /**
    * After a model call, with what it used (also when it failed part way); `last`: the run ends
    * after it (no further model call is coming: its charge may wait for the run's end).
@@ -107,6 +111,8 @@ export async function runModelLoop(
     responseMessages.push(...answered);
     first = index + 1;
   }
+  /** The tools' definitions as the model reads them, for the prompt's estimate (once a run, when a guard asks). */
+  let toolsText: unknown;
   // One retry of a call that failed before streaming (429, 5xx, network), like streamText's maxRetries: 1.
   const { retry } = prepareRetries({ maxRetries: 1, abortSignal: opts.signal });
   for (let index = first; index < opts.maxSteps; index++) {
@@ -116,8 +122,16 @@ export async function runModelLoop(
     let finishReason = 'unknown';
     let usage = { inputTokens: 0, outputTokens: 0 };
     let failure: unknown = null;
-    const refusal = opts.guard ? await opts.guard.before() : null;
-    if (refusal) return { steps, responseMessages, failure: null, blocked: refusal };
+    let verdict: GuardVerdict = {};
+    if (opts.guard) {
+      const inputTokens = async () => {
+        toolsText ??= await describeTools(opts.tools);
+        return estimateTokens({ instructions: opts.instructions, messages, tools: toolsText });
+      };
+      verdict = await opts.guard.before({ inputTokens });
+      if ('refusal' in verdict) return { steps, responseMessages, failure: null, blocked: verdict.refusal };
+    }
+    const maxOutputTokens = 'maxOutputTokens' in verdict ? verdict.maxOutputTokens : undefined;
     try {
       const { stream } = await retry(() =>
         streamModelCall({
@@ -126,6 +140,7 @@ export async function runModelLoop(
           messages,
           tools: opts.tools,
           ...(opts.temperature !== null ? { temperature: opts.temperature } : {}),
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
           abortSignal: opts.signal,
           _internal: { collectContent: false },
         }),
@@ -252,4 +267,11 @@ function newStep(index: number): StoredStep {
 
 function endStep(step: StoredStep, finishReason: string, usage: { inputTokens: number; outputTokens: number }): StoredStep {
   return { ...step, finishReason, usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens }, completedAt: new Date().toISOString() };
+}
+
+/** Each tool's name, description and parameters' JSON Schema (what the model is sent of it). */
+async function describeTools(tools: ToolSet): Promise<unknown> {
+  return Promise.all(
+    Object.entries(tools).map(async ([name, t]) => [name, t.description ?? '', t.inputSchema ? await asSchema(t.inputSchema).jsonSchema : null]),
+  );
 }

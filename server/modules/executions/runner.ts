@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
 import { modelCache, type agents } from '../../../db/schema';
@@ -10,9 +11,10 @@ import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
-import { runModelLoop, type CallGuard, type ResumeFrom } from './model-loop';
+import { runModelLoop, type CallGuard, type GuardVerdict, type ResumeFrom } from './model-loop';
 import { blockedMessage, charge, checkBudgets, foldedCharge, FRESH_MS, type FoldedCharge, type StartVerdict } from '../budgets/ledger';
 import { sendDueAlerts } from '../budgets/alerts';
+import { reserveCall } from '../budgets/reserve';
 import { pause } from './pause';
 import type { RunLog } from './recorder';
 
@@ -154,7 +156,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
-        guard: (budget = budgetGuard(db, row, resolved.used, verdict)),
+        guard: (budget = budgetGuard(db, row, resolved.used, new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), controller.signal, verdict)),
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -230,17 +232,23 @@ type Usage = { inputTokens: number; outputTokens: number };
 
 /**
  * The budgets' part in a run (docs/budgets.md): before each model call, one read of the ledger
- * (a `block` budget reached refuses it; before the first, the start's own read when it is fresh); after it, its cost charged to every budget counting the
- * run, and the alerts that charge crossed. The run's last call is charged in its finish
- * (`fold`: no statement of its own); one the finish did not take is charged on its own. A run no
- * budget counts is not charged.
+ * (a `block` budget reached refuses it; before the first, the start's own read when it is fresh),
+ * and when a `block` budget counts the run, the call's worst case reserved on it (reserve.ts: the
+ * call's answer then limited to what is left; while calls in flight hold the room, the run waits
+ * for them to settle). After the call, its cost is charged to every budget counting the run, its
+ * reservation deleted in the same statement, and the alerts that charge crossed sent. The run's
+ * last call is charged in its finish (`fold`: no statement of its own); one the finish did not
+ * take is charged on its own. A run no budget counts is not charged.
  */
-function budgetGuard(db: Db, row: ExecutionRow, model: string, start?: StartVerdict) {
+function budgetGuard(db: Db, row: ExecutionRow, model: string, deadline: Date, signal: AbortSignal, start?: StartVerdict) {
   const scope = { workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId };
   let counted = true;
+  /** A reservation of this run is held (released with the next charge). */
+  let reserved = false;
   let pending: Usage | null = null;
+  const release = () => (reserved ? ((reserved = false), row.id) : undefined);
   const chargeNow = async (usage: Usage) => {
-    const due = await charge(db, scope, { model, ...usage });
+    const due = await charge(db, scope, { model, ...usage }, release());
     if (due.length > 0) await sendDueAlerts(db, due);
   };
   const flush = async () => {
@@ -249,18 +257,33 @@ function budgetGuard(db: Db, row: ExecutionRow, model: string, start?: StartVerd
     if (usage) await chargeNow(usage);
   };
   const guard: CallGuard & { fold(): { charge: FoldedCharge; usage: Usage } | undefined; flush(): Promise<void>; chargeNow(usage: Usage): Promise<void> } = {
-    async before() {
+    async before(call): Promise<GuardVerdict> {
       await flush();
       // The first call right after a start in place: the start's verdict is this check.
       const fresh = start && performance.now() - start.at < FRESH_MS ? start : undefined;
       start = undefined;
+      let blocks: boolean;
       if (fresh) {
         counted = fresh.counted;
-        return null;
+        blocks = fresh.blocks;
+      } else {
+        const verdict = await checkBudgets(db, scope, model);
+        counted = verdict.counted;
+        if (verdict.blocking) return { refusal: blockedMessage(verdict.blocking) };
+        blocks = verdict.blocks;
       }
-      const verdict = await checkBudgets(db, scope, model);
-      counted = verdict.counted;
-      return verdict.blocking ? blockedMessage(verdict.blocking) : null;
+      if (!blocks) return {};
+      const inputTokens = await call.inputTokens();
+      for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+        const r = await reserveCall(db, scope, { executionId: row.id, model, inputTokens, expiresAt: deadline });
+        if (r.kind === 'refused') return { refusal: r.message };
+        if (r.kind === 'reserved') {
+          reserved = r.maxOutputTokens !== null;
+          return r.maxOutputTokens === null ? {} : { maxOutputTokens: r.maxOutputTokens };
+        }
+        // Calls in flight hold the room: wait for them to settle (a cancel or the timeout ends the wait).
+        await sleep(wait * (0.5 + Math.random()), undefined, { signal });
+      }
     },
     async after(usage, last) {
       if (!counted) return;
@@ -270,7 +293,7 @@ function budgetGuard(db: Db, row: ExecutionRow, model: string, start?: StartVerd
     fold() {
       const usage = pending;
       pending = null;
-      return usage ? { charge: foldedCharge(scope, { model, ...usage }), usage } : undefined;
+      return usage ? { charge: foldedCharge(scope, { model, ...usage }, release()), usage } : undefined;
     },
     flush,
     chargeNow,

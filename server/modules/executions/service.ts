@@ -132,7 +132,7 @@ export async function startExecution(
         // A `block` budget that refuses the run (docs/budgets.md): 402 before anything is written.
         blocking: blockingBudget(scope, isUnpricedSql(sql`${agents.model}`, actor.environment)),
         // Whether any budget counts it: a run started in place takes this for its first call's check.
-        counted: opts.inline ? countedBy(scope) : sql<boolean>`false`,
+        counted: opts.inline ? countedBy(scope) : sql<null>`null`,
       })
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
@@ -220,7 +220,7 @@ export async function startExecution(
     // A new conversation's history is the message just written: nothing to read back.
     const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
     const [history] = await Promise.all([historyQ, written]);
-    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, budgets: { counted: found.counted === true, at: performance.now() } } };
+    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, budgets: { counted: found.counted !== null, blocks: found.counted === 'block', at: performance.now() } } };
   });
 }
 

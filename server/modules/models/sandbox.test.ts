@@ -37,6 +37,20 @@ describe('sandbox model', () => {
     assert.equal(result.usage.totalTokens, (result.usage.inputTokens ?? 0) + (result.usage.outputTokens ?? 0));
   });
 
+  it('cuts its answer at a maximum output, as a provider does (finish `length`)', async () => {
+    const long = `tell me ${'more and more '.repeat(20)}`;
+    const full = await generateText({ model: sandboxModel('echo'), prompt: long });
+    assert.ok((full.usage.outputTokens ?? 0) > 5);
+    const cut = await generateText({ model: sandboxModel('echo'), prompt: long, maxOutputTokens: 5 });
+    assert.equal(cut.finishReason, 'length');
+    assert.equal(cut.usage.outputTokens, 5);
+    assert.ok(full.text.startsWith(cut.text) && cut.text.length === 20);
+    // A tool call too long for it comes out as cut text, never as a call.
+    const call = await generateText({ model: sandboxModel('echo'), prompt: 'please lookup the customer named Ada Lovelace of London', tools, maxOutputTokens: 2 });
+    assert.equal(call.toolCalls.length, 0);
+    assert.equal(call.finishReason, 'length');
+  });
+
   it('ignores the instructions and earlier turns', async () => {
     const messages: ModelMessage[] = [
       { role: 'user', content: 'first' },

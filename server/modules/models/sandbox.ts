@@ -199,11 +199,20 @@ class SandboxModel implements LanguageModelV4 {
 
   private answer(options: LanguageModelV4CallOptions): Answer {
     if (options.abortSignal?.aborted) throw abortError();
-    const reply = sandboxReply(options.prompt, options.tools);
-    const outputChars = reply.kind === 'text' ? reply.text.length : reply.toolName.length + reply.input.length;
-    const usage = usageOf(promptChars(options.prompt, options.tools), outputChars, reply.kind === 'text');
-    const finishReason: LanguageModelV4FinishReason =
+    let reply = sandboxReply(options.prompt, options.tools);
+    let outputChars = reply.kind === 'text' ? reply.text.length : reply.toolName.length + reply.input.length;
+    let finishReason: LanguageModelV4FinishReason =
       reply.kind === 'tool-call' ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' };
+    // A maximum output (a budget's reservation: docs/budgets.md) cuts the answer there, as a
+    // provider's `max_tokens` does: what fits of it, as text, finishing with `length`.
+    const max = options.maxOutputTokens;
+    if (max !== undefined && tokens(outputChars) > max) {
+      const text = (reply.kind === 'text' ? reply.text : `${reply.toolName} ${reply.input}`).slice(0, max * 4);
+      reply = { kind: 'text', text };
+      outputChars = text.length;
+      finishReason = { unified: 'length', raw: 'length' };
+    }
+    const usage = usageOf(promptChars(options.prompt, options.tools), outputChars, reply.kind === 'text');
     const id = `sandbox-${createHash('sha256').update(json(options.prompt)).digest('hex').slice(0, 24)}`;
     return { reply, finishReason, usage, id };
   }
