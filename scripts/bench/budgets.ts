@@ -9,8 +9,8 @@
 //   - exactness: PostgreSQL, 2 web + 2 worker processes, a fake model at 100 ms and a tool server
 //     (both in this process); BENCH_BUDGET_RACE (50) runs of an agent making 4 model calls (3
 //     tool calls) started at once across both web processes against a `block` token budget they
-//     pass (BENCH_BUDGET_RACE=0 skips it). Reports the ledger's `spent` against the runs' own tokens, and the overshoot against
-//     the bound (one call per run in flight).
+//     pass (BENCH_BUDGET_RACE=0 skips it). Reports the ledger's `spent` against the runs' own tokens, and against the
+//     limit (each call reserves its worst case first: docs/budgets.md, "Reservations").
 import type { ChildProcess } from 'node:child_process';
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startToolServer } from '../../test/fakes/tool-server';
@@ -136,12 +136,11 @@ async function exactness(setup: ExecutionsSetup): Promise<void> {
     }
     const spent = (await call<{ spent: { tokens: number } }>(c, 'GET', `/v1/budgets/${b.id}`, undefined, 200)).body.spent.tokens;
     const total = done.reduce((n, e) => n + e.usage.totalTokens, 0);
-    const bound = done.reduce((n, e) => n + Math.max(0, ...e.steps.map((s) => s.usage.totalTokens)), 0);
     const stopped = done.filter((e) => e.error?.code === 'budget_exceeded').length;
     const other = done.filter((e) => e.status !== 'succeeded' && e.error?.code !== 'budget_exceeded').length;
     console.log(
       `  exactness (PostgreSQL, 2 web + 2 workers, ${RACE} runs of 4 model calls at 100 ms, limit ${LIMIT} tokens): ledger ${spent} tokens, runs' own ${total} ` +
-        `(${spent === total ? 'exact' : `off by ${spent - total}`}); overshoot ${spent - LIMIT} ≤ bound ${bound} (one call per run): ${spent - LIMIT <= bound ? 'yes' : 'NO'}; ` +
+        `(${spent === total ? 'exact' : `off by ${spent - total}`}); ${(spent / LIMIT).toFixed(3)}× the limit (reservations: within it but for the prompts' estimate; target ≤ 1.5×: ${spent <= LIMIT * 1.5 ? 'yes' : 'NO'}); ` +
         `${stopped} runs stopped by the budget, ${RACE - stopped - other} finished${other ? `, ${other} failed otherwise` : ''}`,
     );
     await Promise.all(clients.map((cl) => cl.agent.close()));
