@@ -6,9 +6,11 @@ import { PASSWORD, uniqueEmail } from './helpers';
 
 // What the pages offer a visitor in each SIGNUP_MODE (docs/security.md, "Sign-up"): never a form
 // that can only fail. The suite's own server runs with SIGNUP_MODE=open (its specs sign up many
-// users); these tests start servers of their own, as `npm start` starts them, on the dashboard the
-// suite's server built: one with SIGNUP_MODE unset (the default, `invite`) and HOST unset (it
-// listens on 127.0.0.1), one with SIGNUP_MODE=closed.
+// users); these tests start servers of their own on the dashboard the suite's server built: one
+// with SIGNUP_MODE unset (the default, `invite`) and HOST unset (it listens on 127.0.0.1), one with
+// SIGNUP_MODE=closed. They run with NODE_ENV=test, which serves the build as it is: a production
+// start would build the dashboard again if a source changed since the run began, under the
+// suite's running server.
 
 interface Server {
   url: string;
@@ -33,7 +35,7 @@ async function startServer(name: string, env: Record<string, string>): Promise<S
   fs.rmSync(dataDir, { recursive: true, force: true });
   // SIGNUP_MODE and HOST at their defaults unless `env` sets them.
   const { SIGNUP_MODE: _mode, HOST: _host, ...inherited } = process.env;
-  const childEnv: NodeJS.ProcessEnv = { ...inherited, NODE_ENV: 'production', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...inherited, NODE_ENV: 'test', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   const child = spawn(process.execPath, ['server/processes/launch.js'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const server: Server = { url: `http://127.0.0.1:${port}`, child, output: '' };
   child.stdout?.on('data', (c: Buffer) => (server.output += c.toString()));
