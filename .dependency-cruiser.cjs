@@ -36,7 +36,7 @@ const MODULE_FACES = {
   ratelimit: 'dashboard|index|plans',
   // timing: budgets start their periods by the same zone rules (docs/budgets.md).
   schedules: 'schemas|service|ticker|timing',
-  secrets: 'reseal|stored',
+  secrets: 'check|reseal|stored',
   tools: 'http-tool|mcp-tool|schema-pool|toolset',
   usage: 'compactor|prune|requests|schemas|service',
   webhooks: 'dispatcher|relay|schemas|service',

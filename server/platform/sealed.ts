@@ -33,7 +33,8 @@ export class UnreadableSecret extends Error {
   constructor(
     readonly place: string,
     readonly keyId: string | null,
-    reason: string,
+    /** Why, in words safe to show its owner (a key id reveals nothing of the key). */
+    readonly reason: string,
   ) {
     super(`The stored secret ${place} cannot be opened: ${reason}`);
   }

@@ -18,6 +18,7 @@ import { resolveAuthSecret, resolveSecretsKey, SECRETS_KEY_FILE } from '../platf
 import { installKeyring, Keyring } from '../platform/sealed';
 import { log } from '../platform/log';
 import { resealSecrets, type ResealReport } from '../modules/secrets/reseal';
+import { checkSecretsKey, describeUnreadable, mismatch, plainlyWrong, type KeyCheck } from '../modules/secrets/check';
 import { SILENT_PHASES, type StartupPhases } from './startup';
 import { RequestUsage } from '../modules/usage/requests';
 import { mailerFrom } from '../platform/mail';
@@ -42,14 +43,15 @@ export function provideAuthSecret(): void {
  * modules that seal and open stored secrets. Throws, before anything opens, when production on
  * PostgreSQL has none, or a key is malformed.
  */
-export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file' } {
+export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file'; label: string } {
   const resolved = resolveSecretsKey({
     secretsKey: env.SECRETS_KEY,
     dataDir: env.DATA_DIR,
     embedded: !env.DATABASE_URL,
     production: env.NODE_ENV === 'production',
   });
-  const keyring = Keyring.parse(resolved.text, resolved.source === 'env' ? 'SECRETS_KEY' : `${env.DATA_DIR}/${SECRETS_KEY_FILE}`);
+  const file = `${env.DATA_DIR}/${SECRETS_KEY_FILE}`;
+  const keyring = Keyring.parse(resolved.text, resolved.source === 'env' ? 'SECRETS_KEY' : file);
   if (resolved.generated && env.DATABASE_URL) {
     // Outside production on PostgreSQL: the key lives in this machine's data dir only.
     log.warn(
@@ -58,7 +60,8 @@ export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file'
     );
   }
   installKeyring(keyring);
-  return { keyring, source: resolved.source };
+  const label = resolved.source === 'env' ? 'SECRETS_KEY' : `${file}${resolved.generated ? ', generated at this start' : ''}`;
+  return { keyring, source: resolved.source, label };
 }
 
 /** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
@@ -83,11 +86,23 @@ export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES
 export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases } = {}): Promise<ProcessRuntime> {
   const workers = opts.workers ?? env.RUN_WORKERS;
   const phases = opts.phases ?? SILENT_PHASES;
-  const { keyring } = loadSecretsKeyring();
+  const { keyring, label } = loadSecretsKeyring();
   const database = await openMigratedDatabase(phases);
   try {
-    // Values stored before secrets were sealed (or by an older process during an upgrade).
-    await phases.run('secrets', describeSealing, () => resealSecrets(database.db, keyring, 'plaintext'));
+    await phases.run('secrets', describeSealing, async () => {
+      // First, whether this key opens what is stored (a sample): plainly another key stops the
+      // start before anything is sealed under it; values it cannot open are named.
+      const check = await checkSecretsKey(database.db, keyring);
+      if (plainlyWrong(check, keyring)) throw mismatch(check, keyring, label);
+      if (check.unreadable.length > 0) {
+        log.error(
+          { places: check.unreadable.map((e) => e.place), keyring: keyring.ids },
+          `${check.unreadable.length} of the ${check.sealed} sampled stored secrets cannot be opened by this SECRETS_KEY (${label}): ${describeUnreadable(check.unreadable)}. What uses them fails saying so; add the key they name to SECRETS_KEY (docs/security.md, "A wrong key")`,
+        );
+      }
+      // Values stored before secrets were sealed (or by an older process during an upgrade).
+      return { ...(await resealSecrets(database.db, keyring, 'plaintext')), check };
+    });
     const limits = createRateLimits({
       database,
       redisUrl: env.REDIS_URL,
@@ -123,9 +138,10 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
   }
 }
 
-function describeSealing(r: ResealReport): string {
+function describeSealing(r: ResealReport & { check: KeyCheck }): string {
   const done = r.rows + r.fingerprints > 0 ? `stored secrets sealed (${r.rows} rows, ${r.fingerprints} idempotency fingerprints keyed)` : 'stored secrets are sealed';
-  return r.unreadable > 0 ? `${done}; ${r.unreadable} rows hold values this SECRETS_KEY cannot open (logged above)` : done;
+  const opened = r.check.sealed > 0 ? `; ${r.check.opened} of ${r.check.sealed} sampled values open` : '';
+  return r.unreadable.length + r.check.unreadable.length > 0 ? `${done}${opened}; some values this SECRETS_KEY cannot open (logged above)` : `${done}${opened}`;
 }
 
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */

@@ -16,6 +16,9 @@ import { SECRETS_KEY_FILE, writeSecretsKeyFile } from '../platform/secrets';
 import { loadSecretsKeyring, openMigratedDatabase } from './boot';
 import { resealSecrets, unsealedLeft } from '../modules/secrets/reseal';
 
+/** Places named in the command's answer; the rest are counted (each is logged). */
+const MAX_NAMED = 20;
+
 export function generateSecretsKey(): string {
   return newSecretsKey();
 }
@@ -45,12 +48,20 @@ export async function rotateSecretsKey(): Promise<string> {
     const report = await resealSecrets(database.db, keyring, 'rotate');
     const left = await unsealedLeft(database.db, keyring);
     lines.push(`sealed ${report.rows} rows again under the key ${keyring.currentId}`);
-    if (report.unreadable > 0) lines.push(`${report.unreadable} rows hold values sealed under a key this keyring lacks (logged above): left as they are`);
-    const values = left.webhooks + left.agents;
-    if (values > 0) {
-      lines.push(`${values} rows are still not under ${keyring.currentId} (${left.webhooks} webhooks, ${left.agents} agents): is the new key first in every process? Run this again`);
-      throw new Error(lines.join('\n'));
+    // What cannot be opened is named, place by place (never a value), and left as it is: a new
+    // value (a rotation of that secret, the header or URL given again) replaces it.
+    const unreadable = report.unreadable.map((e) => `${e.place} (${e.reason})`);
+    if (unreadable.length > 0) {
+      const shown = unreadable.slice(0, MAX_NAMED);
+      const more = unreadable.length > shown.length ? `; and ${unreadable.length - shown.length} more (logged above)` : '';
+      lines.push(`${unreadable.length} values cannot be opened by this keyring (${keyring.ids.join(', ')}) and are left as they are: ${shown.join('; ')}${more}`);
     }
+    const rows = left.webhooks + left.agents;
+    const unreadableRows = new Set(report.unreadable.map((e) => e.place.split(':')[1])).size;
+    if (rows > unreadableRows) {
+      lines.push(`${rows} rows are still not under ${keyring.currentId} (${left.webhooks} webhooks, ${left.agents} agents): is the new key first in every process? Run this again`);
+    }
+    if (rows > 0 || unreadable.length > 0) throw new Error(lines.join('\n'));
     if (loaded.source === 'file') {
       // Nothing is sealed under the older keys any more; the one just replaced stays second for a
       // day's idempotency records (their fingerprints are keyed with it), the rest go.

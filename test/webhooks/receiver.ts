@@ -7,6 +7,8 @@ import { Webhook } from 'standardwebhooks';
 
 export interface Received {
   at: number;
+  /** The path and query exactly as requested (`req.url`). */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: { id: string; type: string; createdAt: string; environment: string; data: { object: Record<string, unknown> } };
@@ -53,7 +55,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
           } catch {
             json = {} as Received['json'];
           }
-          received.push({ at: Date.now(), headers: req.headers, body, json });
+          received.push({ at: Date.now(), url: req.url ?? '/', headers: req.headers, body, json });
           const answer = queue.shift() ?? receiver.fallback;
           const reply = setTimeout(() => {
             if (res.destroyed) return;

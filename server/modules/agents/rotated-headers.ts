@@ -1,6 +1,6 @@
 import type { StoredTool } from '../../../db/schema';
 import { UnreadableSecret } from '../../platform/sealed';
-import { openMcpTool } from '../secrets/stored';
+import { openMcpHeaderValues } from '../secrets/stored';
 
 // What an agent's audit record says of its MCP header values (docs/audit.md): the view masks
 // every value as "********", so a value swapped for another under the same name changed nothing
@@ -31,7 +31,7 @@ export function rotatedHeaders(agentId: string, before: readonly StoredTool[], a
 
 function openOrNull(agentId: string, tool: Extract<StoredTool, { type: 'mcp' }>): Record<string, string> | null {
   try {
-    return openMcpTool(agentId, tool).headers;
+    return openMcpHeaderValues(agentId, tool);
   } catch (err) {
     if (err instanceof UnreadableSecret) return null;
     throw err;

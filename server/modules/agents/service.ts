@@ -15,10 +15,14 @@ import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
 import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
-import { openMcpHeaders, sealMcpHeaders, sealToolSecret } from '../secrets/stored';
+import type { MemberRole } from '../../../db/schema/values';
+import { holdsCredentials, URL_MASK } from '../../platform/net/masked-url';
+import { isSealed, secretsKeyring, UnreadableSecret } from '../../platform/sealed';
+import { openUrl, opens, readsWholeUrls, sealMcpHeader, sealToolSecret, sealUrl, shownUrl, toolSecretPlace, toolUrlPlace, viewedUrl } from '../secrets/stored';
 import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
 import { rotatedHeaders } from './rotated-headers';
-import { assertSafeHeaderNames, checkHeaders, storedMcpTools, toolView, usesMasked, type StoredMcpTools } from './mcp-headers';
+import { assertSafeHeaderNames, checkHeaders, storedTools, toolView, usesMasked, type StoredTools } from './mcp-headers';
+import { MASKED_HEADER } from './schemas';
 import {
   MAX_PARAMETERS_BYTES,
   type agentSchema,
@@ -46,6 +50,8 @@ export type DeletedAgentView = { id: string; deleted: true };
 
 /** Whose agents: an Actor fits. */
 type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+/** Who reads them: an Actor fits; its kind and role decide whether tool URLs are shown whole (`readsWholeUrls`). */
+type Reader = Owner & { kind?: 'key' | 'user'; role?: MemberRole };
 type AgentRow = typeof agents.$inferSelect;
 
 const invalid = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
@@ -67,7 +73,13 @@ const agentList = keysetList({
   where: isNull(agents.deletedAt),
 });
 
-export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentView {
+/**
+ * The agent as the API shows it. `whole`: tool URLs whole (for whoever may change the agent: the
+ * caller decides) — else masked, as viewers, events and the audit log see them (docs/security.md,
+ * "Secrets at rest"); nothing is opened for a masked view.
+ */
+export function agentView(row: ListRow<typeof viewColumns> | AgentRow, whole: boolean): AgentView {
+  const url = (t: StoredTool) => (whole ? viewedUrl(toolUrlPlace(row.id, t.name), t.url, t.maskedUrl) : shownUrl(t.url, t.maskedUrl));
   return {
     id: row.id,
     name: row.name,
@@ -75,7 +87,7 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow): AgentVie
     model: row.model,
     instructions: row.instructions,
     // MCP header values are write-only: every response and event shows them masked.
-    tools: row.tools.map(toolView),
+    tools: row.tools.map((t) => toolView(t, url(t))),
     temperature: row.temperature,
     maxSteps: row.maxSteps,
     timeoutSeconds: row.timeoutSeconds,
@@ -172,11 +184,30 @@ async function checkParameters(owner: string, parameters: Record<string, unknown
 }
 
 /**
- * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call, MCP
- * headers (mcp-headers.ts; `stored`: the agent's MCP tools, on update). The schemas compile
- * together (in the pool's threads); the first refused one by position is reported.
+ * A tool's stored URL kept on update (the stored tool of the same name, `previous`): when the URL
+ * given is the one it was shown masked (an event, a viewer's page), or the same URL whole. Its
+ * sealed value stays as it is (same place: the tool's name ignoring case), so the audit log sees
+ * no change and nothing needs opening in the first case. Null: the URL given is new.
  */
-async function checkTools(owner: string, tools: ToolInput[], stored: StoredMcpTools | null = null): Promise<StoredTool[]> {
+function keptUrl(agentId: string, url: string, previous: StoredTool | undefined): { url: string; masked: string } | null {
+  if (!previous || !isSealed(previous.url)) return null;
+  const masked = shownUrl(previous.url, previous.maskedUrl);
+  if (url === masked) return { url: previous.url, masked };
+  try {
+    if (openUrl(toolUrlPlace(agentId, previous.name), previous.url) === url) return { url: previous.url, masked };
+  } catch (err) {
+    if (!(err instanceof UnreadableSecret)) throw err;
+  }
+  return null;
+}
+
+/**
+ * The tools as stored: unique names (ignoring case), compilable schemas, URLs we may call (sealed
+ * when they hold a credential), MCP headers (mcp-headers.ts; sealed). `stored`: the agent's tools,
+ * on update (what "********" and URLs sent back keep). The schemas compile together (in the
+ * pool's threads); the first refused one by position is reported.
+ */
+async function checkTools(owner: string, agentId: string, tools: ToolInput[], stored: StoredTools | null = null): Promise<StoredTool[]> {
   const seen = new Map<string, number>();
   for (const [i, tool] of tools.entries()) {
     const name = tool.name.toLowerCase();
@@ -186,29 +217,36 @@ async function checkTools(owner: string, tools: ToolInput[], stored: StoredMcpTo
     }
     seen.set(name, i);
   }
-  const headers = tools.map((tool, i) => (tool.type === 'mcp' ? checkHeaders(tool.headers, tool, i, stored) : null));
+  const keyring = secretsKeyring();
+  const headers = tools.map((tool, i) =>
+    tool.type === 'mcp' ? checkHeaders(tool.headers, tool, i, stored, (name, value) => sealMcpHeader(agentId, tool.name, name, value, keyring)) : null,
+  );
   const schemas = await Promise.allSettled(tools.map((tool, i) => (tool.type === 'http' ? checkParameters(owner, tool.parameters, `tools.${i}.parameters`) : null)));
   const refused = schemas.find((check) => check.status === 'rejected');
   if (refused) throw refused.reason;
-  // Resolved together; the first refused URL (by position) is the one reported.
-  const checks = await Promise.allSettled(tools.map((tool) => checkUrl(tool.url, { allowPrivate: allowPrivateUrls() })));
+  const kept = tools.map((tool) => keptUrl(agentId, tool.url, stored?.get(tool.name.toLowerCase())));
+  // Resolved together; the first refused URL (by position) is the one reported. A kept URL was
+  // checked when it was written (and is again at each call).
+  const checks = await Promise.allSettled(tools.map((tool, i) => (kept[i] ? null : checkUrl(tool.url, { allowPrivate: allowPrivateUrls() }))));
   for (const [i, check] of checks.entries()) {
     if (check.status === 'fulfilled') continue;
     if (check.reason instanceof UrlRefused) throw invalid(`tools.${i}.url`, `'tools.${i}.url' ${check.reason.message}${refusalHint(check.reason.reason)}`);
     throw check.reason;
   }
-  return tools.map((t, i) =>
-    t.type === 'http'
-      ? { type: 'http', name: t.name, description: t.description, url: t.url, method: t.method, parameters: t.parameters, approval: t.approval }
+  return tools.map((t, i) => {
+    const { url, masked } = kept[i] ?? sealUrl(toolUrlPlace(agentId, t.name), t.url, keyring);
+    return t.type === 'http'
+      ? { type: 'http', name: t.name, description: t.description, url, maskedUrl: masked, method: t.method, parameters: t.parameters, approval: t.approval }
       : {
           type: 'mcp',
           name: t.name,
-          url: t.url,
+          url,
+          maskedUrl: masked,
           allowedTools: t.allowedTools && [...new Set(t.allowedTools)],
           headers: headers[i]!,
           approval: typeof t.approval === 'object' ? { tools: [...new Set(t.approval.tools)] } : t.approval,
-        },
-  );
+        };
+  });
 }
 
 // ---- operations ----
@@ -229,8 +267,8 @@ const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
   const id = newId('agt');
-  // The tool secret and MCP header values are stored sealed (docs/security.md, "Secrets at rest").
-  const tools = sealMcpHeaders(id, await checkTools(actor.workspaceId, input.tools));
+  // The tool secret, MCP header values and URLs holding credentials are stored sealed (docs/security.md, "Secrets at rest").
+  const tools = await checkTools(actor.workspaceId, id, input.tools);
   const toolSecret = newToolSecret();
   // The agent and its `agent.created` event commit together (the event never carries the tool secret).
   return db.transaction(async (tx) => {
@@ -256,25 +294,44 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         updatedAt: now,
       })
       .returning();
-    const view = agentView(row!);
+    // The event and the audit record show URLs masked; the caller, who wrote them, gets them whole.
+    const view = agentView(row!, false);
     await emitAudited(tx, actor, 'agent.created', view, actor, { action: 'agent.created', target: { type: 'agent', id }, changes: changesOf(null, view, AGENT_AUDITED) });
-    return { ...view, toolSecret };
+    return { ...agentView(row!, true), toolSecret };
   });
 }
 
-export async function listAgents(db: Db, actor: Owner, params: PageParams): Promise<Page<AgentView>> {
+const wholeFor = (actor: Reader) => readsWholeUrls(actor, 'agents:write');
+
+export async function listAgents(db: Db, actor: Reader, params: PageParams): Promise<Page<AgentView>> {
   const page = await agentList.page(db, actor, params);
-  return { ...page, data: page.data.map(agentView) };
+  const whole = wholeFor(actor);
+  return { ...page, data: page.data.map((row) => agentView(row, whole)) };
 }
 
-export async function getAgent(db: Db, actor: Owner, id: string): Promise<AgentView> {
+export async function getAgent(db: Db, actor: Reader, id: string): Promise<AgentView> {
   const row = await findAgent(db, actor, id);
   if (!row) throw notFound('agent', id);
-  return agentView(row);
+  return agentView(row, wholeFor(actor));
+}
+
+/** Whether some tool's stored URL changed where the masked views cannot show it (its credential): a kept URL keeps its sealed value. */
+function hiddenUrlChanged(before: readonly StoredTool[], after: readonly StoredTool[]): boolean {
+  const urls = (tools: readonly StoredTool[]) => JSON.stringify(tools.map((t) => [t.name.toLowerCase(), t.url]));
+  return urls(before) !== urls(after);
+}
+
+/** The MCP header values given in plain (those kept with "********" left out): what `rotatedHeaders` compares. */
+function givenHeaders(tools: ToolInput[], stored: StoredTool[]): StoredTool[] {
+  return stored.map((t, i) => {
+    const given = tools[i]!;
+    if (t.type !== 'mcp' || given.type !== 'mcp') return t;
+    return { ...t, headers: Object.fromEntries(Object.entries(given.headers).filter(([, v]) => v !== MASKED_HEADER)) };
+  });
 }
 
 /** Changes the given fields only (`tools` and `metadata` are replaced whole); `{}` changes nothing. */
-export async function updateAgent(db: Db, actor: Owner, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
+export async function updateAgent(db: Db, actor: Owner | Actor, id: string, input: UpdateAgentInput, now = new Date()): Promise<AgentView> {
   const changes: Partial<typeof agents.$inferInsert> = {};
   /** The new tools with their MCP header values in plain (to tell a swapped value in the audit record). */
   let plainTools: StoredTool[] | undefined;
@@ -286,13 +343,16 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
     changes.model = input.model;
   }
   if (input.tools !== undefined) {
-    // "********" as an MCP header value keeps the stored one: read (and open) the agent's tools for it.
+    // "********" as an MCP header value, and a URL holding a credential (whole, or masked as it
+    // was shown), may keep what is stored: read the agent's tools for them. A kept value is copied
+    // sealed, never opened (a server that cannot open it still updates the agent); a sealed URL is
+    // opened only to compare it with the one given.
     const masked = input.tools.some((t) => t.type === 'mcp' && usesMasked(t.headers));
-    const current = masked ? await findAgent(db, actor, id) : null;
+    const keeps = masked || input.tools.some((t) => t.url.includes(URL_MASK) || holdsCredentials(t.url));
+    const current = keeps ? await findAgent(db, actor, id) : null;
     if (masked && !current) throw notFound('agent', id);
-    const checked = await checkTools(actor.workspaceId, input.tools, current && storedMcpTools(openMcpHeaders(current.id, current.tools)));
-    plainTools = checked;
-    changes.tools = sealMcpHeaders(id, checked);
+    changes.tools = await checkTools(actor.workspaceId, id, input.tools, current && storedTools(current.tools));
+    plainTools = givenHeaders(input.tools, changes.tools);
   }
   if (Object.keys(changes).length === 0) return getAgent(db, actor, id);
   if (!isId('agt', id)) throw notFound('agent', id);
@@ -306,10 +366,12 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
       .where(owned(actor, id))
       .returning();
     if (!row) throw notFound('agent', id);
-    const view = agentView(row);
-    const changed = { ...changesOf(agentView(before), view, AGENT_AUDITED), ...(plainTools ? rotatedHeaders(id, before.tools, plainTools) : {}) };
+    const [was, view] = [agentView(before, false), agentView(row, false)];
+    const changed = { ...changesOf(was, view, AGENT_AUDITED), ...(plainTools ? rotatedHeaders(id, before.tools, plainTools) : {}) };
+    // A credential changed under the mask: the record says the tools changed, masked.
+    if (!changed.tools && hiddenUrlChanged(before.tools, row.tools)) changed.tools = [was.tools, view.tools];
     await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changed });
-    return view;
+    return agentView(row, wholeFor(actor));
   });
 }
 
@@ -317,21 +379,26 @@ export async function updateAgent(db: Db, actor: Owner, id: string, input: Updat
  * A new tool secret; the current one keeps signing alongside it for 24 h (an older previous one
  * stops at once). The agent changed, so `agent.updated` is emitted, without any secret.
  */
-export async function rotateToolSecret(db: Db, actor: Owner, id: string, now = new Date()): Promise<RotatedAgentView> {
+export async function rotateToolSecret(db: Db, actor: Owner | Actor, id: string, now = new Date()): Promise<RotatedAgentView> {
   if (!isId('agt', id)) throw notFound('agent', id);
-  const expires = new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS);
   const toolSecret = newToolSecret();
   return db.transaction(async (tx) => {
-    // The sealed current secret moves to `previous_tool_secret` as it is (both share the row's place).
+    const [current] = await tx.select({ toolSecret: agents.toolSecret }).from(agents).where(owned(actor, id)).for('update');
+    if (!current) throw notFound('agent', id);
+    // The sealed current secret moves to `previous_tool_secret` as it is (both share the row's
+    // place) — unless this server cannot open it (its key is no longer held): kept, it would fail
+    // every call for 24 h, so it stops at once (docs/security.md, "A wrong key").
+    const keep = opens(toolSecretPlace(id), current.toolSecret);
+    const expires = keep ? new Date(now.getTime() + PREVIOUS_TOOL_SECRET_TTL_MS) : now;
     const [row] = await tx
       .update(agents)
-      .set({ previousToolSecret: sql`${agents.toolSecret}`, previousToolSecretExpiresAt: expires, toolSecret: sealToolSecret(id, toolSecret), updatedAt: now })
+      .set({ previousToolSecret: keep ? sql`${agents.toolSecret}` : null, previousToolSecretExpiresAt: keep ? expires : null, toolSecret: sealToolSecret(id, toolSecret), updatedAt: now })
       .where(owned(actor, id))
       .returning();
     if (!row) throw notFound('agent', id);
-    const view = agentView(row);
+    const view = agentView(row, false);
     await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.tool_secret_rotated', target: { type: 'agent', id }, changes: { toolSecret: [null, 'rotated'] } });
-    return { ...view, toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
+    return { ...agentView(row, wholeFor(actor)), toolSecret, previousToolSecretExpiresAt: expires.toISOString() };
   });
 }
 
@@ -349,7 +416,7 @@ export async function deleteAgent(db: Db, actor: Actor, id: string, now = new Da
     }
     // Its schedules go with it (their `schedule.deleted` events before the agent's).
     await deleteAgentSchedules(tx, actor, row.id);
-    await emitAudited(tx, actor, 'agent.deleted', agentView(row), actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } });
+    await emitAudited(tx, actor, 'agent.deleted', agentView(row, false), actor, { action: 'agent.deleted', target: { type: 'agent', id: row.id }, changes: { name: [row.name, null] } });
     return { id: row.id, deleted: true as const };
   });
 }

@@ -1,14 +1,15 @@
-import { and, asc, eq, gt, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { agents, idempotencyKeys, unkeyedFingerprint, unsealedAgent, unsealedWebhook, webhooks, type StoredTool } from '../../../db/schema';
 import { log } from '../../platform/log';
 import { isSealed, sealedPrefix, UnreadableSecret, type Keyring } from '../../platform/sealed';
-import { mcpHeaderPlace, toolSecretPlace, webhookSecretPlace } from './stored';
+import { mcpHeaderPlace, sealUrl, toolSecretPlace, toolUrlPlace, webhookSecretPlace, webhookUrlPlace } from './stored';
 
 // Sealing what is not sealed under the current key (docs/security.md, "Secrets at rest"):
 //
 //   'plaintext'  at every start-up: values written before secrets were sealed (or by a process
-//                of an older version during an upgrade) are sealed, and bare idempotency
+//                of an older version during an upgrade) are sealed, URLs stored before URLs were
+//                are masked (and sealed when they hold a credential), and bare idempotency
 //                fingerprints keyed. Values sealed under any key are left as they are.
 //   'rotate'     `npm run admin -- rotate-secrets-key`: every value not under the first key of
 //                the keyring is opened and sealed again under it.
@@ -27,7 +28,7 @@ export interface ResealReport {
   /** Rows whose values were sealed (again). */
   rows: number;
   /** Values that could not be opened (a key the keyring lacks): left as they are, logged. */
-  unreadable: number;
+  unreadable: UnreadableSecret[];
   /** Bare idempotency fingerprints keyed. */
   fingerprints: number;
 }
@@ -43,6 +44,11 @@ function notCurrentSql(keyring: Keyring, column: AnyColumn | SQL): SQL {
   return sql`not starts_with(${column}, ${sealedPrefix(keyring.currentId)})`;
 }
 
+/** SQL: a URL sealed under another key than the current one (a URL without a credential is stored plain, rightly). */
+function staleUrlSql(keyring: Keyring, column: AnyColumn | SQL): SQL {
+  return sql`(starts_with(${column}, 'enc:') and ${notCurrentSql(keyring, column)})`;
+}
+
 /** The value sealed under the current key (opened first when sealed under another). */
 function resealValue(keyring: Keyring, place: string, value: string): string {
   return keyring.seal(place, keyring.open(place, value));
@@ -51,34 +57,79 @@ function resealValue(keyring: Keyring, place: string, value: string): string {
 interface Pass {
   changed: number;
   missed: number;
-  unreadable: number;
+  unreadable: UnreadableSecret[];
+}
+
+/**
+ * Resealing one row's values: each value that needs it, and can be opened, sealed under the
+ * current key; one that cannot is left as it is and noted (the row's other values go on).
+ */
+class RowSealer {
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly mode: ResealMode,
+    private readonly pass: Pass,
+  ) {}
+
+  value(place: string, stored: string): string;
+  value(place: string, stored: string | null): string | null;
+  value(place: string, stored: string | null): string | null {
+    if (stored === null || !stale(this.keyring, this.mode)(stored)) return stored;
+    return this.attempt(stored, () => resealValue(this.keyring, place, stored));
+  }
+
+  /** A URL and its masked form: masked (and sealed when it holds a credential) if stored before URLs were; moved to the current key on a rotation. */
+  url(place: string, stored: string, masked: string | null | undefined): { url: string; masked: string | null } {
+    const kept = { url: stored, masked: masked ?? null };
+    if (masked === null || masked === undefined) return this.attempt(kept, () => sealUrl(place, this.keyring.open(place, stored), this.keyring));
+    if (this.mode === 'rotate' && isSealed(stored) && !this.keyring.isCurrent(stored)) return { url: this.value(place, stored), masked };
+    return kept;
+  }
+
+  private attempt<T>(fallback: T, f: () => T): T {
+    try {
+      return f();
+    } catch (err) {
+      if (!(err instanceof UnreadableSecret)) throw err;
+      unreadable(this.pass, err);
+      return fallback;
+    }
+  }
+}
+
+/** SQL: a webhook with something not sealed under the current key (the rotation's; the start-up uses `unsealedWebhook`). */
+function staleWebhookSql(keyring: Keyring): SQL {
+  return or(notCurrentSql(keyring, webhooks.secret), notCurrentSql(keyring, webhooks.previousSecret), staleUrlSql(keyring, webhooks.url), isNull(webhooks.urlMasked))!;
 }
 
 async function webhooksPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<Pass> {
-  const needs = stale(keyring, mode);
-  const pass: Pass = { changed: 0, missed: 0, unreadable: 0 };
+  const pass: Pass = { changed: 0, missed: 0, unreadable: [] };
   for (let after = ''; ; ) {
     const rows = await db
-      .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
+      .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret, url: webhooks.url, urlMasked: webhooks.urlMasked })
       .from(webhooks)
-      .where(and(gt(webhooks.id, after), mode === 'plaintext' ? unsealedWebhook(webhooks) : or(notCurrentSql(keyring, webhooks.secret), notCurrentSql(keyring, webhooks.previousSecret))))
+      .where(and(gt(webhooks.id, after), mode === 'plaintext' ? unsealedWebhook(webhooks) : staleWebhookSql(keyring)))
       .orderBy(asc(webhooks.id))
       .limit(PAGE);
     for (const row of rows) {
+      const sealer = new RowSealer(keyring, mode, pass);
       const place = webhookSecretPlace(row.id);
-      let secret: string, previous: string | null;
-      try {
-        secret = needs(row.secret) ? resealValue(keyring, place, row.secret) : row.secret;
-        previous = row.previousSecret !== null && needs(row.previousSecret) ? resealValue(keyring, place, row.previousSecret) : row.previousSecret;
-      } catch (err) {
-        if (!(err instanceof UnreadableSecret)) throw err;
-        unreadable(pass, err);
-        continue;
-      }
+      const secret = sealer.value(place, row.secret);
+      const previous = sealer.value(place, row.previousSecret);
+      const url = sealer.url(webhookUrlPlace(row.id), row.url, row.urlMasked);
+      if (secret === row.secret && previous === row.previousSecret && url.url === row.url && url.masked === row.urlMasked) continue;
       const done = await db
         .update(webhooks)
-        .set({ secret, previousSecret: previous })
-        .where(and(eq(webhooks.id, row.id), eq(webhooks.secret, row.secret), sql`${webhooks.previousSecret} is not distinct from ${row.previousSecret}`))
+        .set({ secret, previousSecret: previous, url: url.url, urlMasked: url.masked })
+        .where(
+          and(
+            eq(webhooks.id, row.id),
+            eq(webhooks.secret, row.secret),
+            sql`${webhooks.previousSecret} is not distinct from ${row.previousSecret}`,
+            eq(webhooks.url, row.url),
+            sql`${webhooks.urlMasked} is not distinct from ${row.urlMasked}`,
+          ),
+        )
         .returning({ id: webhooks.id });
       count(pass, done.length);
     }
@@ -93,9 +144,18 @@ function staleHeadersSql(keyring: Keyring): SQL {
   return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t, jsonb_each_text(${headers}) h where ${notCurrentSql(keyring, sql`h.value`)})`;
 }
 
+/** SQL: some tool URL of the agent is sealed under another key, or was stored before URLs were (no `maskedUrl`). */
+function staleUrlsSql(keyring: Keyring): SQL {
+  return sql`exists (select 1 from jsonb_array_elements(${agents.tools}) t where jsonb_typeof(t.value -> 'maskedUrl') is distinct from 'string' or ${staleUrlSql(keyring, sql`t.value ->> 'url'`)})`;
+}
+
+/** SQL: an agent with something not sealed under the current key (the rotation's; the start-up uses `unsealedAgent`). */
+function staleAgentSql(keyring: Keyring): SQL {
+  return or(notCurrentSql(keyring, agents.toolSecret), notCurrentSql(keyring, agents.previousToolSecret), staleHeadersSql(keyring), staleUrlsSql(keyring))!;
+}
+
 async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<Pass> {
-  const needs = stale(keyring, mode);
-  const pass: Pass = { changed: 0, missed: 0, unreadable: 0 };
+  const pass: Pass = { changed: 0, missed: 0, unreadable: [] };
   for (let after = ''; ; ) {
     const rows = await db
       .select({ id: agents.id, toolSecret: agents.toolSecret, previousToolSecret: agents.previousToolSecret, tools: agents.tools })
@@ -103,34 +163,23 @@ async function agentsPass(db: Db, keyring: Keyring, mode: ResealMode): Promise<P
       .where(
         and(
           gt(agents.id, after),
-          mode === 'plaintext'
-            ? unsealedAgent(agents)
-            : or(notCurrentSql(keyring, agents.toolSecret), notCurrentSql(keyring, agents.previousToolSecret), staleHeadersSql(keyring)),
+          mode === 'plaintext' ? unsealedAgent(agents) : staleAgentSql(keyring),
         ),
       )
       .orderBy(asc(agents.id))
       .limit(PAGE);
     for (const row of rows) {
+      const sealer = new RowSealer(keyring, mode, pass);
       const place = toolSecretPlace(row.id);
-      let toolSecret: string, previous: string | null, tools: StoredTool[];
-      try {
-        toolSecret = needs(row.toolSecret) ? resealValue(keyring, place, row.toolSecret) : row.toolSecret;
-        previous = row.previousToolSecret !== null && needs(row.previousToolSecret) ? resealValue(keyring, place, row.previousToolSecret) : row.previousToolSecret;
-        tools = row.tools.map((t) =>
-          t.type !== 'mcp'
-            ? t
-            : {
-                ...t,
-                headers: Object.fromEntries(
-                  Object.entries(t.headers).map(([name, value]) => [name, needs(value) ? resealValue(keyring, mcpHeaderPlace(row.id, t.name, name), value) : value]),
-                ),
-              },
-        );
-      } catch (err) {
-        if (!(err instanceof UnreadableSecret)) throw err;
-        unreadable(pass, err);
-        continue;
-      }
+      const toolSecret = sealer.value(place, row.toolSecret);
+      const previous = sealer.value(place, row.previousToolSecret);
+      const tools: StoredTool[] = row.tools.map((t) => {
+        const { url, masked } = sealer.url(toolUrlPlace(row.id, t.name), t.url, t.maskedUrl);
+        const withUrl = { ...t, url, ...(masked === null ? {} : { maskedUrl: masked }) };
+        if (withUrl.type !== 'mcp') return withUrl;
+        return { ...withUrl, headers: Object.fromEntries(Object.entries(withUrl.headers).map(([name, value]) => [name, sealer.value(mcpHeaderPlace(row.id, t.name, name), value)])) };
+      });
+      if (toolSecret === row.toolSecret && previous === row.previousToolSecret && JSON.stringify(tools) === JSON.stringify(row.tools)) continue;
       const done = await db
         .update(agents)
         .set({ toolSecret, previousToolSecret: previous, tools })
@@ -181,7 +230,7 @@ function count(pass: Pass, updated: number): void {
 }
 
 function unreadable(pass: Pass, err: UnreadableSecret): void {
-  pass.unreadable++;
+  pass.unreadable.push(err);
   log.error({ place: err.place, keyId: err.keyId }, err.message);
 }
 
@@ -190,26 +239,23 @@ function unreadable(pass: Pass, err: UnreadableSecret): void {
  * under it (at most a few times: what is left then is another process's recent writing, sealed).
  */
 export async function resealSecrets(db: Db, keyring: Keyring, mode: ResealMode): Promise<ResealReport> {
-  const report: ResealReport = { rows: 0, unreadable: 0, fingerprints: 0 };
+  const report: ResealReport = { rows: 0, unreadable: [], fingerprints: 0 };
   for (let i = 0; i < MAX_PASSES; i++) {
     const passes = [await webhooksPass(db, keyring, mode), await agentsPass(db, keyring, mode)];
     report.rows += passes.reduce((n, p) => n + p.changed, 0);
-    report.unreadable = passes.reduce((n, p) => n + p.unreadable, 0);
+    report.unreadable = passes.flatMap((p) => p.unreadable);
     if (passes.every((p) => p.missed === 0)) break;
   }
   report.fingerprints = await fingerprintsPass(db, keyring);
   return report;
 }
 
-/** What is still not sealed under the current key: values (by table), and fingerprints under other keys. */
+/** What is still not sealed under the current key: rows (by table), and fingerprints under other keys. */
 export async function unsealedLeft(db: Db, keyring: Keyring): Promise<{ webhooks: number; agents: number; fingerprints: number }> {
   const n = sql<number>`count(*)::int`;
   const [[w], [a], [f]] = await Promise.all([
-    db.select({ n }).from(webhooks).where(or(notCurrentSql(keyring, webhooks.secret), notCurrentSql(keyring, webhooks.previousSecret))),
-    db
-      .select({ n })
-      .from(agents)
-      .where(or(notCurrentSql(keyring, agents.toolSecret), notCurrentSql(keyring, agents.previousToolSecret), staleHeadersSql(keyring))),
+    db.select({ n }).from(webhooks).where(staleWebhookSql(keyring)),
+    db.select({ n }).from(agents).where(staleAgentSql(keyring)),
     db
       .select({ n })
       .from(idempotencyKeys)

@@ -1,18 +1,26 @@
-import type { StoredMcpTool, StoredTool } from '../../../db/schema';
+import type { StoredMcpTool } from '../../../db/schema';
+import type { MemberRole } from '../../../db/schema/values';
 import { log } from '../../platform/log';
-import { secretsKeyring, UnreadableSecret, type Keyring } from '../../platform/sealed';
+import { maskUrl, URL_MASK } from '../../platform/net/masked-url';
+import { isSealed, secretsKeyring, UnreadableSecret, type Keyring } from '../../platform/sealed';
+import { roleAllows } from '../auth/roles';
+import type { Scope } from '../keys/scopes';
 
 // The secrets stored sealed (docs/security.md, "Secrets at rest"), and the place each is bound to:
 //
 //   webhooks.secret, webhooks.previous_secret       place `webhooks.secret:<webhook id>`
 //   agents.tool_secret, agents.previous_tool_secret place `agents.tool_secret:<agent id>`
 //   agents.tools[].headers (MCP tools' values)      place `agents.mcp_header:<agent id>:<tool>:<header>`
+//   webhooks.url (a URL holding a credential)       place `webhooks.url:<webhook id>`
+//   agents.tools[].url (idem, HTTP and MCP tools)   place `agents.tool_url:<agent id>:<tool>`
 //
 // A secret and the previous one share a place: a rotation moves the sealed value from one column
 // to the other in SQL, without opening it. Tool and header names are lower-cased (both are unique
 // ignoring case, and "********" on update keeps a value by its name ignoring case). Values are
 // sealed when written and opened only where the plaintext is used: the create and rotate answers,
-// signing a delivery or a tool call, and the headers sent to an MCP server.
+// signing a delivery or a tool call, and the headers sent to an MCP server. A URL is sealed only
+// when it holds a credential (server/platform/net/masked-url.ts); beside it is stored its masked
+// form, which is what views show to whoever may not manage the resource (never opened for them).
 
 export const webhookSecretPlace = (webhookId: string) => `webhooks.secret:${webhookId}`;
 export const toolSecretPlace = (agentId: string) => `agents.tool_secret:${agentId}`;
@@ -28,6 +36,20 @@ function open(keyring: Keyring, place: string, stored: string): string {
     return keyring.open(place, stored);
   } catch (err) {
     if (err instanceof UnreadableSecret) log.error({ place: err.place, keyId: err.keyId, keyring: keyring.ids }, err.message);
+    throw err;
+  }
+}
+
+export const webhookUrlPlace = (webhookId: string) => `webhooks.url:${webhookId}`;
+export const toolUrlPlace = (agentId: string, tool: string) => `agents.tool_url:${agentId}:${tool.toLowerCase()}`;
+
+/** Whether a stored value opens here (logged when it does not): a rotation keeps as "previous" only a secret that does. */
+export function opens(place: string, stored: string): boolean {
+  try {
+    open(secretsKeyring(), place, stored);
+    return true;
+  } catch (err) {
+    if (err instanceof UnreadableSecret) return false;
     throw err;
   }
 }
@@ -77,18 +99,60 @@ function mapHeaders(tool: StoredMcpTool, f: (name: string, value: string) => str
   return { ...tool, headers: Object.fromEntries(Object.entries(tool.headers).map(([name, value]) => [name, f(name, value)])) };
 }
 
-/** The tools as stored: every MCP header value sealed (the values given are plaintext). */
-export function sealMcpHeaders(agentId: string, tools: StoredTool[], keyring: Keyring = secretsKeyring()): StoredTool[] {
-  return tools.map((t) => (t.type === 'mcp' ? mapHeaders(t, (name, value) => keyring.seal(mcpHeaderPlace(agentId, t.name, name), value)) : t));
+/** An MCP header value as stored: sealed (the value given is plaintext). */
+export const sealMcpHeader = (agentId: string, tool: string, header: string, value: string, keyring: Keyring = secretsKeyring()) =>
+  keyring.seal(mcpHeaderPlace(agentId, tool, header), value);
+
+/** An MCP tool's header values, opened. */
+export function openMcpHeaderValues(agentId: string, tool: StoredMcpTool, keyring: Keyring = secretsKeyring()): Record<string, string> {
+  return mapHeaders(tool, (name, value) => open(keyring, mcpHeaderPlace(agentId, tool.name, name), value)).headers;
 }
 
-/** An MCP tool with its header values opened (what is sent to the server). */
+/** An MCP tool with its URL and header values opened (what the runner connects to and sends). */
 export function openMcpTool(agentId: string, tool: StoredMcpTool, keyring: Keyring = secretsKeyring()): StoredMcpTool {
-  return mapHeaders(tool, (name, value) => open(keyring, mcpHeaderPlace(agentId, tool.name, name), value));
+  return { ...tool, headers: openMcpHeaderValues(agentId, tool, keyring), url: open(keyring, toolUrlPlace(agentId, tool.name), tool.url) };
 }
 
-/** The tools with every MCP header value opened (on update, "********" keeps a stored value). */
-export function openMcpHeaders(agentId: string, tools: readonly StoredTool[]): StoredTool[] {
-  const keyring = secretsKeyring();
-  return tools.map((t) => (t.type === 'mcp' ? openMcpTool(agentId, t, keyring) : t));
+// ---- URLs that are credentials ----
+
+/** A URL as stored: sealed for `place` when it holds a credential, else as given; and its masked form. */
+export function sealUrl(place: string, url: string, keyring: Keyring = secretsKeyring()): { url: string; masked: string } {
+  const masked = maskUrl(url);
+  return { url: masked === url ? url : keyring.seal(place, url), masked };
+}
+
+/** The whole URL of a stored one (opened when sealed; UnreadableSecret, logged, when it cannot be). */
+export function openUrl(place: string, stored: string, keyring: Keyring = secretsKeyring()): string {
+  return open(keyring, place, stored);
+}
+
+/** What someone who may not manage the resource sees of a stored URL (nothing is opened). */
+export function shownUrl(stored: string, masked: string | null | undefined): string {
+  if (masked !== null && masked !== undefined) return masked;
+  // A row of an older version, before the start-up filled it: plain text.
+  return isSealed(stored) ? URL_MASK : maskUrl(stored);
+}
+
+/**
+ * The whole URL for a view, or — when this server cannot open it — the masked one (a list must
+ * still list; the log names the place): a client that sends it back keeps the stored URL.
+ */
+export function viewedUrl(place: string, stored: string, masked: string | null | undefined): string {
+  if (!isSealed(stored)) return stored;
+  try {
+    return open(secretsKeyring(), place, stored);
+  } catch (err) {
+    if (err instanceof UnreadableSecret) return shownUrl(stored, masked);
+    throw err;
+  }
+}
+
+/**
+ * Who reads a resource's URLs whole: an API key (it holds the resource's scope), and a member
+ * whose role may change the resource (docs/teams.md); the others — viewers, and developers for
+ * webhooks — see them masked, as events and the audit log do.
+ */
+export function readsWholeUrls(reader: { kind?: 'key' | 'user'; role?: MemberRole }, scope: Scope): boolean {
+  if (reader.kind === 'key') return true;
+  return reader.kind === 'user' && reader.role !== undefined && roleAllows(reader.role, { scope }, 'mutation');
 }

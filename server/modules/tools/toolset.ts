@@ -2,7 +2,7 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { agents, StoredHttpTool, StoredMcpTool } from '../../../db/schema';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
 import { UnreadableSecret } from '../../platform/sealed';
-import { openMcpTool, openToolSecrets, type OpenedToolSecrets } from '../secrets/stored';
+import { openMcpTool, openToolSecrets, openUrl, toolUrlPlace, type OpenedToolSecrets } from '../secrets/stored';
 import { CallLimits } from './call-limits';
 import { callHttpTool } from './http-tool';
 import { McpToolError, openMcpTools, type McpOffered, type McpServerTools } from './mcp-tool';
@@ -27,16 +27,17 @@ export function activeToolSecrets(secrets: OpenedToolSecrets, now = new Date()):
 }
 
 /**
- * The agent's stored secrets, opened (they are sealed at rest: docs/security.md, "Secrets at
- * rest"). One this server cannot open fails the run as a tool error saying so (and is logged
- * with its key id), before any tool is called.
+ * The agent's stored secrets and the URLs that hold credentials, opened once for the run (they
+ * are sealed at rest: docs/security.md, "Secrets at rest"). One this server cannot open fails the
+ * run as a tool error naming it and why (its key id, the keys held; logged too), before any tool
+ * is called.
  */
 function opened<T>(open: () => T): T {
   try {
     return open();
   } catch (err) {
     if (err instanceof UnreadableSecret) {
-      throw new McpToolError("The agent's stored tool secrets cannot be opened by this server: they are sealed under a key its SECRETS_KEY does not hold (see the server's log)");
+      throw new McpToolError(`The agent's stored tool secrets cannot be opened by this server: ${err.place}: ${err.reason}`);
     }
     throw err;
   }
@@ -67,7 +68,7 @@ export interface RunTools {
 export async function openTools(agent: AgentRow, executionId: string, signal: AbortSignal): Promise<RunTools> {
   const limits = new CallLimits();
   const tools: ToolSet = {};
-  const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http');
+  const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http').map((spec) => opened(() => ({ ...spec, url: openUrl(toolUrlPlace(agent.id, spec.name), spec.url) })));
   const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp').map((spec) => opened(() => openMcpTool(agent.id, spec)));
   const secrets = http.length > 0 ? opened(() => openToolSecrets(agent)) : null;
   const approvals = new Map<string, Record<string, unknown>>();

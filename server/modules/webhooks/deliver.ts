@@ -4,7 +4,8 @@ import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReas
 import { env } from '../../platform/env.js';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
 import { log } from '../../platform/log';
-import { webhookSigningSecrets } from '../secrets/stored';
+import { UnreadableSecret } from '../../platform/sealed';
+import { openUrl, webhookSigningSecrets, webhookUrlPlace } from '../secrets/stored';
 import type { Lease } from './lanes';
 import { sendWebhook, type AttemptResult } from './send';
 
@@ -74,19 +75,23 @@ export async function drainWebhook(db: Db, lease: Lease, held: () => boolean = (
       .orderBy(asc(webhookDeliveries.eventId))
       .limit(BATCH);
     if (due.length === 0) return 'done';
-    // Opened here only (sealed at rest); one that cannot be opened fails the drain, logged, and the
-    // deliveries wait (the endpoint's lease runs out first) for the keyring to be fixed
-    // (docs/security.md, "Secrets at rest").
-    const secrets = webhookSigningSecrets(hook);
+    // Opened here only (sealed at rest), once per batch. One this server cannot open (its key is
+    // not in SECRETS_KEY) is logged, and each due delivery records a failed attempt saying so,
+    // retried on the schedule like any other (docs/security.md, "A wrong key"): nothing is sent,
+    // and the endpoint's failure streak is not ours to lengthen.
+    const target = openTarget(hook);
     for (const d of due) {
       if (!held()) return 'done';
-      const result = await sendWebhook(hook.url, d.eventId, payload({ ...d, id: d.eventId }), {
-        secrets,
-        allowPrivate: allowPrivateUrls(),
-        requireHttps: hook.environment === 'live',
-        timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
-      });
-      const disabled = await record(db, hook.id, d.id, d.attempts + 1, result);
+      const result =
+        'unreadable' in target
+          ? notOpened(target.unreadable)
+          : await sendWebhook(target.url, d.eventId, payload({ ...d, id: d.eventId }), {
+              secrets: target.secrets,
+              allowPrivate: allowPrivateUrls(),
+              requireHttps: hook.environment === 'live',
+              timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
+            });
+      const disabled = await record(db, hook.id, d.id, d.attempts + 1, result, !('unreadable' in target));
       if (disabled) {
         log.warn({ webhook: hook.id, reason: disabled }, 'webhook disabled');
         return 'done';
@@ -96,12 +101,29 @@ export async function drainWebhook(db: Db, lease: Lease, held: () => boolean = (
   }
 }
 
+/** Where and how a delivery is sent: the whole URL and the signing secrets, opened; or what could not be. */
+function openTarget(hook: typeof webhooks.$inferSelect): { url: string; secrets: string[] } | { unreadable: UnreadableSecret } {
+  try {
+    return { url: openUrl(webhookUrlPlace(hook.id), hook.url), secrets: webhookSigningSecrets(hook) };
+  } catch (err) {
+    if (err instanceof UnreadableSecret) return { unreadable: err };
+    throw err;
+  }
+}
+
+/** The attempt of a delivery whose URL or secret this server cannot open: nothing was sent. */
+function notOpened(err: UnreadableSecret): AttemptResult {
+  const what = err.place.startsWith('webhooks.url:') ? 'URL' : 'signing secret';
+  return { ok: false, statusCode: null, latencyMs: 0, excerpt: null, error: `Not sent: the webhook's ${what} cannot be opened by this server: ${err.reason}` };
+}
+
 /**
  * Records attempt `n` of a delivery and what follows from it, in one transaction. Returns the
  * reason the webhook was disabled by it, if it was. A delivery no longer pending at attempt
- * n − 1 (another drain got there first) is left as it is.
+ * n − 1 (another drain got there first) is left as it is. `endpoints`: whether the outcome is the
+ * endpoint's (false when we could not send: its failure streak, and disabling, are left alone).
  */
-async function record(db: Db, webhookId: string, deliveryId: string, n: number, r: AttemptResult): Promise<DisabledReason | null> {
+async function record(db: Db, webhookId: string, deliveryId: string, n: number, r: AttemptResult, endpoints = true): Promise<DisabledReason | null> {
   return db.transaction(async (tx) => {
     const delay = r.ok ? null : retryDelay(n, r.retryAfterSeconds);
     const retryAt = delay === null ? null : new Date(Date.now() + delay * 1000);
@@ -126,9 +148,9 @@ async function record(db: Db, webhookId: string, deliveryId: string, n: number, 
         .values({ deliveryId, attempt: n, at: new Date(Date.now() - r.latencyMs), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error, responseExcerpt: r.excerpt })
         .execute(),
     ];
-    if (r.ok) {
+    if (r.ok || !endpoints) {
       // A success ends the endpoint's failure streak.
-      writes.push(tx.update(webhooks).set({ firstFailureAt: null }).where(and(eq(webhooks.id, webhookId), sql`${webhooks.firstFailureAt} is not null`)).execute());
+      if (r.ok) writes.push(tx.update(webhooks).set({ firstFailureAt: null }).where(and(eq(webhooks.id, webhookId), sql`${webhooks.firstFailureAt} is not null`)).execute());
       await Promise.all(writes);
       return null;
     }

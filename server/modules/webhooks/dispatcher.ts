@@ -43,9 +43,9 @@ export function startDeliveries(db: Db, bus: Bus, slots: number): () => Promise<
     const d: Drain = { lease, lost: false, done: Promise.resolve() };
     d.done = drainWebhook(db, lease, () => !d.lost && !stopped)
       .catch((err: unknown) => {
-        // E.g. its signing secret cannot be opened (docs/security.md, "Secrets at rest"): the
-        // endpoint keeps its lease until it runs out, so it is tried again in LEASE_SECONDS, not
-        // at once and again and again.
+        // E.g. the database failing under it (a secret it cannot open is an attempt's failure,
+        // recorded by the drain: deliver.ts): the endpoint keeps its lease until it runs out, so
+        // it is tried again in LEASE_SECONDS, not at once and again and again.
         log.error({ err, webhook: lease.webhookId }, 'webhook drain failed');
         return 'failed' as const;
       })

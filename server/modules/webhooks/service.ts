@@ -15,7 +15,9 @@ import { allowPrivateUrls, refusalHint } from '../../platform/net/private-urls';
 import { checkUrl, UrlRefused } from '../../platform/net/url-guard';
 import type { Page, PageParams } from '../../platform/pagination';
 import { newToolSecret } from '../tools/http-tool';
-import { sealWebhookSecret } from '../secrets/stored';
+import type { MemberRole } from '../../../db/schema/values';
+import { opens, openUrl, readsWholeUrls, sealUrl, sealWebhookSecret, shownUrl, viewedUrl, webhookSecretPlace, webhookUrlPlace } from '../secrets/stored';
+import { isSealed, UnreadableSecret } from '../../platform/sealed';
 import { MAX_WEBHOOKS, type createWebhookInput, type deliverySchema, type updateWebhookInput, type webhookSchema } from './schemas';
 import { failPending } from './deliver';
 import { wakeDeliveries } from './wake';
@@ -27,6 +29,8 @@ import { wakeDeliveries } from './wake';
 export type WebhookView = z.infer<typeof webhookSchema>;
 export type DeliveryView = z.infer<typeof deliverySchema>;
 type Owner = Pick<Actor, 'workspaceId' | 'environment'>;
+/** Who reads them: an Actor fits; its kind and role decide whether the URL is shown whole (`readsWholeUrls`). */
+type Reader = Owner & { kind?: 'key' | 'user'; role?: MemberRole };
 type WebhookRow = typeof webhooks.$inferSelect;
 
 const invalid = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
@@ -34,10 +38,15 @@ const invalid = (param: string, message: string) => new ApiError('invalid_parame
 /** A rotated-out secret keeps signing alongside the new one this long. */
 export const PREVIOUS_SECRET_TTL_MS = 24 * 3600 * 1000;
 
-export function webhookView(row: WebhookRow): WebhookView {
+/**
+ * The webhook as the API shows it. `whole`: its URL whole (for whoever may manage it: the caller
+ * decides) — else masked, as developers, viewers, events and the audit log see it (docs/security.md,
+ * "Secrets at rest"); nothing is opened for a masked view.
+ */
+export function webhookView(row: Omit<WebhookRow, 'secret' | 'previousSecret'>, whole: boolean): WebhookView {
   return {
     id: row.id,
-    url: row.url,
+    url: whole ? viewedUrl(webhookUrlPlace(row.id), row.url, row.urlMasked) : shownUrl(row.url, row.urlMasked),
     events: row.events,
     description: row.description,
     enabled: row.enabled,
@@ -102,10 +111,12 @@ const WEBHOOK_AUDITED = ['url', 'events', 'description', 'enabled', 'disabledRea
 
 export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof createWebhookInput>, now = new Date()) {
   const events = checkEvents(input.events);
-  const url = await checkWebhookUrl(input.url, actor.environment);
-  // The secret is shown in this answer only, and stored sealed (docs/security.md, "Secrets at rest").
+  const given = await checkWebhookUrl(input.url, actor.environment);
+  // The secret is shown in this answer only, and stored sealed, as the URL is when it holds a
+  // credential (docs/security.md, "Secrets at rest").
   const id = newId('whk');
   const secret = newToolSecret();
+  const url = sealUrl(webhookUrlPlace(id), given);
   return db.transaction(async (tx) => {
     await assertUnderLimit(tx, webhooks, actor, { name: 'webhooks', max: MAX_WEBHOOKS, code: 'webhook_limit_reached' });
     const [row] = await tx
@@ -114,7 +125,8 @@ export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof 
         id,
         workspaceId: actor.workspaceId,
         environment: actor.environment,
-        url,
+        url: url.url,
+        urlMasked: url.masked,
         events,
         description: input.description,
         enabled: input.enabled,
@@ -125,25 +137,53 @@ export async function createWebhook(db: Db, actor: Owner, input: z.infer<typeof 
         updatedAt: now,
       })
       .returning();
-    const view = webhookView(row!);
+    // The audit record shows the URL masked; the caller, who wrote it, gets it whole.
+    const view = webhookView(row!, false);
     await audit(tx, actor, { action: 'webhook.created', target: { type: 'webhook', id }, changes: changesOf(null, view, WEBHOOK_AUDITED) });
-    return { ...view, secret };
+    return { ...view, url: given, secret };
   });
 }
 
-export async function listWebhooks(db: Db, actor: Owner, params: PageParams): Promise<Page<WebhookView>> {
+const wholeFor = (actor: Reader) => readsWholeUrls(actor, 'webhooks:manage');
+
+export async function listWebhooks(db: Db, actor: Reader, params: PageParams): Promise<Page<WebhookView>> {
   const page = await webhookList.page(db, actor, params);
-  return { ...page, data: page.data.map((row) => webhookView(row as WebhookRow)) };
+  const whole = wholeFor(actor);
+  return { ...page, data: page.data.map((row) => webhookView(row, whole)) };
 }
 
-export async function getWebhook(db: Db, actor: Owner, id: string): Promise<WebhookView> {
-  return webhookView(await mustFind(db, actor, id));
+export async function getWebhook(db: Db, actor: Reader, id: string): Promise<WebhookView> {
+  return webhookView(await mustFind(db, actor, id), wholeFor(actor));
 }
 
-export async function updateWebhook(db: Db, actor: Owner, id: string, input: Omit<z.infer<typeof updateWebhookInput>, 'id'>, now = new Date()): Promise<WebhookView> {
+/**
+ * Whether `given` is the webhook's stored URL: the masked form it was shown (an event, a
+ * developer's page) or the same URL whole. Then the stored (sealed) value stays as it is: nothing
+ * changes, nothing needs opening in the first case.
+ */
+function sameUrl(row: WebhookRow, given: string): boolean {
+  if (!isSealed(row.url)) return given === row.url;
+  if (given === shownUrl(row.url, row.urlMasked)) return true;
+  try {
+    return openUrl(webhookUrlPlace(row.id), row.url) === given;
+  } catch (err) {
+    if (err instanceof UnreadableSecret) return false;
+    throw err;
+  }
+}
+
+export async function updateWebhook(db: Db, actor: Owner | Actor, id: string, input: Omit<z.infer<typeof updateWebhookInput>, 'id'>, now = new Date()): Promise<WebhookView> {
   const changes: Partial<typeof webhooks.$inferInsert> = {};
   if (input.events !== undefined) changes.events = checkEvents(input.events);
-  if (input.url !== undefined) changes.url = await checkWebhookUrl(input.url, actor.environment);
+  if (input.url !== undefined) {
+    // The URL sent back as it was read (masked or whole) keeps the stored one; another is checked
+    // and sealed (for a webhook that does not exist, checked: input before lookup, docs/api.md).
+    const current = await findWebhook(db, actor, id);
+    if (!current || !sameUrl(current, input.url)) {
+      const stored = sealUrl(webhookUrlPlace(id), await checkWebhookUrl(input.url, actor.environment));
+      Object.assign(changes, { url: stored.url, urlMasked: stored.masked });
+    }
+  }
   if (input.description !== undefined) changes.description = input.description;
   if (input.enabled === true) Object.assign(changes, { enabled: true, disabledReason: null, disabledAt: null, firstFailureAt: null });
   if (input.enabled === false) Object.assign(changes, { enabled: false, disabledReason: 'manual', disabledAt: now });
@@ -162,18 +202,21 @@ export async function updateWebhook(db: Db, actor: Owner, id: string, input: Omi
     if (!row) throw notFound('webhook', id);
     // Disabled: nothing of it stays pending (docs/webhooks.md, "Retries and disabling").
     if (!row.enabled) await failPending(tx, row.id, 'The webhook is disabled');
-    const view = webhookView(row);
-    await audit(tx, actor, { action: 'webhook.updated', target: { type: 'webhook', id }, changes: changesOf(webhookView(before), view, WEBHOOK_AUDITED) });
-    return view;
+    const [was, view] = [webhookView(before, false), webhookView(row, false)];
+    const changed = changesOf(was, view, WEBHOOK_AUDITED);
+    // A credential changed under the mask (a kept URL keeps its sealed value): recorded, masked.
+    if (!changed.url && before.url !== row.url) changed.url = [was.url, view.url];
+    await audit(tx, actor, { action: 'webhook.updated', target: { type: 'webhook', id }, changes: changed });
+    return webhookView(row, wholeFor(actor));
   });
 }
 
 export async function deleteWebhook(db: Db, actor: Owner, id: string): Promise<{ id: string; deleted: true }> {
   if (!isId('whk', id)) throw notFound('webhook', id);
   return db.transaction(async (tx) => {
-    const [row] = await tx.delete(webhooks).where(owned(actor, id)).returning({ id: webhooks.id, url: webhooks.url });
+    const [row] = await tx.delete(webhooks).where(owned(actor, id)).returning({ id: webhooks.id, url: webhooks.url, urlMasked: webhooks.urlMasked });
     if (!row) throw notFound('webhook', id);
-    await audit(tx, actor, { action: 'webhook.deleted', target: { type: 'webhook', id }, changes: { url: [row.url, null] } });
+    await audit(tx, actor, { action: 'webhook.deleted', target: { type: 'webhook', id }, changes: { url: [shownUrl(row.url, row.urlMasked), null] } });
     return { id: row.id, deleted: true as const };
   });
 }
@@ -182,19 +225,24 @@ export async function deleteWebhook(db: Db, actor: Owner, id: string): Promise<{
  * A new secret; the current one keeps signing alongside it for 24 h (an older previous one stops).
  * The sealed current value moves to `previous_secret` as it is (both share the row's place).
  */
-export async function rotateSecret(db: Db, actor: Owner, id: string, now = new Date()) {
+export async function rotateSecret(db: Db, actor: Owner | Actor, id: string, now = new Date()) {
   if (!isId('whk', id)) throw notFound('webhook', id);
-  const expires = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
   const secret = newToolSecret();
   return db.transaction(async (tx) => {
+    const [current] = await tx.select({ secret: webhooks.secret }).from(webhooks).where(owned(actor, id)).for('update');
+    if (!current) throw notFound('webhook', id);
+    // A secret this server cannot open (its key is no longer held) is not kept as the previous
+    // one: it would fail every delivery for 24 h. It stops at once (docs/security.md, "A wrong key").
+    const keep = opens(webhookSecretPlace(id), current.secret);
+    const expires = keep ? new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS) : now;
     const [row] = await tx
       .update(webhooks)
-      .set({ previousSecret: sql`${webhooks.secret}`, previousSecretExpiresAt: expires, secret: sealWebhookSecret(id, secret), updatedAt: now })
+      .set({ previousSecret: keep ? sql`${webhooks.secret}` : null, previousSecretExpiresAt: keep ? expires : null, secret: sealWebhookSecret(id, secret), updatedAt: now })
       .where(owned(actor, id))
       .returning();
     if (!row) throw notFound('webhook', id);
     await audit(tx, actor, { action: 'webhook.secret_rotated', target: { type: 'webhook', id }, changes: { secret: [null, 'rotated'] } });
-    return { ...webhookView(row), secret, previousSecretExpiresAt: expires.toISOString() };
+    return { ...webhookView(row, wholeFor(actor)), secret, previousSecretExpiresAt: expires.toISOString() };
   });
 }
 
@@ -284,7 +332,7 @@ export async function sendTestEvent(db: Db, actor: Owner, id: string): Promise<E
   mustBeEnabled(row);
   const eventId = await db.transaction(async (tx) => {
     const [made] = await Promise.all([
-      emit(tx, actor, TEST_EVENT_TYPE, webhookView(row), { webhookId: row.id }),
+      emit(tx, actor, TEST_EVENT_TYPE, webhookView(row, false), { webhookId: row.id }),
       audit(tx, actor, { action: 'webhook.test_sent', target: { type: 'webhook', id: row.id } }),
     ]);
     return made;
