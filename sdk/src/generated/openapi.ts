@@ -1020,7 +1020,7 @@ export type components = {
              */
             description: string;
             /**
-             * @description The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks (Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, no credentials; unless the server allows it, never a loopback, private, link-local or metadata address.
+             * @description The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks (Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, no credentials; unless the server allows it, never a loopback, private, link-local or metadata address. A URL holding a token (a query, a token-like path segment) is stored encrypted; sending back the masked form it was shown keeps it.
              * @example https://api.example.com/tools/lookup-order
              */
             url: string;
@@ -1069,7 +1069,7 @@ export type components = {
              */
             name: string;
             /**
-             * @description The server’s Streamable HTTP endpoint. http or https, no credentials; unless the server allows it, never a loopback, private, link-local or metadata address; redirects are not followed.
+             * @description The server’s Streamable HTTP endpoint. http or https, no credentials; unless the server allows it, never a loopback, private, link-local or metadata address; redirects are not followed. Stored encrypted when it holds a token; sending back the masked form it was shown keeps it.
              * @example https://mcp.example.com/mcp
              */
             url: string;
@@ -1372,7 +1372,10 @@ export type components = {
             name: string;
             /** @example Looks up an order by its number and returns its status. */
             description: string;
-            /** @example https://api.example.com/tools/lookup-order */
+            /**
+             * @description The tool's endpoint. Who may change the agent (API keys; owners, admins and developers) reads it whole; viewers, events and the audit log see it with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).
+             * @example https://api.example.com/tools/lookup-order
+             */
             url: string;
             /**
              * @example POST
@@ -1413,7 +1416,10 @@ export type components = {
             type: "mcp";
             /** @example docs */
             name: string;
-            /** @example https://mcp.example.com/mcp */
+            /**
+             * @description The server's endpoint. Who may change the agent (API keys; owners, admins and developers) reads it whole; viewers, events and the audit log see it with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).
+             * @example https://mcp.example.com/mcp
+             */
             url: string;
             /**
              * @description `null`: every tool the server lists.
@@ -1616,7 +1622,7 @@ export type components = {
             toolSecret: string;
             /**
              * Format: date-time
-             * @description Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both.
+             * @description Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both. Now when this server could not open the previous secret (sealed under a key it no longer holds): it stopped at once.
              * @example 2026-11-21T20:31:07.123Z
              */
             previousToolSecretExpiresAt: string;
@@ -1742,7 +1748,10 @@ export type components = {
              * @example whk_01JD8X42C3D4E5F6G7H8J9KAMB
              */
             id: string;
-            /** @example https://example.com/webhooks/agents */
+            /**
+             * @description Where events are POSTed. API keys, owners and admins read it whole; developers, viewers, events and the audit log see it with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).
+             * @example https://example.com/webhooks/agents
+             */
             url: string;
             /**
              * @description The event types it receives; `["*"]`: all.
@@ -1800,7 +1809,10 @@ export type components = {
              * @example whk_01JD8X42C3D4E5F6G7H8J9KAMB
              */
             id: string;
-            /** @example https://example.com/webhooks/agents */
+            /**
+             * @description Where events are POSTed. API keys, owners and admins read it whole; developers, viewers, events and the audit log see it with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).
+             * @example https://example.com/webhooks/agents
+             */
             url: string;
             /**
              * @description The event types it receives; `["*"]`: all.
@@ -1857,7 +1869,10 @@ export type components = {
              * @example whk_01JD8X42C3D4E5F6G7H8J9KAMB
              */
             id: string;
-            /** @example https://example.com/webhooks/agents */
+            /**
+             * @description Where events are POSTed. API keys, owners and admins read it whole; developers, viewers, events and the audit log see it with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).
+             * @example https://example.com/webhooks/agents
+             */
             url: string;
             /**
              * @description The event types it receives; `["*"]`: all.
@@ -1901,7 +1916,7 @@ export type components = {
             secret: string;
             /**
              * Format: date-time
-             * @description Until then deliveries also carry a signature made with the previous secret (24 h).
+             * @description Until then deliveries also carry a signature made with the previous secret (24 h). Now when this server could not open the previous secret (sealed under a key it no longer holds): it stopped at once.
              * @example 2026-11-21T20:31:07.123Z
              */
             previousSecretExpiresAt: string;
@@ -6205,7 +6220,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address (checked now and again at each delivery). At most 2,048 characters.
+                     * @description Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address (checked now and again at each delivery). At most 2,048 characters. A URL holding a token (a query, a token-like path segment) is stored encrypted; sending back the masked form it was shown keeps it.
                      * @example https://example.com/webhooks/agents
                      */
                     url: string;
@@ -6770,7 +6785,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address (checked now and again at each delivery). At most 2,048 characters.
+                     * @description Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address (checked now and again at each delivery). At most 2,048 characters. A URL holding a token (a query, a token-like path segment) is stored encrypted; sending back the masked form it was shown keeps it.
                      * @example https://example.com/webhooks/agents
                      */
                     url?: string;

@@ -118,7 +118,8 @@ const httpToolInput = z
         'The endpoint the runner calls with the model’s arguments as a JSON body (query string for GET), signed like webhooks ' +
         '(Standard Webhooks headers, with the agent’s `toolSecret`, over the method, the URL and the body). For GET, query ' +
         'parameters written in this URL are fixed: a call whose arguments name one of them is refused, not sent. http or https, ' +
-        'no credentials; unless the server allows it, never a loopback, private, link-local or metadata address.',
+        'no credentials; unless the server allows it, never a loopback, private, link-local or metadata address. ' +
+        'A URL holding a token (a query, a token-like path segment) is stored encrypted; sending back the masked form it was shown keeps it.',
       example: EXAMPLE_TOOL.url,
     }),
     method: z.enum(TOOL_METHODS).default('POST').meta({ description: 'HTTP method of the call. Default: `POST`.', example: 'POST' }),
@@ -142,7 +143,7 @@ const mcpToolInput = z
     url: z.string().meta({
       description:
         'The server’s Streamable HTTP endpoint. http or https, no credentials; unless the server allows it, never a loopback, private, ' +
-        'link-local or metadata address; redirects are not followed.',
+        'link-local or metadata address; redirects are not followed. Stored encrypted when it holds a token; sending back the masked form it was shown keeps it.',
       example: EXAMPLE_MCP_TOOL.url,
     }),
     allowedTools: z
@@ -271,12 +272,17 @@ export const listAgentsInput = z.strictObject(pageQuerySchema);
 
 // ---- responses ----
 
+/** Who reads a tool's URL whole (docs/security.md, "Secrets at rest"). */
+const SHOWN =
+  'Who may change the agent (API keys; owners, admins and developers) reads it whole; viewers, events and the audit log see it ' +
+  'with its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).';
+
 const httpToolSchema = z
   .object({
     type: z.literal('http'),
     name: z.string().meta({ example: EXAMPLE_TOOL.name }),
     description: z.string().meta({ example: EXAMPLE_TOOL.description }),
-    url: z.string().meta({ example: EXAMPLE_TOOL.url }),
+    url: z.string().meta({ description: `The tool's endpoint. ${SHOWN}`, example: EXAMPLE_TOOL.url }),
     method: z.enum(TOOL_METHODS).meta({ example: 'POST' }),
     parameters: z.object({}).catchall(z.unknown()).meta({ description: 'The JSON Schema of the arguments.', example: EXAMPLE_PARAMETERS }),
     approval: z.enum(TOOL_APPROVALS).meta({ description: '`always`: each call waits for a person’s decision.', example: 'never' }),
@@ -287,7 +293,7 @@ const mcpToolSchema = z
   .object({
     type: z.literal('mcp'),
     name: z.string().meta({ example: EXAMPLE_MCP_TOOL.name }),
-    url: z.string().meta({ example: EXAMPLE_MCP_TOOL.url }),
+    url: z.string().meta({ description: `The server's endpoint. ${SHOWN}`, example: EXAMPLE_MCP_TOOL.url }),
     allowedTools: z.array(z.string()).nullable().meta({ description: '`null`: every tool the server lists.', example: EXAMPLE_MCP_TOOL.allowedTools }),
     headers: z
       .object({})
@@ -343,7 +349,9 @@ export const rotatedAgentSchema = z
     ...agentFields,
     toolSecret,
     previousToolSecretExpiresAt: timestamp.meta({
-      description: 'Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both.',
+      description:
+        'Until then tool calls also carry a signature made with the previous secret (24 h): `webhook-signature` holds both. ' +
+        'Now when this server could not open the previous secret (sealed under a key it no longer holds): it stopped at once.',
     }),
   })
   .meta({ id: 'RotatedAgent' });

@@ -23,7 +23,8 @@ const url = wellFormed(z.string())
   .meta({
   description:
     'Where events are POSTed. `https` in live mode; no credentials; never a loopback, private, link-local or metadata address ' +
-    '(checked now and again at each delivery). At most 2,048 characters.',
+    '(checked now and again at each delivery). At most 2,048 characters. A URL holding a token (a query, a token-like path segment) ' +
+    'is stored encrypted; sending back the masked form it was shown keeps it.',
   example: EXAMPLE_URL,
 });
 const eventList = z
@@ -65,7 +66,12 @@ export const listWebhooksInput = z.strictObject(pageQuerySchema);
 export const webhookSchema = z
   .object({
     id: z.string().meta({ description: 'Unique identifier of the webhook (`whk_…`).', example: EXAMPLE_ID }),
-    url: z.string().meta({ example: EXAMPLE_URL }),
+    url: z.string().meta({
+      description:
+        'Where events are POSTed. API keys, owners and admins read it whole; developers, viewers, events and the audit log see it with ' +
+        'its credentials masked as `****` (the query, the fragment, user info, path segments that look like tokens).',
+      example: EXAMPLE_URL,
+    }),
     events: z.array(z.string()).meta({ description: 'The event types it receives; `["*"]`: all.', example: ['execution.succeeded'] }),
     description: z.string().nullable().meta({ example: 'Order system' }),
     enabled: z.boolean().meta({ description: 'Whether events are delivered to it.', example: true }),
@@ -94,7 +100,11 @@ export const rotatedWebhookSchema = z
   .object({
     ...webhookSchema.shape,
     secret,
-    previousSecretExpiresAt: timestamp.meta({ description: 'Until then deliveries also carry a signature made with the previous secret (24 h).' }),
+    previousSecretExpiresAt: timestamp.meta({
+      description:
+        'Until then deliveries also carry a signature made with the previous secret (24 h). Now when this server could not open the ' +
+        'previous secret (sealed under a key it no longer holds): it stopped at once.',
+    }),
   })
   .meta({ id: 'RotatedWebhook' });
 
