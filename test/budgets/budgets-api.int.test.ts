@@ -106,10 +106,12 @@ describe('POST /v1/budgets', () => {
 describe('the README’s budget flow', () => {
   it('a 40-token daily cap on the workspace: a run, then one whose prompt is more than is left, then 402', async () => {
     const key = await api.seed.key({ ...UNLIMITED, environment: 'live' });
-    const b = await create({ name: 'Daily cap', target: { type: 'workspace' }, limit: { tokens: 40 }, period: 'day', timezone: 'Europe/Berlin' }, key.key);
-    expectStatus(b, 201);
+    // The workspace ran something today already: the walkthrough's cap is on its new agent.
+    await execute(api, key.key, (await api.request<{ id: string }>('POST', '/v1/agents', { key: key.key, body: { name: 'Earlier' } })).body.id, { input: 'a run from before, with many tokens '.repeat(5), wait: true });
     const agent = await api.request<{ id: string; model: string }>('POST', '/v1/agents', { key: key.key, body: { name: 'Chatty' } });
     assert.equal(agent.body.model, 'sandbox/echo', 'the default model');
+    const b = await create({ name: 'Daily cap', target: { type: 'agent', id: agent.body.id }, limit: { tokens: 40 }, period: 'day', timezone: 'Europe/Berlin' }, key.key);
+    expectStatus(b, 201);
     const first = await execute(api, key.key, agent.body.id, { input: 'hello', wait: true });
     assert.equal(first.body.status, 'succeeded');
     const second = await execute(api, key.key, agent.body.id, { input: 'a much longer question, asked at length: its prompt alone is more than what the forty tokens leave', wait: true });
@@ -120,6 +122,7 @@ describe('the README’s budget flow', () => {
     assert.match(refused.message, /Daily cap/);
     const listed = await api.request<{ data: BudgetView[] }>('GET', '/v1/budgets', { key: key.key });
     assert.equal(listed.body.data[0]!.status, 'exceeded');
+    assert.equal(listed.body.data[0]!.spent.tokens, first.body.usage.totalTokens);
   });
 });
 
