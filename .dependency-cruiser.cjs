@@ -28,7 +28,7 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 const MODULE_FACES = {
   agents: 'schemas|service',
   audit: 'actions|record|schemas|service',
-  budgets: 'alerts|ledger|schemas|service',
+  budgets: 'alerts|ledger|reserve|schemas|service',
   auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|roles|session|sessions|signin-errors|signup|users',
   events: 'emit|schemas|service|types',
   keys: 'format|schemas|scopes|service|unknown-keys|usage-spike',
