@@ -61,7 +61,13 @@ describe('inviting and joining', () => {
     assert.ok(!JSON.stringify(row).includes(made.token), 'only its hash is stored');
 
     const invitee = await user(email);
-    assert.deepEqual(ok(await peek(invitee, made.token)), { workspace: (await api.query<{ name: string }>(sql`select name from workspaces where id = ${team.id}`))[0]!.name, role: 'developer', expiresAt: made.expiresAt });
+    assert.deepEqual(ok(await peek(invitee, made.token)), {
+      workspace: (await api.query<{ name: string }>(sql`select name from workspaces where id = ${team.id}`))[0]!.name,
+      role: 'developer',
+      email: email.toLowerCase(),
+      invitedBy: team.email.toLowerCase(),
+      expiresAt: made.expiresAt,
+    });
     assert.deepEqual(ok(await accept(invitee, made.token)), { workspaceId: team.id, role: 'developer' });
     // The joined workspace is the one their dashboard shows now, with the role.
     const me = ok(await dashboardCall<{ role: string; workspace: { id: string } }>(api, invitee, 'query', 'account.me'));

@@ -178,16 +178,49 @@ export async function pendingInvitationFor(db: Db, email: string, token?: string
 const invalid = () =>
   new ApiError('invitation_invalid', 'This invitation link is not valid for your account: it may have expired, been used or revoked, or be meant for another email address');
 
-/** What the accept page shows a signed-in user holding a link: the workspace and role, when the link is valid for them (else null: the same for every reason). */
-export async function peekInvitation(db: Db, userId: string, token: string, now = new Date()): Promise<{ workspace: string; role: Role; expiresAt: string } | null> {
+/** Who sent an invitation, as its page names them: their name and address (null: the admin CLI's). */
+const inviterOf = sql<string | null>`(select case when u.name is null or u.name = '' then u.email else u.name || ' (' || u.email || ')' end
+  from users u where u.id = ${invitations.invitedByUserId})`;
+
+/** What an invitation page shows the holder of a valid link. */
+export interface InvitationPreview {
+  workspace: string;
+  role: Role;
+  /** The address it is for: the one to sign in or sign up with. */
+  email: string;
+  /** Who sent it (name and address), null when the admin CLI made it. */
+  invitedBy: string | null;
+  expiresAt: string;
+}
+
+/** A link that may still be used: not accepted, revoked or expired, its inviter still able to grant its role. */
+const usable = (token: string, now: Date) => and(eq(invitations.tokenHash, hashToken(token)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now), inviterStillGrants);
+
+const previewColumns = { workspace: workspaces.name, role: invitations.role, email: invitations.email, invitedBy: inviterOf, expiresAt: invitations.expiresAt };
+const previewOf = (row: { workspace: string; role: Role; email: string; invitedBy: string | null; expiresAt: Date }): InvitationPreview => ({ ...row, expiresAt: row.expiresAt.toISOString() });
+
+/**
+ * What the page shows someone signed out who holds a link (docs/teams.md, "Invitations"): the
+ * workspace, the role, the inviter and the invited address — the token is the secret, and the one
+ * it was sent to needs the address to sign up or in. Null for every link that is not usable, the
+ * same whatever the reason (the caller counts it against the address, as a failed accept).
+ */
+export async function previewInvitation(db: Db, token: string, now = new Date()): Promise<InvitationPreview | null> {
+  if (token.length > 100) return null;
+  const [row] = await db.select(previewColumns).from(invitations).innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId)).where(usable(token, now));
+  return row ? previewOf(row) : null;
+}
+
+/** What the accept page shows a signed-in user holding a link, when the link is valid for them (else null: the same for every reason). */
+export async function peekInvitation(db: Db, userId: string, token: string, now = new Date()): Promise<InvitationPreview | null> {
   if (token.length > 100) return null;
   const [row] = await db
-    .select({ workspace: workspaces.name, role: invitations.role, expiresAt: invitations.expiresAt })
+    .select(previewColumns)
     .from(invitations)
     .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
     .innerJoin(users, eq(users.id, userId))
-    .where(and(eq(invitations.tokenHash, hashToken(token)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now), sql`${invitations.email} = lower(${users.email})`, inviterStillGrants));
-  return row ? { workspace: row.workspace, role: row.role, expiresAt: row.expiresAt.toISOString() } : null;
+    .where(and(usable(token, now), sql`${invitations.email} = lower(${users.email})`));
+  return row ? previewOf(row) : null;
 }
 
 /**

@@ -120,6 +120,15 @@ export const scheduleRunSchema = executionSchema;
 
 /** Dashboard only: when a cron would run, before it is saved (the schedule form's helper). */
 export const previewScheduleInput = z.strictObject({ cron: z.string().max(200), timezone: z.string().max(100) });
+/** Dashboard only: a stored schedule's coming runs (its page's "next runs"). */
+export const upcomingRunsInput = z.strictObject({ id: scheduleId, count: z.number().int().min(1).max(10).default(5) });
+export const upcomingRunsSchema = z.object({
+  id: z.string(),
+  timezone: z.string(),
+  /** None when it is paused or has ended; those past its `endAt` are left out. */
+  runs: z.array(timestamp),
+});
+
 export const schedulePreviewSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), cron: z.string(), timezone: z.string(), runs: z.array(timestamp) }),
   z.object({ ok: z.literal(false), param: z.enum(['cron', 'timezone']), message: z.string() }),

@@ -300,3 +300,17 @@ export function previewSchedule(cron: string, zone: string, count = 5, now = new
   if (runs.length === 0) return { ok: false as const, param: 'cron' as const, message: noRun(c.value) };
   return { ok: true as const, cron: c.value, timezone: z.value, runs: runs.map((d) => d.toISOString()) };
 }
+
+/**
+ * A stored schedule's next `count` runs, as its ticker will make them: none while it is paused or
+ * past its end, from its `nextRunAt` on, none after its `endAt`. The caller's workspace and
+ * environment only (another's is not found, like any read).
+ */
+export async function upcomingRuns(db: Db, actor: Owner, id: string, count = 5): Promise<{ id: string; timezone: string; runs: string[] }> {
+  const s = await findSchedule(db, actor, id);
+  if (!s) throw notFound('schedule', id);
+  const first = s.enabled ? s.nextRunAt : null;
+  if (!first) return { id: s.id, timezone: s.timezone, runs: [] };
+  const runs = [first, ...nextOccurrences(s.cron, s.timezone, first, count - 1)].filter((d) => !s.endAt || d.getTime() <= s.endAt.getTime());
+  return { id: s.id, timezone: s.timezone, runs: runs.map((d) => d.toISOString()) };
+}

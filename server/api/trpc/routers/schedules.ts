@@ -5,12 +5,14 @@ import {
   schedulePreviewSchema,
   listSchedulesInput,
   scheduleIdInput,
+  upcomingRunsInput,
+  upcomingRunsSchema,
   scheduleListSchema,
   scheduleRunSchema,
   scheduleSchema,
   updateScheduleInput,
 } from '../../../modules/schedules/schemas';
-import { assertSafeScheduleInput, createSchedule, deleteSchedule, getSchedule, listSchedules, previewSchedule, runScheduleNow, updateSchedule } from '../../../modules/schedules/service';
+import { assertSafeScheduleInput, createSchedule, deleteSchedule, getSchedule, listSchedules, previewSchedule, runScheduleNow, upcomingRuns, updateSchedule } from '../../../modules/schedules/service';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
 
@@ -130,4 +132,11 @@ export const schedulesRouter = router({
     .input(previewScheduleInput)
     .output(schedulePreviewSchema)
     .query(({ input }) => previewSchedule(input.cron, input.timezone)),
+
+  /** Dashboard only: a saved schedule's next runs (its page), counted with the previews (each computes occurrences). */
+  upcoming: apiProcedure
+    .meta({ scope: 'agents:read', costly: { name: 'schedule preview', perMinute: PREVIEWS_PER_MINUTE } })
+    .input(upcomingRunsInput)
+    .output(upcomingRunsSchema)
+    .query(({ ctx, input }) => upcomingRuns(ctx.db, ctx.actor, input.id, input.count)),
 });

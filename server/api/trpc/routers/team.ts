@@ -3,13 +3,13 @@ import type { Db } from '../../../../db/client';
 import { MEMBER_ROLES } from '../../../../db/schema/values';
 import type { UserActor } from '../../../modules/actor';
 import { mailInvitation } from '../../../modules/auth/invitation-mail';
-import { acceptInvitation, invite, listInvitations, peekInvitation, revokeInvitation } from '../../../modules/auth/invitations';
+import { acceptInvitation, invite, listInvitations, peekInvitation, previewInvitation, revokeInvitation } from '../../../modules/auth/invitations';
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
 import { managesMembers, roleRefusal } from '../../../modules/auth/roles';
 import type { RateLimits } from '../../../modules/ratelimit';
 import { chargeDashboardMutation } from '../../../modules/ratelimit/dashboard';
 import { ApiError } from '../../../platform/errors';
-import { router, userProcedure } from '../init';
+import { publicProcedure, router, userProcedure } from '../init';
 
 // The dashboard's team procedures (docs/teams.md): the workspace's members and their roles, and
 // the workspaces a user belongs to. Not part of /v1: keys act for a workspace, people join one.
@@ -84,6 +84,18 @@ export const invitationsRouter = router({
   peek: userProcedure.input(z.strictObject({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
     await checkInviteAttempts(ctx);
     const found = await peekInvitation(ctx.db, ctx.actor.userId, input.token);
+    if (!found) await ctx.limits?.auth.invite.failed(addressOf(ctx));
+    return found;
+  }),
+
+  /**
+   * Signed out: what a link invites to (workspace, role, inviter, the invited address), or null —
+   * one answer for every link that is not usable, counted against the address like a failed
+   * accept, so the page is no oracle for guessing links (docs/teams.md, "Invitations").
+   */
+  preview: publicProcedure.input(z.strictObject({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
+    await checkInviteAttempts(ctx);
+    const found = await previewInvitation(ctx.db, input.token);
     if (!found) await ctx.limits?.auth.invite.failed(addressOf(ctx));
     return found;
   }),
