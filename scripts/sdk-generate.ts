@@ -21,7 +21,11 @@ export async function generateSdkFiles(): Promise<{ document: string; types: str
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const doc = buildOpenApiDocument(appRouter, RAW_ROUTES);
   const document = `${JSON.stringify(doc, null, 2)}\n`;
-  const ast = await openapiTS(JSON.parse(document), { alphabetize: false, exportType: true, rootTypes: false });
+  // defaultNonNullable off: a property with a `default` is required only if its schema says so.
+  // The document has input schemas (request bodies: a defaulted field is optional) and output
+  // schemas (answers: it is required) apart; the option's default made every defaulted field
+  // required, so a request had to give a tool's `method` and `approval` (docs/sdk.md).
+  const ast = await openapiTS(JSON.parse(document), { alphabetize: false, exportType: true, rootTypes: false, defaultNonNullable: false });
   return { document, types: HEADER + astToString(ast) };
 }
 

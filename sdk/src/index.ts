@@ -7,7 +7,7 @@ import { Conversations, Executions } from './resources/executions.js';
 //
 //   import { Client } from 'agent-automation-sdk';
 //   const client = new Client({ apiKey: process.env.AGENTS_API_KEY!, baseUrl: 'http://localhost:3000' });
-//   const agent = await client.agents.create({ name: 'Support', model: 'gpt-4o-mini', instructions: '…' });
+//   const agent = await client.agents.create({ name: 'Support', model: 'sandbox/echo', instructions: 'Be brief.' });   // or 'openai/gpt-4o-mini'…
 //   const run = await client.agents.execute(agent.id, { input: 'Hello', wait: true });
 //   for await (const event of client.agents.execute(agent.id, { input: 'Hi', stream: true })) …
 

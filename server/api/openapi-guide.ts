@@ -1,10 +1,13 @@
 import { SCOPE_TABLE } from '../modules/keys/scopes';
+import { EXAMPLE_ORIGIN } from './code-samples';
 
 // The introduction of /v1/openapi.json, which /docs shows first: how to make the first calls,
 // then how authentication works. The error catalogue (openapi.ts) comes after them: a reader
-// opening /docs starts with what to do, not with forty error codes.
+// opening /docs starts with what to do, not with forty error codes. Its examples run as written
+// (test/sdk/examples.int.test.ts), at EXAMPLE_ORIGIN, which /docs replaces by its own origin;
+// their lines are short, for a phone's width.
 
-const BASE = 'http://localhost:3000';
+const BASE = EXAMPLE_ORIGIN;
 
 const GETTING_STARTED = `## Getting started
 
@@ -14,25 +17,35 @@ const GETTING_STARTED = `## Getting started
 
 \`\`\`sh
 export KEY=svc_test_sk_…
-curl ${BASE}/v1/agents -H "Authorization: Bearer $KEY"
+curl ${BASE}/v1/agents \\
+  -H "Authorization: Bearer $KEY"
 # → 200 {"data":[],"hasMore":false}
 \`\`\`
 
 3. Create an agent:
 
 \`\`\`sh
-curl ${BASE}/v1/agents -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
-  -d '{"name":"Greeter","model":"sandbox/echo","instructions":"Be brief."}'
+curl ${BASE}/v1/agents \\
+  -H "Authorization: Bearer $KEY" \\
+  -H 'Content-Type: application/json' \\
+  -d '{
+    "name": "Greeter",
+    "model": "sandbox/echo",
+    "instructions": "Be brief."
+  }'
 # → 201 {"id":"agt_…", …}
 \`\`\`
 
-4. Execute it. \`"wait": true\` answers when the run ends; \`"stream": true\` answers with server-sent events; with neither,
+4. Execute it (with the \`id\` it answered). \`"wait": true\` answers when the run ends; \`"stream": true\` answers with server-sent events; with neither,
    the answer is \`202\` with the queued execution, to poll at \`GET /v1/executions/{id}\` or follow at \`GET /v1/executions/{id}/stream\`:
 
 \`\`\`sh
-curl ${BASE}/v1/agents/agt_…/execute -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
-  -d '{"input":"hello","wait":true}'
-# → 200 {"id":"exe_…","status":"succeeded","output":"Echo: hello","conversationId":"conv_…", …}
+curl ${BASE}/v1/agents/agt_…/execute \\
+  -H "Authorization: Bearer $KEY" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"input": "hello", "wait": true}'
+# → 200 {"id":"exe_…","status":"succeeded",
+#   "output":"Echo: hello","conversationId":"conv_…", …}
 \`\`\`
 
 5. Continue the conversation: pass the \`conversationId\` of one execution to the next.
@@ -43,11 +56,29 @@ below shows its call too):
 \`\`\`ts
 import { Client } from 'agent-automation-sdk';
 
-const client = new Client({ apiKey: process.env.KEY!, baseUrl: '${BASE}' });
-const agent = await client.agents.create({ name: 'Greeter', model: 'sandbox/echo', instructions: 'Be brief.' });
-const run = await client.agents.execute(agent.id, { input: 'hello', wait: true }); // run.output: "Echo: hello"
-for await (const event of client.agents.execute(agent.id, { input: 'hello again', stream: true, conversationId: run.conversationId })) {
-  if (event.type === 'text.delta') process.stdout.write(event.delta);
+const client = new Client({
+  apiKey: process.env.KEY!,
+  baseUrl: '${BASE}',
+});
+const agent = await client.agents.create({
+  name: 'Greeter',
+  model: 'sandbox/echo',
+  instructions: 'Be brief.',
+});
+const run = await client.agents.execute(agent.id, {
+  input: 'hello',
+  wait: true,
+});
+console.log(run.output); // "Echo: hello"
+const stream = client.agents.execute(agent.id, {
+  input: 'hello again',
+  stream: true,
+  conversationId: run.conversationId,
+});
+for await (const event of stream) {
+  if (event.type === 'text.delta') {
+    process.stdout.write(event.delta);
+  }
 }
 \`\`\`
 

@@ -1030,7 +1030,7 @@ export type components = {
              * @example POST
              * @enum {string}
              */
-            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
              * @description A JSON Schema of the arguments, with `"type": "object"` (draft 2020-12 or draft-07), at most 16 KB as JSON.
              * @example {
@@ -1055,7 +1055,7 @@ export type components = {
              * @example never
              * @enum {string}
              */
-            approval: "never" | "always";
+            approval?: "never" | "always";
         };
         AgentMcpToolInput: {
             /**
@@ -1081,7 +1081,7 @@ export type components = {
              *       "fetch_page"
              *     ]
              */
-            allowedTools: string[] | null;
+            allowedTools?: string[] | null;
             /**
              * @description HTTP headers sent with every request to the server (at most 20; values ≤ 4 KB, no line breaks), e.g. its credentials. Write-only: responses show each value as `"********"`. On update, a value of `"********"` keeps the stored value of that header of the same-named MCP tool, as long as its URL keeps the same origin.
              * @default {}
@@ -1089,7 +1089,7 @@ export type components = {
              *       "Authorization": "Bearer mcp_live_…"
              *     }
              */
-            headers: {
+            headers?: {
                 [key: string]: string;
             };
             /**
@@ -1101,7 +1101,7 @@ export type components = {
              *       ]
              *     }
              */
-            approval: ("never" | "always") | {
+            approval?: ("never" | "always") | {
                 /** @description The server’s tools (as it lists them) whose calls need approval; its other tools do not. */
                 tools: string[];
             };
