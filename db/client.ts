@@ -7,7 +7,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { Turns } from './lanes';
 import { acquireDataDirLock } from './lock';
-import { ensurePgliteDatabase } from './pglite-init';
+import { ensurePgliteDatabase, PGLITE_START_PARAMS, type CreatedDatabase } from './pglite-init';
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
 import { preparing } from './postgres-prepared';
 import { markPostgres } from './transaction';
@@ -27,6 +27,8 @@ export interface Database {
   turns?: Turns;
   sql?: postgres.Sql;
   url?: string;
+  /** How the embedded database was made at this opening, when it was (db/pglite-init.ts). */
+  created?: CreatedDatabase;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   max?: number;
+  /** Where the embedded database's migrated templates live (PGLITE_TEMPLATE_DIR; db/pglite-template.ts). */
+  templateDir?: string;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -52,14 +56,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const release = acquireDataDirLock(opts.dataDir);
   try {
-    // shared_buffers 32 MB, not PostgreSQL's 128 MB: PGlite's WebAssembly memory holds them
-    // whole, and a process's RSS is what a laptop and a small host feel (docs/concurrency.md,
-    // "Memory per run"); the pages they would hold are in the OS's page cache anyway.
-    const startParams = ['-c', 'shared_buffers=32MB'];
     const pgdata = path.join(opts.dataDir, 'pgdata');
-    // A new database is made in a process of its own (db/pglite-init.ts: memory).
-    await ensurePgliteDatabase(pgdata, startParams);
-    const pglite = await PGlite.create(pgdata, { startParams: [...PGlite.defaultStartParams, ...startParams] });
+    // A new database is a copy of the installation's migrated template (db/pglite-init.ts).
+    const created = await ensurePgliteDatabase(pgdata, { templateDir: opts.templateDir });
+    const pglite = await PGlite.create(pgdata, { startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
     const defaults = adoptDrizzleParsers(pglite);
     // Every caller's calls wait in its own line, served in turn (db/lanes.ts).
     const turns = new Turns();
@@ -72,6 +72,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       pglite,
       turns,
       pgliteDefault: withDefaultParsers(pglite, defaults, turn),
+      created,
       close: async () => {
         try {
           await pglite.close();

@@ -10,7 +10,7 @@ export class DataDirLockedError extends Error {
     readonly pid: number,
   ) {
     super(
-      `The data directory ${dataDir} is in use by another process (pid ${pid}). ` +
+      `The data directory ${dataDir} is in use by another process (${pid ? `pid ${pid}` : 'one starting at the same moment'}). ` +
         'Stop that process first (embedded mode allows one owner), or set DATABASE_URL to use PostgreSQL.',
     );
     this.name = 'DataDirLockedError';
@@ -46,28 +46,66 @@ export function secureDataDir(dataDir: string): void {
   walk(dataDir);
 }
 
-/** Takes the lock or throws DataDirLockedError; returns the release function. */
+/** Holders in this process of each data dir's lock (its path): the file goes when the last one releases. */
+const held = new Map<string, number>();
+
+/**
+ * Takes the lock or throws DataDirLockedError; returns the release function. Within one process
+ * it may be taken again (the server takes it before it listens, and the database when it opens:
+ * server/processes/main.ts); the file is removed when every holder has released it.
+ */
 export function acquireDataDirLock(dataDir: string): () => void {
-  secureDataDir(dataDir);
+  const key = path.resolve(dataDir);
   const file = path.join(dataDir, 'owner.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
+  let released = false;
+  const releaseOne = () => {
+    if (released) return;
+    released = true;
+    const left = (held.get(key) ?? 1) - 1;
+    if (left > 0) return void held.set(key, left);
+    held.delete(key);
+    try {
+      if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  };
+  if (held.has(key) && readPid(file) === process.pid) {
+    held.set(key, held.get(key)! + 1);
+    return releaseOne;
+  }
+  secureDataDir(dataDir);
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => {
-        try {
-          if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.unlinkSync(file);
-        } catch {
-          // already gone
-        }
-      };
+      held.set(key, (held.get(key) ?? 0) + 1);
+      return releaseOne;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(fs.readFileSync(file, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new DataDirLockedError(path.resolve(dataDir), pid);
-      }
-      fs.unlinkSync(file); // stale lock from a process that died
+      const pid = readPid(file);
+      if (pid > 0 && pid !== process.pid && alive(pid)) throw new DataDirLockedError(path.resolve(dataDir), pid);
+      // Just created by a process starting with us, its pid not written yet: it is that one's.
+      if (pid === 0 && Date.now() - mtime(file) < 10_000) throw new DataDirLockedError(path.resolve(dataDir), 0);
+      if (!Number.isNaN(pid)) fs.rmSync(file, { force: true }); // stale lock from a process that died
     }
   }
   throw new Error(`Could not take the lock on ${dataDir}`);
+}
+
+/** The pid in a lock file: NaN when it is gone, 0 when it holds none (yet). */
+function readPid(file: string): number {
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : 0;
+  } catch {
+    return NaN;
+  }
+}
+
+function mtime(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }

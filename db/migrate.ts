@@ -10,7 +10,7 @@ import type { Database } from './client';
 
 export const MIGRATIONS_FOLDER = path.resolve(process.cwd(), 'db/migrations');
 // Any fixed number: serialises migrations when several processes start against one database.
-const MIGRATION_LOCK = 7_311_402_901;
+export const MIGRATION_LOCK = 7_311_402_901;
 
 /** Applies pending migrations. On PostgreSQL, under an advisory lock (many processes may start at once). */
 export async function migrateDatabase(database: Database): Promise<void> {

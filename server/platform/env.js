@@ -25,6 +25,9 @@ export const env = createEnv({
     // public address, serves no one else until HOST (0.0.0.0) or a reverse proxy says so.
     HOST: z.string().min(1).default('127.0.0.1'),
     DATA_DIR: z.string().min(1).default('./.data'),
+    // Where the embedded database's migrated template is kept: a new DATA_DIR is a copy of it
+    // (db/pglite-template.ts). Built once per installation and set of migrations.
+    PGLITE_TEMPLATE_DIR: z.string().min(1).default('.next/cache/pglite-template'),
     DATABASE_URL: z.url().optional(),
     REDIS_URL: z.url().optional(),
     AUTH_SECRET: z.string().min(32).optional(),

@@ -1,6 +1,7 @@
 import { openDatabase, type Database } from '../../db/client';
 import { DataDirLockedError } from '../../db/lock';
 import { migrateDatabase } from '../../db/migrate';
+import { describeCreation, type CreatedDatabase } from '../../db/pglite-init';
 import { openBus } from '../platform/notify';
 import { createEngine } from '../modules/executions/engine';
 import { Live } from '../modules/executions/live';
@@ -64,11 +65,17 @@ export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file'
   return { keyring, source: resolved.source, label };
 }
 
-/** Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations. */
-export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES): Promise<Database> {
-  const database = await phases.run('database', env.DATABASE_URL ? 'PostgreSQL connected' : 'embedded PGlite opened', () =>
-    openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }),
-  );
+/**
+ * Opens the database (taking the data-dir lock in embedded mode) and applies pending migrations.
+ * `prepared`: the server made a new data dir's database while its code loaded (main.ts).
+ */
+export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES, prepared?: Promise<CreatedDatabase | undefined>): Promise<Database> {
+  const database = await phases.run('database', describeOpened, async () => {
+    const created = await prepared;
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, templateDir: env.PGLITE_TEMPLATE_DIR });
+    if (created) database.created = created;
+    return database;
+  });
   try {
     await phases.run('migrations', 'migrations applied', () => migrateDatabase(database));
   } catch (err) {
@@ -78,16 +85,21 @@ export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES
   return database;
 }
 
+function describeOpened(database: Database): string {
+  if (database.kind === 'postgres') return 'PostgreSQL connected';
+  return database.created ? `embedded PGlite opened (its database ${describeCreation(database.created)})` : 'embedded PGlite opened';
+}
+
 /**
  * Opens everything this process holds, once. `workers` (default RUN_WORKERS) also starts the
  * job handlers here; a web process with RUN_WORKERS=false only sends jobs. `phases` logs how
- * long each step took (the server and the worker pass one).
+ * long each step took (the server and the worker pass one); `prepared`, see openMigratedDatabase.
  */
-export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases } = {}): Promise<ProcessRuntime> {
+export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases; prepared?: Promise<CreatedDatabase | undefined> } = {}): Promise<ProcessRuntime> {
   const workers = opts.workers ?? env.RUN_WORKERS;
   const phases = opts.phases ?? SILENT_PHASES;
   const { keyring, label } = loadSecretsKeyring();
-  const database = await openMigratedDatabase(phases);
+  const database = await openMigratedDatabase(phases, opts.prepared);
   try {
     await phases.run('secrets', describeSealing, async () => {
       // First, whether this key opens what is stored (a sample): plainly another key stops the
