@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildState, ensureBuild, FINGERPRINT_FILE, nextEnv, sourceFingerprint } from '../server/processes/build-check';
+import { buildState, ensureBuild, FINGERPRINT_FILE, nextEnv, runChild, sourceFingerprint } from '../server/processes/build-check';
 
 // `npm start` rebuilds the dashboard when its sources changed since the last build (after a
 // `git pull`): the fingerprint follows the content of the sources and nothing else.
@@ -129,5 +129,40 @@ describe('nextEnv', () => {
   it('turns Next telemetry off unless the user set it', () => {
     assert.equal(nextEnv({ PATH: '/bin' }).NEXT_TELEMETRY_DISABLED, '1');
     assert.equal(nextEnv({ NEXT_TELEMETRY_DISABLED: '0' }).NEXT_TELEMETRY_DISABLED, '0');
+  });
+});
+
+describe("the dashboard build's output in npm start's log (runChild with a log)", () => {
+  // A stand-in for `next build`: colours, a blank line, warnings and errors on stderr.
+  const script = (exitCode: number) => `
+    console.log('\\x1b[1m\\x1b[32m✓\\x1b[39m\\x1b[22m Compiled successfully');
+    console.log('');
+    console.warn(' ⚠ a warning');
+    console.error('Type error: Property x does not exist');
+    console.log('Route (app)  Size');
+    process.exit(${exitCode});`;
+  const collect = () => {
+    const lines: { level: string; fields: object; msg: string }[] = [];
+    const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, fields, msg });
+    return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
+  };
+  const run = (exitCode: number, log: ReturnType<typeof collect>['log']) =>
+    runChild(process.execPath, ['-e', script(exitCode)], { cwd: tmp, env: process.env, log, source: 'next build' });
+
+  it('logs each line as a JSON line of its own (no colours, no blank lines): stdout at info, stderr at warn', async () => {
+    const { lines, log } = collect();
+    await run(0, log);
+    const info = lines.filter((l) => l.level === 'info').map((l) => l.msg);
+    assert.deepEqual(info, ['✓ Compiled successfully', 'Route (app)  Size']);
+    assert.deepEqual(lines.filter((l) => l.level === 'warn').map((l) => l.msg), [' ⚠ a warning', 'Type error: Property x does not exist']);
+    for (const l of lines) assert.equal((l.fields as { source: string }).source, 'next build');
+  });
+
+  it('a failed build: its errors logged once more at error, and the error names where to look', async () => {
+    const { lines, log } = collect();
+    await assert.rejects(run(1, log), /The dashboard build failed \(next build exited with 1\); see the lines logged with "source":"next build"/);
+    const failure = lines.find((l) => l.level === 'error')!;
+    assert.equal(failure.msg, 'next build failed: the last lines of its errors');
+    assert.deepEqual((failure.fields as { stderr: string[] }).stderr, [' ⚠ a warning', 'Type error: Property x does not exist']);
   });
 });

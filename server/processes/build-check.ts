@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { sourceFingerprint } from './source-fingerprint.js';
 
 // The production dashboard build (.next) and the sources it was built from. `npm run build`
@@ -32,11 +34,52 @@ export function nextEnv<T extends Record<string, string | undefined>>(env: T): T
   return { NEXT_TELEMETRY_DISABLED: '1', ...env };
 }
 
-/** `next build` in a child process (output to ours). SIGTERM/SIGINT to us stop it and reject. */
-export function runNextBuild(root: string): Promise<void> {
+/** Where a child's output goes as JSON lines: the process's logger (pino), or any with these levels. */
+export interface LineLog {
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+  error(fields: object, msg: string): void;
+}
+
+/** Lines of the child's stderr kept for the error logged when it fails. */
+const FAILURE_TAIL = 40;
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+/**
+ * `next build` in a child process. Its output goes to ours as it is (`npm run build`), or, with
+ * `log`, as JSON lines like the rest of `npm start`'s log (`"source":"next build"`): each line of
+ * its stdout at info and of its stderr (warnings and errors) at warn; when it fails, the last
+ * lines of its stderr once more, at error. SIGTERM/SIGINT to us stop it and reject.
+ */
+export function runNextBuild(root: string, opts: { log?: LineLog } = {}): Promise<void> {
   const nextBin = createRequire(path.join(root, 'package.json')).resolve('next/dist/bin/next');
+  return runChild(process.execPath, [nextBin, 'build'], { cwd: root, env: nextEnv(process.env), log: opts.log, source: 'next build' });
+}
+
+/** Runs a command to its end (see runNextBuild); rejects naming it when it fails. */
+export function runChild(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; log?: LineLog; source: string },
+): Promise<void> {
+  const { log, source } = opts;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: nextEnv(process.env) });
+    const child = spawn(command, args, { cwd: opts.cwd, stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: opts.env });
+    const tail: string[] = [];
+    const lines = (stream: Readable | null, each: (line: string) => void) => {
+      if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (raw) => {
+        const line = raw.replace(ANSI, '').trimEnd();
+        if (line.trim()) each(line);
+      });
+    };
+    if (log) {
+      lines(child.stdout, (line) => log.info({ source }, line));
+      lines(child.stderr, (line) => {
+        log.warn({ source, stream: 'stderr' }, line);
+        tail.push(line);
+        if (tail.length > FAILURE_TAIL) tail.shift();
+      });
+    }
     let interrupted: NodeJS.Signals | undefined;
     const forward = (signal: NodeJS.Signals) => {
       interrupted = signal;
@@ -51,10 +94,13 @@ export function runNextBuild(root: string): Promise<void> {
       else resolve();
     };
     child.once('error', done);
-    child.once('exit', (code, signal) => {
-      if (interrupted) done(new BuildInterruptedError(interrupted));
-      else if (code === 0) done();
-      else done(new Error(`The dashboard build failed (next build exited with ${code ?? signal}); see the output above.`));
+    // 'close': after its output has been read to the end (every line logged).
+    child.once('close', (code, signal) => {
+      if (interrupted) return done(new BuildInterruptedError(interrupted));
+      if (code === 0) return done();
+      const where = log ? `the lines logged with "source":"${source}"` : 'the output above';
+      if (log) log.error({ source, exitCode: code ?? signal, stderr: tail }, `${source} failed: the last lines of its errors`);
+      done(new Error(`The dashboard build failed (${source} exited with ${code ?? signal}); see ${where}.`));
     });
   });
 }
