@@ -11,7 +11,8 @@ import { until as waitUntil } from './eventually';
 
 // `npm start` as a process manager runs it (systemd, Docker, pm2 send SIGTERM to the process
 // they started, npm, and to nothing else): the server is npm's only child, logs each start-up
-// phase with its duration and then where it listens and where the data lives, and a SIGTERM
+// phase with its duration, where it listens and where the data lives (as soon as its first code
+// is loaded: test/start-listen-first.int.test.ts), then when /v1 answers, and a SIGTERM
 // to npm alone stops it gracefully, closing the port and releasing the data dir. The API alone
 // (DASHBOARD=false): no dashboard build (the server itself is compiled when its sources changed).
 
@@ -100,8 +101,9 @@ const logLines = (output: string) =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
 
-/** The start-up phases of an API-only `npm start`, in the order they are logged. */
-const PHASES = ['serverBundle', 'code', 'database', 'migrations', 'secrets', 'rateLimits', 'jobs', 'workers'];
+/** The start-up phases of an API-only `npm start`, in the order they are logged: before it listens, and after. */
+const BEFORE_LISTENING = ['serverBundle', 'code'];
+const AFTER_LISTENING = ['appCode', 'database', 'migrations', 'secrets', 'rateLimits', 'jobs', 'workers'];
 
 describe('npm start under a process manager', () => {
   let migratedDataDir: string | undefined;
@@ -119,26 +121,33 @@ describe('npm start under a process manager', () => {
     const lockFile = path.join(proc.dataDir, 'owner.lock');
     if (DB_KIND === 'pglite') assert.equal(fs.readFileSync(lockFile, 'utf8'), String(server), 'the server holds the data dir');
 
-    // One line per start-up phase as it ends, with its duration; then the real address and where
-    // the data lives (no credentials), with the time since the process started.
+    // One line per start-up phase as it ends, with its duration; the real address and where the
+    // data lives (no credentials) once the first code is loaded; then when /v1 answers, with the
+    // time since the process started (its line may come through the pipe after /readyz answered).
+    await until('the "ready" line', () => proc.output.includes('"msg":"ready: '));
     const lines = logLines(proc.output);
     const listening = lines.findIndex((l) => l.url !== undefined);
-    assert.ok(listening > 0, proc.output);
-    const phases = lines.slice(0, listening);
-    assert.deepEqual(phases.map((l) => l.phase), PHASES, proc.output);
-    for (const p of phases) {
+    const ready = lines.findIndex((l) => l.msg.startsWith('ready: '));
+    assert.ok(listening > 0 && ready > listening, proc.output);
+    const before = lines.slice(0, listening);
+    const after = lines.slice(listening + 1, ready).filter((l) => l.phase);
+    assert.deepEqual(before.map((l) => l.phase), BEFORE_LISTENING, proc.output);
+    assert.deepEqual(after.map((l) => l.phase), AFTER_LISTENING, proc.output);
+    for (const p of [...before, ...after]) {
       assert.ok(Number.isInteger(p.ms) && p.ms! >= 0, `${p.phase}: ${p.ms}`);
       assert.match(p.msg, new RegExp(`^start-up: .+ in ${p.ms} ms$`));
     }
-    assert.match(phases[0]!.msg, /^start-up: (compiled server is current|server compiled for these sources) in/);
+    assert.match(before[0]!.msg, /^start-up: (compiled server is current|server compiled for these sources) in/);
     const first = lines[listening]!;
     assert.equal(first.url, proc.url);
     const where = proc.databaseUrl
       ? `PostgreSQL ${new URL(proc.databaseUrl).host}${new URL(proc.databaseUrl).pathname}`
       : `${path.resolve(proc.dataDir)} (embedded PGlite)`;
-    assert.equal(first.msg, `listening on ${proc.url}, data in ${where}`);
-    const total = phases.reduce((sum, p) => sum + p.ms!, 0);
-    assert.ok(first.startupMs! >= total, `startupMs ${first.startupMs} covers the phases (${total} ms)`);
+    const reach = ' (this machine only: set HOST=0.0.0.0 to serve others, or put a reverse proxy in front: README, "Behind a reverse proxy")';
+    assert.equal(first.msg, `listening on ${proc.url}${reach}, data in ${where}; /v1 answers once the database is ready`);
+    assert.equal(lines[ready]!.msg, `ready: /v1 answers at ${proc.url}`);
+    const total = [...before, ...after].reduce((sum, p) => sum + p.ms!, 0);
+    assert.ok(lines[ready]!.startupMs! >= total, `startupMs ${lines[ready]!.startupMs} covers the phases (${total} ms)`);
     if (proc.databaseUrl) assert.ok(!proc.output.includes(proc.databaseUrl), 'not the database URL with its user name');
 
     const npmExited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));

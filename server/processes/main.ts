@@ -1,21 +1,27 @@
 // First: on an unsupported Node this says so and exits, before any dependency loads.
 import './node-version.js';
-import next from 'next';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { closeRuntime, describeStartupError, openRuntime, provideAuthSecret, sessionReader } from './boot';
-import { BuildInterruptedError, ensureBuild, preloadNextConfig } from './build-check';
+import { acquireDataDirLock } from '../../db/lock';
+import { ensurePgliteDatabase } from '../../db/pglite-init';
 import { env } from '../platform/env.js';
-import { createAppServer } from '../api/http/server';
-import type { Dashboard } from '../api/http/starting';
+import { createListener } from '../api/http/listener';
+import { answerBeforeReady, isStartingPhase, type Dashboard, type Starting } from '../api/http/starting';
 import { log } from '../platform/log';
 import type { ProcessRuntime } from '../modules/runtime';
+import type { BuildState } from './build-check';
 import { launchInfo, recordLaunch, startupPhases, type StartupPhases } from './startup';
 
 // `npm start` / `npm run dev`: one process serves the dashboard (Next), /v1 (fast path),
 // /healthz and /readyz. DASHBOARD=false serves the API alone (API-only nodes, tests, bench).
 // `npm start` is this process alone (no wrapper), so a process manager's SIGTERM reaches it.
+//
+// It listens first (docs/decisions.md, "Start-up"): the modules imported above are the HTTP
+// basics alone, so the port answers a second or so after launch, saying which phase is under way
+// (api/http/starting.ts). Then it loads the rest of the code while a new data dir's database is
+// made beside it (a copy of the migrated template, whose first build runs in a process of its
+// own), opens and migrates the database, serves /v1, and builds and loads the dashboard.
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 
@@ -27,43 +33,61 @@ process.on('SIGTERM', onStartupSignal);
 process.on('SIGINT', onStartupSignal);
 
 async function main() {
-  // One line per start-up phase as it ends (startup.ts), the first for loading the code itself.
-  const phases = startupPhases(log);
+  const starting: Starting = { phase: 'database', since: Math.round(performance.timeOrigin) };
+  // One line per start-up phase as it ends (startup.ts), the first for loading the code itself;
+  // the phase under way is what /healthz says.
+  const phases = startupPhases(log, { onStart: (phase) => void (isStartingPhase(phase) && (starting.phase = phase)) });
   recordLaunch(phases);
-  const runtime = await openRuntime({ phases });
-  const listening: { server?: Server } = {};
+  const withDashboard = process.env.DASHBOARD !== 'false';
+  // The data dir is ours before we listen: a second `npm start` on it says so (db/lock.ts), and
+  // the database takes the lock again when it opens. Released at exit whatever happens.
+  const releaseDataDir = env.DATABASE_URL ? undefined : acquireDataDirLock(env.DATA_DIR);
+  if (releaseDataDir) process.once('exit', releaseDataDir);
+  const listener = createListener((req, res) => answerBeforeReady(req, res, starting, withDashboard));
+  const server = listener.server;
+  const { url, hint, loopback } = await listen(server);
+  const data = dataLocation();
+  // Where it listens and, on loopback (the default), how to serve other machines.
+  const reach = loopback ? ` (this machine only: set HOST=0.0.0.0 to serve others, or put a reverse proxy in front: README, "Behind a reverse proxy")` : hint ? ` (all interfaces; open ${hint})` : '';
+  log.info(
+    { url, ...data.fields, dashboard: withDashboard, signupMode: env.SIGNUP_MODE, startupMs: phases.sinceProcessStart() },
+    `listening on ${url}${reach}, data in ${data.text}; /v1 answers once the database is ready`,
+  );
+  if (!loopback && env.SIGNUP_MODE === 'open') {
+    log.warn({ signupMode: env.SIGNUP_MODE }, `SIGNUP_MODE=open on ${url}: anyone who can reach it may create an account and run agents on this server's model keys (SIGNUP_MODE=invite: by invitation)`);
+  }
+
+  // A new data dir's database is made while the rest of the code loads (db/pglite-init.ts).
+  const prepared = releaseDataDir ? ensurePgliteDatabase(path.join(env.DATA_DIR, 'pgdata'), { templateDir: env.PGLITE_TEMPLATE_DIR }) : undefined;
+  prepared?.catch(() => {}); // awaited, and reported, by the `database` phase
+  const loading = performance.now();
+  const [{ openRuntime, closeRuntime, provideAuthSecret, sessionReader }, { createAppHandler }] = await Promise.all([import('./boot'), import('../api/http/server')]);
+  phases.record('appCode', 'the rest of the code loaded', performance.now() - loading);
+  const runtime = await openRuntime({ phases, prepared });
+  releaseDataDir?.(); // the database holds it now
   const stopIfAsked = async () => {
     if (!startupSignal) return;
-    if (listening.server) await closeServer(listening.server);
+    await closeServer(server);
     await closeRuntime(runtime);
     log.info({ signal: startupSignal }, 'stopped during start-up');
     process.exit(0);
   };
   await stopIfAsked();
   provideAuthSecret();
-  // The server listens as soon as the database is ready: /v1 answers while the dashboard is
-  // built and loaded, and a browser sees a page that says so (api/http/starting.ts).
-  const dashboard: Dashboard | undefined =
-    process.env.DASHBOARD !== 'false' ? { starting: { phase: 'next', since: Date.now() } } : undefined;
-  const server = createAppServer({ ...runtime, dashboard, session: dashboard ? sessionReader(runtime) : undefined });
-  listening.server = server;
-  const { url, hint, loopback } = await listen(server);
-  const data = dataLocation();
-  // Where it listens and, on loopback (the default), how to serve other machines.
-  const reach = loopback ? ` (this machine only: set HOST=0.0.0.0 to serve others, or put a reverse proxy in front: README, "Behind a reverse proxy")` : hint ? ` (all interfaces; open ${hint})` : '';
+  // /v1 answers from here on, while the dashboard is built and loaded (api/http/starting.ts).
+  const dashboard: Dashboard | undefined = withDashboard ? { starting: { phase: 'next', since: starting.since } } : undefined;
+  listener.serve(createAppHandler({ ...runtime, dashboard, session: dashboard ? sessionReader(runtime) : undefined }));
   log.info(
-    { url, ...data.fields, rateLimitStore: runtime.limits.store, dashboard: !!dashboard, signupMode: env.SIGNUP_MODE, startupMs: phases.sinceProcessStart() },
-    `listening on ${url}${reach}, data in ${data.text}${dashboard ? '; the dashboard is starting' : ''}`,
+    { url, rateLimitStore: runtime.limits.store, startupMs: phases.sinceProcessStart() },
+    `ready: /v1 answers at ${hint ?? url}${dashboard ? '; the dashboard is starting' : ''}`,
   );
-  if (!loopback && env.SIGNUP_MODE === 'open') {
-    log.warn({ signupMode: env.SIGNUP_MODE }, `SIGNUP_MODE=open on ${url}: anyone who can reach it may create an account and run agents on this server's model keys (SIGNUP_MODE=invite: by invitation)`);
-  }
   if (dashboard) {
     // Production serves .next: build it first when it is missing or older than the sources.
-    if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases, server, dashboard);
+    if (env.NODE_ENV === 'production') await buildDashboard(runtime, phases, server, dashboard, closeRuntime);
     await stopIfAsked();
     const dev = env.NODE_ENV === 'development';
     const app = await phases.run('next', dev ? 'Next.js dev server ready' : 'Next.js ready', async () => {
+      const [{ preloadNextConfig }, { default: next }] = await Promise.all([import('./build-check'), import('next')]);
       await preloadNextConfig(process.cwd(), dev);
       const app = next({ dev, dir: process.cwd() });
       await app.prepare();
@@ -95,11 +119,20 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /** Builds the dashboard if needed; a SIGTERM/SIGINT during the build stops the build and us cleanly. */
-async function buildDashboard(runtime: ProcessRuntime, phases: StartupPhases, server: Server, dashboard: Dashboard): Promise<void> {
-  const done = (state: Awaited<ReturnType<typeof ensureBuild>>) => (state === 'current' ? 'dashboard build is current' : 'dashboard built');
+async function buildDashboard(
+  runtime: ProcessRuntime,
+  phases: StartupPhases,
+  server: Server,
+  dashboard: Dashboard,
+  closeRuntime: (runtime: ProcessRuntime) => Promise<void>,
+): Promise<void> {
+  const { BuildInterruptedError, ensureBuild, runNextBuild } = await import('./build-check');
+  const done = (state: BuildState | 'forced') => (state === 'current' ? 'dashboard build is current' : 'dashboard built');
   try {
     await phases.run('build', done, () => ensureBuild({
       fingerprint: launchInfo()?.fingerprint,
+      // Next's output as our JSON lines (build-check.ts), its errors among them.
+      build: (root) => runNextBuild(root, { log }),
       onBuild: (state) => {
         dashboard.starting = { phase: 'build', since: dashboard.starting?.since ?? Date.now() };
         log.info(
@@ -173,7 +206,8 @@ function installShutdown(server: Server, close: () => Promise<void>) {
   if (startupSignal) stop(startupSignal);
 }
 
-main().catch((err) => {
-  log.fatal(describeStartupError(err));
+main().catch((err: unknown) => {
+  // Plain words for what people meet most (the data dir in use: db/lock.ts), no stack trace.
+  log.fatal(err instanceof Error ? err.message : String(err));
   process.exit(1);
 });

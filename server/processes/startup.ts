@@ -16,10 +16,12 @@ export interface StartupPhases {
 
 const round = (ms: number) => Math.round(ms);
 
-export function startupPhases(log: Logger): StartupPhases {
+/** `onStart` hears each phase as it begins (the server's /healthz says which one is under way). */
+export function startupPhases(log: Logger, opts: { onStart?: (phase: string) => void } = {}): StartupPhases {
   const record = (phase: string, done: string, ms: number) => log.info({ phase, ms: round(ms) }, `start-up: ${done} in ${round(ms)} ms`);
   return {
     async run(phase, done, fn) {
+      opts.onStart?.(phase);
       const started = performance.now();
       const result = await fn();
       record(phase, typeof done === 'string' ? done : done(result), performance.now() - started);

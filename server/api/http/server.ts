@@ -1,8 +1,7 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '../../../db/client';
 import { inLane } from '../../../db/lanes';
 import { checkReady } from '../../../db/migrate';
-import { env } from '../../platform/env.js';
 import { ApiError, internalError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import type { RateLimits } from '../../modules/ratelimit';
@@ -12,12 +11,11 @@ import { log } from '../../platform/log';
 import type { Services } from '../../modules/runtime';
 import type { RequestUsage } from '../../modules/usage/requests';
 import { CLIENT_ADDRESS_HEADER } from '../../platform/http/client-address-header';
-import { answerClientError, refusedBefore } from '../../platform/http/client-error';
-import { clientAddress, isTrustedProxy } from '../../platform/http/client-address';
-import { capConnections, MAX_CONNECTIONS } from '../../platform/http/connections';
-import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS, setSecurityHeaders } from '../../platform/http/exchange';
+import { clientAddress } from '../../platform/http/client-address';
+import { MAX_CONNECTIONS } from '../../platform/http/connections';
+import { closeAfterResponse, hasBody, holdBody, jsonDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS } from '../../platform/http/exchange';
 import { sendError, sendJson } from '../../platform/http/send';
-
+import { createListener } from './listener';
 import { answerHealth, answerStarting, startingMessage, type Dashboard } from './starting';
 
 // Slow or idle clients may not hold a connection open (headers within 5 s, a whole request
@@ -26,11 +24,15 @@ export { MAX_CONNECTIONS, SERVER_TIMEOUTS };
 
 type BodyHandler = (req: IncomingMessage, res: ServerResponse, body?: Buffer) => Promise<void> | void;
 
-const isApiPath = (url: string) =>
-  url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') || url.startsWith('/api/') || url === '/healthz' || url === '/readyz';
+type AppDeps = { database: Database; limits: RateLimits; usage?: RequestUsage; dashboard?: Dashboard; session?: SessionReader } & Services;
+
+/** One node:http server for everything (listener.ts), serving with createAppHandler's handler. */
+export function createAppServer(deps: AppDeps) {
+  return createListener(createAppHandler(deps)).server;
+}
 
 /**
- * One node:http server for everything: `/v1/*` goes straight to the REST handler
+ * What serves every request of the node:http server: `/v1/*` goes straight to the REST handler
  * (api/rest/handler.ts, built once), `/healthz` and `/readyz` are answered here, the dashboard's
  * API (/api/trpc, its event streams: dashboard-api.ts) by the handler built here with this
  * process's context when the server has a `session` reader, and the rest (pages, /api/auth) goes
@@ -38,7 +40,7 @@ const isApiPath = (url: string) =>
  * as /v1 and the client's address (which Next cannot see). While the dashboard is still starting
  * (`dashboard.starting`), its pages and next-auth's routes say so (starting.ts).
  */
-export function createAppServer(deps: { database: Database; limits: RateLimits; usage?: RequestUsage; dashboard?: Dashboard; session?: SessionReader } & Services) {
+export function createAppHandler(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const rest = createRestHandler({ db: deps.database.db, limits: deps.limits, usage: deps.usage, services: deps });
   const dashboardApi = deps.session ? createDashboardApi({ db: deps.database.db, limits: deps.limits, services: deps, session: deps.session }) : undefined;
   const serveDashboardApi: BodyHandler = (req, res, body) => {
@@ -73,16 +75,8 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
     );
   };
 
-  // Each request's database calls wait in a line of their own on the embedded database: its
-  // address's until its workspace is known (db/lanes.ts).
-  const server = http.createServer(SERVER_TIMEOUTS, (req, res) => inLane(`addr:${req.socket.remoteAddress ?? ''}`, () => handle(req, res)));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    // Completed after we answered it 408 (client-error.ts): that answer said nothing was done.
-    if (refusedBefore(req.socket)) return void req.socket.destroy();
     const url = req.url ?? '/';
-    setSecurityHeaders(res, isApiPath(url));
-    // A handler writing after we refused a request must not crash the process.
-    res.on('error', () => {});
     if (url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?')) {
       void rest(req, res);
     } else if (url === '/healthz') {
@@ -106,9 +100,7 @@ export function createAppServer(deps: { database: Database; limits: RateLimits; 
       sendJson(res, 404, { error: 'not found' });
     }
   };
-  // MAX_CONNECTIONS per process, MAX_CONNECTIONS_PER_ADDRESS of them per client address.
-  capConnections(server, { max: env.MAX_CONNECTIONS_PER_ADDRESS, exempt: (peer) => isTrustedProxy(peer) });
-  // A request Node's parser refuses gets our error envelope and a request id, not a bare 400.
-  server.on('clientError', answerClientError);
-  return server;
+  // Each request's database calls wait in a line of their own on the embedded database: its
+  // address's until its workspace is known (db/lanes.ts).
+  return (req, res) => inLane(`addr:${req.socket.remoteAddress ?? ''}`, () => handle(req, res));
 }
