@@ -20,8 +20,9 @@ export type ErrorType = (typeof ERROR_TYPES)[number];
  * - `routing`: answered before an operation is chosen (unknown path, wrong method): in the
  *   document's error table, on no operation;
  * - `dashboard`: the dashboard face only, never on /v1 (not in the document);
- * - `http`: the request could not be read as HTTP (answered by the server before anything
- *   else, on /v1 and the dashboard alike): in the document's error table, on no operation.
+ * - `http`: answered by the server before anything else, on /v1 and the dashboard alike (the
+ *   request could not be read as HTTP, or the server is still starting): in the document's error
+ *   table, on no operation.
  */
 export type ErrorScope = 'every' | 'body' | 'declared' | 'routing' | 'dashboard' | 'http';
 
@@ -325,7 +326,7 @@ export const ERROR_CATALOGUE = [
     on: 'http',
     description: 'The request headers are larger than 16 KiB in all.',
   },
-  // 429, 500.
+  // 429, 503 (answered by the server while it starts: api/http/starting.ts), 500.
   {
     code: 'rate_limit_exceeded',
     status: 429,
@@ -337,8 +338,9 @@ export const ERROR_CATALOGUE = [
     code: 'starting',
     status: 503,
     type: 'api_error',
-    on: 'dashboard',
-    description: 'The dashboard is still starting (its first build takes a minute or two); `Retry-After` says when to try again. `/v1` already answers.',
+    on: 'http',
+    description:
+      'The server is still starting: on /v1 and everywhere until its database is made and migrated (seconds), then on the dashboard alone while it is built and loaded (its first build takes a minute or two). `Retry-After` says when to try again.',
   },
   {
     code: 'internal_error',
