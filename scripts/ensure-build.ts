@@ -1,12 +1,15 @@
 // `npm run build`: the production dashboard build (`next build`), recording the fingerprint of
 // its sources in .next/source-fingerprint so `npm start` knows the build is current, and the
-// compiled server `npm start` runs (server/processes/server-bundle.js).
+// compiled server `npm start` runs (server/processes/server-bundle.js), and (without DATABASE_URL)
+// the embedded database's migrated template that a new data dir copies (db/pglite-template.ts).
 // `--if-stale` builds only when the sources changed since the last build (or there is none).
 // (`npm start` does the same checks itself before serving.) Then the typed client, sdk/ → sdk/dist
 // (docs/sdk.md).
 // First: on an unsupported Node this says so and exits, before any dependency loads.
 import '../server/processes/node-version.js';
 import os from 'node:os';
+import { DEFAULT_TEMPLATE_DIR, ensureTemplate } from '../db/pglite-template';
+import { PGLITE_START_PARAMS } from '../db/pglite-init';
 import { BuildInterruptedError, ensureBuild } from '../server/processes/build-check';
 import { ensureServerBundle } from '../server/processes/server-bundle.js';
 import { sourceFingerprint } from '../server/processes/source-fingerprint.js';
@@ -16,7 +19,14 @@ const ifStale = process.argv.includes('--if-stale');
 
 async function main() {
   const fingerprint = sourceFingerprint();
-  const [state] = await Promise.all([ensureBuild({ force: !ifStale, fingerprint }), ensureServerBundle({ fingerprint }), buildSdk()]);
+  // The template's build runs in a process of its own, beside next build's.
+  // Not made (a read-only cache, a failed build): the first start makes it, or builds in place.
+  const template = process.env.DATABASE_URL
+    ? undefined
+    : ensureTemplate({ dir: process.env.PGLITE_TEMPLATE_DIR || DEFAULT_TEMPLATE_DIR, startParams: PGLITE_START_PARAMS }).catch((err: unknown) =>
+        console.warn(`The embedded database's template was not built (${err instanceof Error ? err.message : String(err)}); npm start will make it.`),
+      );
+  const [state] = await Promise.all([ensureBuild({ force: !ifStale, fingerprint }), ensureServerBundle({ fingerprint }), buildSdk(), template]);
   if (state === 'current') console.log('The dashboard build is up to date.');
 }
 
