@@ -141,7 +141,7 @@ test('create an agent, watch its reply stream, continue the conversation, find t
   await expect(page).toHaveURL(/\/dashboard\/executions$/);
   const rows = page.getByTestId('execution-row');
   await expect(rows).toHaveCount(2);
-  await expect(rows.first().getByTestId('execution-status')).toHaveText('succeeded');
+  await expect(rows.first().getByTestId('execution-status')).toHaveText('Succeeded');
   await page.getByTestId('filter-status').selectOption('failed');
   await expect(page.getByTestId('executions-empty')).toContainText('No executions match');
   await page.getByTestId('filter-status').selectOption('succeeded');
@@ -223,7 +223,7 @@ test('cancel a slow run from its execution page and in the playground, then dele
   await dialog.getByTestId('cancel-execution-confirm').click();
   await expect(dialog).toBeHidden();
   await expect(execution).toHaveAttribute('data-status', 'cancelled');
-  await expect(execution.getByTestId('execution-status').first()).toHaveText('cancelled');
+  await expect(execution.getByTestId('execution-status').first()).toHaveText('Cancelled');
   await expect(page.getByTestId('cancel-execution')).toHaveCount(0);
 
   // In the playground, "Cancel run" stops the reply where it is.

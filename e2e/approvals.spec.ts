@@ -115,18 +115,18 @@ test('approve, edit and deny on the Approvals page; the count and the execution 
   const decision = page.getByTestId('call-decision');
   await page.goto(`/dashboard/executions/${approved}`);
   await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', /^(succeeded|failed)$/, soon);
-  await expect(decision.getByTestId('call-decision-badge')).toHaveText('approved');
+  await expect(decision.getByTestId('call-decision-badge')).toHaveText('Approved');
   await expect(decision.getByTestId('call-decision-by')).toHaveText('you, in the dashboard');
   await expect(decision.getByTestId('call-decision-arguments')).toHaveCount(0);
 
   await page.goto(`/dashboard/executions/${edited}`);
   await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', /^(succeeded|failed)$/, soon);
-  await expect(decision.getByTestId('call-decision-badge')).toHaveText('approved');
+  await expect(decision.getByTestId('call-decision-badge')).toHaveText('Approved');
   await expect(decision.getByTestId('call-decision-arguments')).toContainText('"orderId": "8-edited"');
 
   await page.goto(`/dashboard/executions/${denied}`);
   await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', 'succeeded', soon);
-  await expect(decision.getByTestId('call-decision-badge')).toHaveText('denied');
+  await expect(decision.getByTestId('call-decision-badge')).toHaveText('Denied');
   await expect(decision.getByTestId('call-decision-reason')).toContainText('Order 9 was refunded already');
   await shot(page, 'approvals-execution-denied');
   // The model was told the reason.
@@ -138,7 +138,7 @@ test('approve, edit and deny on the Approvals page; the count and the execution 
   await page.goto(`/dashboard/executions/${inline}`);
   const executionPage = page.getByTestId('execution-page');
   await expect(executionPage).toHaveAttribute('data-status', 'requires_action', soon);
-  await expect(page.getByTestId('execution-status').first()).toHaveText('requires_action');
+  await expect(page.getByTestId('execution-status').first()).toHaveText('Awaiting approval');
   await expect(count).toHaveText('1', soon);
   const pause = page.getByTestId('execution-approvals');
   await expect(pause.getByTestId('pending-call-tool')).toHaveText('refund');
@@ -147,7 +147,7 @@ test('approve, edit and deny on the Approvals page; the count and the execution 
   await pause.getByTestId('approve-call').click();
   await expect(executionPage).toHaveAttribute('data-status', /^(succeeded|failed)$/, soon);
   await expect(pause).toHaveCount(0);
-  await expect(decision.getByTestId('call-decision-badge')).toHaveText('approved');
+  await expect(decision.getByTestId('call-decision-badge')).toHaveText('Approved');
   await expect(page.getByTestId('execution-tool-call').first()).toContainText(/error|returned/);
   await expect(count).toHaveCount(0, soon);
   expect(await page.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage)).toBe(true);
@@ -195,7 +195,7 @@ test('the agent form sets the approval; the playground pauses, is approved, and 
   await paused.getByTestId('approve-call').click();
   await expect(turn).toHaveAttribute('data-status', /^(succeeded|failed)$/, soon);
   await expect(paused).toHaveCount(0);
-  await expect(turn.getByTestId('playground-tool')).toContainText('approved');
+  await expect(turn.getByTestId('playground-tool')).toContainText('Approved');
   await expect(turn.getByTestId('reply-text')).toContainText('refund tool');
   await expect(page.getByTestId('nav-approvals-count')).toHaveCount(0, soon);
   await shot(page, 'approvals-playground-done');

@@ -58,10 +58,10 @@ test('create a schedule with the cron helper, run it now, see its run, pause it 
 
   // Pause, then resume.
   await item.getByTestId('schedule-toggle').click();
-  await expect(item.getByTestId('schedule-state')).toHaveText('paused');
+  await expect(item.getByTestId('schedule-state')).toHaveText('Paused');
   await expect(item.getByTestId('schedule-next')).toContainText('No next run');
   await item.getByTestId('schedule-toggle').click();
-  await expect(item.getByTestId('schedule-state')).toHaveText('active');
+  await expect(item.getByTestId('schedule-state')).toHaveText('Active');
 
   // The schedule's runs in the executions list.
   await page.getByRole('link', { name: 'All runs →' }).click();

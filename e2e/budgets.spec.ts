@@ -52,12 +52,15 @@ async function createBudget(
 }
 
 /** An instant as the page writes it in a zone (formatInZone), computed by the browser. */
+/** The day and time of `iso` in `timeZone` as the dashboard writes them ("Dec 5, 2026, 00:00"; its zone's name follows). */
 function inZone(page: Page, iso: string, timeZone: string): Promise<string> {
   return page.evaluate(
-    ([at, zone]) =>
-      new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(
-        new Date(at!),
-      ),
+    ([at, zone]) => {
+      const date = new Date(at!);
+      const day = new Intl.DateTimeFormat('en-US', { timeZone: zone, month: 'short', day: 'numeric', year: 'numeric' }).format(date);
+      const time = new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
+      return `${day}, ${time}`;
+    },
     [iso, timeZone],
   );
 }

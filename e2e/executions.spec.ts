@@ -39,13 +39,13 @@ test('runs started over the REST API appear in the open list, without a reload',
   // Into the empty list.
   const first = await execute('hello from the API');
   await expect(rows.first()).toHaveAttribute('data-execution-id', first, soon);
-  await expect(rows.first().getByTestId('execution-status')).toHaveText('succeeded', soon);
+  await expect(rows.first().getByTestId('execution-status')).toHaveText('Succeeded', soon);
 
   // Nothing queued or running any more: the next run still shows up, on top.
   const second = await execute('and once more');
   await expect(rows.first()).toHaveAttribute('data-execution-id', second, soon);
   await expect(rows).toHaveCount(2);
-  await expect(rows.first().getByTestId('execution-status')).toHaveText('succeeded', soon);
+  await expect(rows.first().getByTestId('execution-status')).toHaveText('Succeeded', soon);
 
   // Idle, the page asks for the newest run alone (one row) every few seconds. Right after one
   // such answer, hidden, it asks nothing; shown again, it catches up.

@@ -101,14 +101,14 @@ for (const viewport of VIEWPORTS) {
       await expectNoHorizontalScroll(page);
       await shot(page, `execution-schedule-${viewport.width}`);
 
-      // The schedule link opens the agent page at that schedule, outlined and in view.
+      // The schedule link opens the schedule's own page.
       await page.getByTestId('execution-schedule-id').click();
-      await expect(page).toHaveURL(`/dashboard/agents/${agent.id}#${scheduleId}`);
-      const target = page.locator(`[data-testid="schedule-item"][data-schedule-id="${scheduleId}"]`);
-      await expect(target).toHaveAttribute('data-highlighted', 'true');
-      await expect(target).toBeInViewport();
+      await expect(page).toHaveURL(`/dashboard/schedules/${scheduleId}`);
+      await expect(page.getByTestId('schedule-words')).toHaveText('At 09:00, Monday through Friday');
+      await expect(page.getByTestId('execution-item')).toHaveCount(1);
       await expectIdsOnOneLine(page, 2);
-      await shot(page, `agent-schedule-highlighted-${viewport.width}`);
+      await expectNoHorizontalScroll(page);
+      await shot(page, `schedule-from-execution-${viewport.width}`);
 
       // The list: who started each run, newest first, readable at this width.
       await page.goto('/dashboard/executions');
@@ -167,9 +167,9 @@ for (const viewport of VIEWPORTS) {
       await page.goto(`/dashboard/agents/${tooled.id}`);
       await expect(page.getByTestId('rotate-tool-secret')).toBeVisible();
       await expect(page.getByTestId('schedule-cron-words')).toHaveText('At 08:30, only on Monday');
-      const format = /[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2,3} \d{4}, \d{2}:\d{2} \S+/;
+      const format = /[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2} \S+/;
       await expect(page.getByTestId('agent-created')).toHaveText(format);
-      await expect(page.getByTestId('schedule-next')).toHaveText(new RegExp(`Next run: ${format.source}`));
+      await expect(page.getByTestId('schedule-next')).toHaveText(new RegExp(`Next run in \\d+ (min|h|d) · ${format.source}`));
       await expect(page.getByTestId('schedule-next')).toContainText('08:30');
       await expectIdsOnOneLine(page, 1);
       await expectNoHorizontalScroll(page);
@@ -228,9 +228,9 @@ for (const viewport of VIEWPORTS) {
       await expect(delivery).toHaveAttribute('data-status', 'pending', { timeout: 20_000 });
       await expect(delivery.getByTestId('delivery-attempts')).not.toHaveText('0 attempts', { timeout: 20_000 });
       const next = delivery.getByTestId('delivery-next-attempt');
-      await expect(next).toHaveText(/^Next attempt (in \d+ s|in \d+ minutes?|due now) \(.*\d{1,2}:\d{2}:\d{2}.*\)$/);
+      await expect(next).toHaveText(/^Next attempt (in \d+ s|in \d+ min|due now) \(.*\d{1,2}:\d{2}:\d{2} \S+\)$/);
       // After the second failure the next try is minutes away.
-      await expect(next).toHaveText(/^Next attempt in [45] minutes \(/, { timeout: 30_000 });
+      await expect(next).toHaveText(/^Next attempt in [45] min \(/, { timeout: 30_000 });
       await expect(next).toBeInViewport({ ratio: 1 });
       await expectIdsOnOneLine(page, 1);
       await expectNoHorizontalScroll(page);

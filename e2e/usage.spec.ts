@@ -111,7 +111,7 @@ test('the usage page shows real executions and requests, per environment, as cha
   await expect(echoRow.locator('td').nth(4)).toHaveText(/^\d[\d.]* (ms|s)$/);
   await expect(agents.locator(`tr[data-row="${strict.id}"] td`).nth(1)).toHaveText('100%');
   const deleted = agents.locator(`tr[data-row="${temp.id}"]`);
-  await expect(deleted.getByTestId('agent-deleted')).toHaveText('deleted');
+  await expect(deleted.getByTestId('agent-deleted')).toHaveText('Deleted');
   await expect(deleted).toContainText(String(temp.id));
   await expect(deleted.getByRole('link')).toHaveCount(0);
 
@@ -120,7 +120,7 @@ test('the usage page shows real executions and requests, per environment, as cha
   await expect(keys.locator(`tr[data-row="${keyId}"]`)).toContainText('Usage key');
   await expect(keys.locator(`tr[data-row="${keyId}"] td`)).toHaveText(['13', '1', '0', '0']);
   await expect(keys.locator(`tr[data-row="${oldKeyId}"] td`)).toHaveText(['2', '1', '0', '1']);
-  await expect(keys.locator(`tr[data-row="${oldKeyId}"]`).getByTestId('key-revoked')).toHaveText('revoked');
+  await expect(keys.locator(`tr[data-row="${oldKeyId}"]`).getByTestId('key-revoked')).toHaveText('Revoked');
 
   // Every chart is drawn, and its numbers are in its table (the range is 7 day buckets).
   for (const chart of ['chart-executions', 'chart-tokens', 'chart-cost', 'chart-duration', 'chart-requests']) {

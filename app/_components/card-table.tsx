@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { isValidElement, type ReactNode } from 'react';
-import { formatDate, formatDay } from '@/app/_lib/format';
+import { WhenLines } from './when';
 
 // The frame of the dashboard's list tables: below lg the rows become cards (one DOM, restyled),
 // so no column hides off-screen on a phone; from lg up it is a plain table (that scrolls sideways
@@ -38,12 +38,12 @@ export function CardTable({ columns, blankLabel = 'Open', testId, children }: { 
   );
 }
 
-/** A date cell: the day, the full time on hover; `className` adds to the cell's layout. */
-export function DayCell({ label, iso, className = '' }: { label: string; iso: string; className?: string }) {
+/** A date cell: the day above its time and zone (app/_lib/dates.ts); `className` adds to the cell's layout. */
+export function DateCell({ label, iso, className = '' }: { label: string; iso: string; className?: string }) {
   return (
-    <td className={`${CELL} text-slate-600 lg:whitespace-nowrap ${className}`} title={formatDate(iso)}>
+    <td className={`${CELL} text-slate-600 ${className}`}>
       <span className={LABEL}>{label}</span>
-      {formatDay(iso)}
+      <WhenLines iso={iso} />
     </td>
   );
 }

@@ -12,9 +12,9 @@ import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
 
-// Narrower (and a size smaller) from 640 px to 767 px, where the eight links, Docs and the count
-// share one row of their own: at 640 px that row is 592 px wide.
-const NAV_LINK = 'inline-flex items-center rounded-md px-1.5 py-1.5 font-medium whitespace-nowrap max-sm:px-3 max-sm:py-2.5 sm:max-md:text-[13px] md:px-2.5';
+// In the header's row from 1024 px up (ten links and Docs, ~890 px, beside or under the workspace's
+// name); below, one a line in the Menu panel.
+const NAV_LINK = 'inline-flex items-center rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap max-lg:px-3 max-lg:py-2.5';
 const NAV_IDLE = 'text-slate-600 hover:bg-slate-100 hover:text-slate-900';
 const NAV_CURRENT = 'bg-slate-100 text-slate-900';
 
@@ -37,6 +37,8 @@ function PendingCount({ count, more, testId }: { count: number; more: boolean; t
 const SECTIONS = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
+  { href: '/dashboard/conversations', label: 'Conversations' },
+  { href: '/dashboard/schedules', label: 'Schedules' },
   { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/budgets', label: 'Budgets' },
@@ -45,12 +47,12 @@ const SECTIONS = [
   { href: '/dashboard/events', label: 'Events' },
 ];
 
-// Two rows on every screen: the logo and the controls, then the workspace and the navigation (on
-// a phone the Menu button, whose panel lists every section, one per line, so however many there
+// Two rows on every screen: the logo and the controls, then the workspace and the navigation (below
+// 1024 px the Menu button, whose panel lists every section, one per line, so however many there
 // are each is in view). The header is never wider than 1280 px, and one row would leave the
-// workspace's name a few letters beside eight links, the switch and the account. The name takes
-// what the links leave; when that is under 11 rem (a tablet) the links move to a row of their own.
-// The navigation is one element either way, restyled as the panel on a phone.
+// workspace's name a few letters beside ten links, the switch and the account. The name takes
+// what the links leave; when that is under 11 rem the links move to a row of their own. The
+// navigation is one element either way, restyled as the panel on a phone or a tablet.
 export function DashboardHeader({
   workspace,
   user,
@@ -97,8 +99,8 @@ export function DashboardHeader({
         <Link href="/dashboard/agents" aria-label="Dashboard" className="shrink-0">
           <Logo compact />
         </Link>
-        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-6 gap-y-2 max-sm:flex-nowrap max-sm:gap-x-4">
-          <div className="flex min-w-0 flex-1 items-center gap-2 sm:min-w-44">
+        <div className="order-last flex w-full min-w-0 flex-wrap items-center gap-x-6 gap-y-2 max-lg:flex-nowrap max-lg:gap-x-4">
+          <div className="flex min-w-0 flex-1 items-center gap-2 lg:min-w-44">
             <span className="truncate text-sm font-medium text-slate-800" title={workspace.name} data-testid="workspace-name">
               {workspace.name}
             </span>
@@ -113,7 +115,7 @@ export function DashboardHeader({
             aria-controls={navId}
             onClick={() => setOpen((o) => !o)}
             data-testid="nav-menu"
-            className="-my-1 ml-auto inline-flex shrink-0 items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-200 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 aria-expanded:bg-slate-100 sm:hidden"
+            className="-my-1 ml-auto inline-flex shrink-0 items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-200 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 aria-expanded:bg-slate-100 lg:hidden"
           >
             <svg aria-hidden viewBox="0 0 20 20" className="size-4 fill-none stroke-current" strokeWidth={1.8} strokeLinecap="round">
               {open ? <path d="M5 5l10 10M15 5 5 15" /> : <path d="M3.5 5.5h13M3.5 10h13M3.5 14.5h13" />}
@@ -124,7 +126,7 @@ export function DashboardHeader({
           <nav
             ref={navRef}
             id={navId}
-            className={`${open ? 'max-sm:flex' : 'max-sm:hidden'} flex shrink-0 items-center gap-0 text-sm max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:z-20 max-sm:flex-col max-sm:items-stretch max-sm:gap-0.5 max-sm:border-b max-sm:border-slate-200 max-sm:bg-white max-sm:px-2 max-sm:py-2 max-sm:shadow-lg sm:ml-auto md:gap-1`}
+            className={`${open ? 'max-lg:flex' : 'max-lg:hidden'} flex shrink-0 items-center gap-1 text-sm max-lg:absolute max-lg:inset-x-0 max-lg:top-full max-lg:z-20 max-lg:flex-col max-lg:items-stretch max-lg:gap-0.5 max-lg:border-b max-lg:border-slate-200 max-lg:bg-white max-lg:px-2 max-lg:py-2 max-lg:shadow-lg lg:ml-auto`}
             aria-label="Main"
           >
             {sections.map((s) => {
@@ -143,7 +145,7 @@ export function DashboardHeader({
                 </Link>
               );
             })}
-            <span aria-hidden className="mx-3 my-1 border-t border-slate-100 sm:hidden" />
+            <span aria-hidden className="mx-3 my-1 border-t border-slate-100 lg:hidden" />
             <Link href="/docs" onClick={() => setOpen(false)} className={`${NAV_LINK} ${NAV_IDLE}`} data-testid="nav-docs">
               Docs
             </Link>

@@ -140,6 +140,24 @@ export function EventIcon() {
   );
 }
 
+export function ClockIcon() {
+  return (
+    <svg {...ICON}>
+      <circle cx="12" cy="12" r="9" />
+      <path d="M12 7v5l3 2" />
+    </svg>
+  );
+}
+
+export function ChatIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M5 5h14a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1h-8l-4 3v-3H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1z" />
+      <path d="M8 9.5h8M8 12.5h5" />
+    </svg>
+  );
+}
+
 /** "Agents / Support bot": the way back to a list from a detail page. */
 export function Breadcrumb({ href, parent, current }: { href: string; parent: string; current: ReactNode }) {
   return (

@@ -1,32 +1,4 @@
-// Display helpers for timestamps. `now` is passed in so rendering stays pure.
-
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-];
-
-export function formatRelative(iso: string, now: number): string {
-  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  const abs = Math.abs(seconds);
-  if (abs < 60) return 'Just now';
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  for (const [unit, size] of UNITS) {
-    if (abs >= size) return rtf.format(Math.trunc(seconds / size), unit);
-  }
-  return rtf.format(Math.trunc(seconds / 60), 'minute');
-}
-
-export function formatDate(iso: string): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-}
-
-export function formatDay(iso: string): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date(iso));
-}
+// Display helpers for durations and counts (instants: dates.ts). `now` is passed in so rendering stays pure.
 
 /** A Date as the value of an <input type="datetime-local"> (local time, minutes). */
 export function toDateTimeLocal(date: Date): string {
@@ -50,29 +22,9 @@ export function durationBetween(start: string | null, end: string | null, now: n
   return (end ? new Date(end).getTime() : now) - new Date(start).getTime();
 }
 
-/** Date and time with seconds, for execution timings. */
-export function formatTime(iso: string): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
-}
-
 /** A number with thousands separators. */
 export function formatCount(n: number): string {
   return new Intl.NumberFormat().format(n);
-}
-
-/**
- * An instant as a zone's wall clock, the zone named: `Mon, 30 Mar 2026, 03:30 CEST`; without
- * `timeZone`, the browser's. The agent page writes every time this way (its schedules' in their
- * own zones), so one page never mixes two formats.
- */
-export function formatInZone(iso: string, timeZone?: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(
-      new Date(iso),
-    );
-  } catch {
-    return iso;
-  }
 }
 
 /** How long is left until `iso`, for people: "6 d 23 h", "23 h 59 min", "4 min 10 s", "45 s"; null once it has passed. */

@@ -1,4 +1,4 @@
-import { formatInZone } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
 import type { Agent } from '@/app/_lib/types';
 import { DetailRow } from '../detail-row';
 import { IdText } from '../id-text';
@@ -96,9 +96,9 @@ export function AgentDetails({ agent }: { agent: Agent }) {
           <IdText value={agent.id} testId="agent-id" />
         </DetailRow>
         <DetailRow label="Created">
-          <span data-testid="agent-created">{formatInZone(agent.createdAt)}</span>
+          <span data-testid="agent-created">{formatDateTime(agent.createdAt)}</span>
         </DetailRow>
-        <DetailRow label="Updated">{formatInZone(agent.updatedAt)}</DetailRow>
+        <DetailRow label="Updated">{formatDateTime(agent.updatedAt)}</DetailRow>
       </dl>
     </Card>
   );

@@ -16,6 +16,7 @@ import { useUnreachableProvider } from './provider-status';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
 import { ToolSecretModal } from './tool-secret-modal';
 import { useCan } from '../team/use-can';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 export function AgentView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -64,7 +65,7 @@ export function AgentView({ id }: { id: string }) {
         <div className="min-w-0">
           <h1 className="flex flex-wrap items-center gap-x-3 gap-y-1 text-2xl font-semibold tracking-tight break-words text-slate-900" data-testid="agent-name">
             <span className="min-w-0">{a.name}</span>
-            <Badge tone={a.environment === 'test' ? 'amber' : 'green'}>{a.environment}</Badge>
+            <Badge tone={a.environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[a.environment]}</Badge>
           </h1>
           {a.description && <p className="mt-1 max-w-2xl text-sm break-words text-slate-600">{a.description}</p>}
         </div>

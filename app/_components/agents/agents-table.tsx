@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { AgentItem } from '@/app/_lib/types';
-import { CARD_ROW, CardTable, CELL, DayCell, LABEL, OpenCell } from '../card-table';
+import { CARD_ROW, CardTable, CELL, DateCell, LABEL, OpenCell } from '../card-table';
 import { Badge } from '../ui';
 import { ProviderWarning } from './provider-status';
 
@@ -51,7 +51,7 @@ export function AgentsTable({ agents }: { agents: AgentItem[] }) {
             <span className={LABEL}>Limits</span>
             {a.maxSteps} steps · {a.timeoutSeconds} s
           </td>
-          <DayCell label="Updated" iso={a.updatedAt} />
+          <DateCell label="Updated" iso={a.updatedAt} />
           <OpenCell href={`/dashboard/agents/${a.id}`} name={a.name} />
         </tr>
       ))}

@@ -47,7 +47,7 @@ export function Playground({ agentId, agentName, hasTools }: { agentId: string; 
             {conversationId ? (
               <>
                 Conversation{' '}
-                <Link href={`/dashboard/executions?conversationId=${conversationId}`} className="font-mono text-indigo-600 hover:text-indigo-500">
+                <Link href={`/dashboard/conversations/${conversationId}`} className="font-mono text-indigo-600 hover:text-indigo-500">
                   {conversationId}
                 </Link>
               </>

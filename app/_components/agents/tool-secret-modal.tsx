@@ -1,6 +1,6 @@
 'use client';
 
-import { formatInZone } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
 import { SecretField } from '../copy';
 import { SecretModalFrame } from '../modal';
 
@@ -34,7 +34,7 @@ export function ToolSecretModal({ agentName, secret, previousExpiresAt, onDone }
       <SecretField id="tool-secret" label="Tool signing secret" value={secret} testId="tool-secret" statusTestId="tool-secret-copy-status" />
       {rotated && (
         <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200" data-testid="previous-tool-secret-note">
-          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatInZone(previousExpiresAt)}</strong>: until
+          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDateTime(previousExpiresAt)}</strong>: until
           then each tool call carries both signatures, so your endpoints can switch to the new secret without refusing a call.
         </p>
       )}

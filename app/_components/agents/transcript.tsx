@@ -16,10 +16,10 @@ import type { Part, PartDecision, Turn } from './use-playground';
 
 /** What a person answered to a call that needed approval. */
 function DecisionBadge({ decision }: { decision: PartDecision }) {
-  if (decision.approved) return <Badge tone="green">approved</Badge>;
+  if (decision.approved) return <Badge tone="green">Approved</Badge>;
   return (
     <Badge tone={decision.expired ? 'amber' : 'red'} title={decision.reason ?? undefined}>
-      {decision.expired ? 'expired' : 'denied'}
+      {decision.expired ? 'Expired' : 'Denied'}
     </Badge>
   );
 }
@@ -61,13 +61,13 @@ function ToolPart({ part, awaiting }: { part: Extract<Part, { kind: 'tool' }>; a
         </span>
         {part.decision && <DecisionBadge decision={part.decision} />}
         {awaiting ? (
-          <Badge tone="violet">awaiting approval</Badge>
+          <Badge tone="violet">Awaiting approval</Badge>
         ) : !done ? (
           <Spinner className="size-3 text-slate-400" />
         ) : part.decision?.approved === false ? null : part.isError ? (
-          <Badge tone="red">error</Badge>
+          <Badge tone="red">Error</Badge>
         ) : (
-          <Badge tone="green">returned</Badge>
+          <Badge tone="green">Returned</Badge>
         )}
       </p>
       <JsonBlock value={part.arguments} label="Arguments" collapsible />
@@ -108,7 +108,7 @@ function Reply({ turn, handlers }: { turn: Turn; handlers: PauseHandlers }) {
       </div>
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 px-1 text-xs text-slate-500">
         {turn.status !== 'sending' && turn.executionId && <StatusBadge status={turn.status} />}
-        {turn.cached && <Badge>cached</Badge>}
+        {turn.cached && <Badge>Cached</Badge>}
         {turn.executionId && (
           <Link href={`/dashboard/executions/${turn.executionId}`} className="font-medium text-indigo-600 hover:text-indigo-500" data-testid="playground-execution-link">
             View execution →

@@ -1,11 +1,11 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { formatTime } from '@/app/_lib/format';
 import type { ExecutionStep } from '@/app/_lib/types';
 import { JsonBlock, prettyJson } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Badge } from '../ui';
+import { When } from '../when';
 
 // How a call that needed approval was decided: approved, denied or expired, by whom and when,
 // the reason, and the arguments it ran with when they were not the model's.
@@ -28,7 +28,7 @@ function useDecider(by: CallDecision['decidedBy']): string {
 export function DecisionNote({ decision, modelArguments }: { decision: CallDecision; modelArguments: unknown }) {
   const decider = useDecider(decision.decidedBy);
   const expired = decision.decidedBy.type === 'system';
-  const [tone, label] = decision.approved ? (['green', 'approved'] as const) : expired ? (['amber', 'expired'] as const) : (['red', 'denied'] as const);
+  const [tone, label] = decision.approved ? (['green', 'Approved'] as const) : expired ? (['amber', 'Expired'] as const) : (['red', 'Denied'] as const);
   const edited = decision.approved && prettyJson(decision.arguments) !== prettyJson(modelArguments);
   return (
     <div className="min-w-0 space-y-2 rounded-md bg-white px-3 py-2 text-xs ring-1 ring-slate-200" data-testid="call-decision" data-approved={decision.approved}>
@@ -38,7 +38,10 @@ export function DecisionNote({ decision, modelArguments }: { decision: CallDecis
         </Badge>
         <span className="min-w-0 break-words">
           by <span className="font-medium text-slate-800" data-testid="call-decision-by">{decider}</span>
-          <span className="text-slate-500"> · {formatTime(decision.decidedAt)}</span>
+          <span className="text-slate-500">
+            {' · '}
+            <When iso={decision.decidedAt} seconds />
+          </span>
         </span>
       </p>
       {decision.reason && !expired && (

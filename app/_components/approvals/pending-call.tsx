@@ -2,7 +2,8 @@
 
 import { useState, type ReactNode } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import { formatRelative, formatTime, formatTimeLeft } from '@/app/_lib/format';
+import { formatDateTime, formatRelative } from '@/app/_lib/dates';
+import { formatTimeLeft } from '@/app/_lib/format';
 import type { Execution } from '@/app/_lib/types';
 import { JsonBlock } from '../executions/json-block';
 import { Alert, Badge, Button, Spinner } from '../ui';
@@ -79,9 +80,12 @@ export function PendingCall({
         </h3>
         <Badge tone="violet">Awaiting approval</Badge>
         <p className="text-xs text-slate-500 sm:ml-auto">
-          <span title={formatTime(call.requestedAt)}>Requested {formatRelative(call.requestedAt, now).toLowerCase()}</span>
+          Requested{' '}
+          <time dateTime={call.requestedAt} title={formatDateTime(call.requestedAt, { seconds: true })}>
+            {formatRelative(call.requestedAt, now)}
+          </time>
           {' · '}
-          <span className={soon ? 'font-medium text-amber-700' : undefined} title={`Denied as expired if undecided at ${formatTime(call.expiresAt)}`} data-testid="pending-call-expiry">
+          <span className={soon ? 'font-medium text-amber-700' : undefined} title={`Denied as expired if undecided at ${formatDateTime(call.expiresAt, { seconds: true })}`} data-testid="pending-call-expiry">
             {left ? `${left} left` : 'Expiring now'}
           </span>
         </p>

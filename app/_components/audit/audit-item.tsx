@@ -1,10 +1,12 @@
 'use client';
 
 import { actorLabel } from '@/app/_lib/audit-csv';
-import { formatDate, formatRelative } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
 import type { AuditEvent } from '@/app/_lib/types';
 import { DisclosureButton, ROW_TOGGLE } from '../disclosure';
 import { Badge } from '../ui';
+import { When } from '../when';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 /** A value of `changes` in a cell: text as it is, anything else as JSON, null as a dash. */
 const shown = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -77,7 +79,7 @@ export function AuditItem({
             <code className="font-mono text-sm font-medium text-slate-900" data-testid="audit-action">
               {e.action}
             </code>
-            {e.environment && <Badge tone={e.environment === 'test' ? 'amber' : 'slate'}>{e.environment}</Badge>}
+            {e.environment && <Badge tone={e.environment === 'test' ? 'amber' : 'slate'}>{ENVIRONMENT_WORDS[e.environment]}</Badge>}
           </span>
           <span className="mt-1 block truncate text-xs text-slate-600">
             <span data-testid="audit-actor">{actorLabel(e)}</span>
@@ -89,9 +91,7 @@ export function AuditItem({
             )}
           </span>
         </span>
-        <span className="shrink-0 text-xs whitespace-nowrap text-slate-500" title={formatDate(e.createdAt)}>
-          {formatRelative(e.createdAt, now)}
-        </span>
+        <When iso={e.createdAt} now={now} className="shrink-0 text-xs whitespace-nowrap text-slate-500" />
       </DisclosureButton>
       {open && (
         <div id={panelId} className="space-y-4 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="audit-details">
@@ -116,7 +116,7 @@ export function AuditItem({
                 </button>
               )}
             </Detail>
-            <Detail label="When">{formatDate(e.createdAt)}</Detail>
+            <Detail label="When">{formatDateTime(e.createdAt, { seconds: true })}</Detail>
             <Detail label="IP address">{e.ip ?? '—'}</Detail>
             <Detail label="User agent">{e.userAgent ?? '—'}</Detail>
             <Detail label="Request">{e.requestId ?? '—'}</Detail>

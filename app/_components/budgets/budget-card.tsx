@@ -2,7 +2,8 @@
 
 import type { ReactNode } from 'react';
 import { amountsOf, forecastOf, formatAmount, formatPercentUsed, formatThresholds, PERIOD_LABEL, PERIOD_RULE, percentUsed, warningAt, type Forecast } from '@/app/_lib/budgets';
-import { formatInZone, formatTimeLeft } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
+import { formatTimeLeft } from '@/app/_lib/format';
 import type { Budget } from '@/app/_lib/types';
 import { Badge, Button, Card } from '../ui';
 import { TargetLabel, type Names } from './target-label';
@@ -101,7 +102,7 @@ export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: B
   const status = STATUS[level];
   const forecast = forecastOf(budget, now);
   const zone = budget.timezone;
-  const reset = budget.resetsAt ? formatInZone(budget.resetsAt, zone) : null;
+  const reset = budget.resetsAt ? formatDateTime(budget.resetsAt, { timeZone: zone }) : null;
   const left = budget.resetsAt ? formatTimeLeft(budget.resetsAt, now) : null;
   const unpriced = 'usd' in budget.limit && budget.spent.unpricedCalls > 0;
 
@@ -146,7 +147,7 @@ export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: B
             ) : (
               <>
                 {PERIOD_LABEL[budget.period]}, {PERIOD_RULE[budget.period]} in <span className="font-medium">{zone}</span>
-                <span className="block text-xs text-slate-500">Since {formatInZone(budget.periodStart, zone)}</span>
+                <span className="block text-xs text-slate-500">Since {formatDateTime(budget.periodStart, { timeZone: zone })}</span>
               </>
             )}
           </Detail>

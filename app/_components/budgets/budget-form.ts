@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { browserZone } from '@/app/_lib/dates';
 import type { Budget, BudgetPeriod, BudgetTargetType } from '@/app/_lib/types';
 import { createBudgetInput, MAX_LIMIT_TOKENS, MAX_LIMIT_USD, updateBudgetInput } from '@/server/modules/budgets/schemas';
 
@@ -22,7 +23,8 @@ export interface BudgetForm {
   alertAt: string;
 }
 
-export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/** The viewer's zone, a new budget's default (the dashboard's one date helper). */
+export { browserZone };
 
 export function newBudgetForm(): BudgetForm {
   return { name: '', targetType: 'workspace', targetId: '', unit: 'usd', amount: '', period: 'month', timezone: browserZone(), action: 'block', alertAt: '80, 100' };

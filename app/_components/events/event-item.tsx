@@ -3,12 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { errorMessage } from '@/app/_lib/errors';
-import { formatDate, formatDuration, formatRelative } from '@/app/_lib/format';
+import { formatDuration } from '@/app/_lib/format';
 import type { WebhookEvent } from '@/app/_lib/types';
 import { DisclosureButton, ROW_TOGGLE } from '../disclosure';
 import { JsonBlock } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Spinner } from '../ui';
+import { When } from '../when';
 import { StatusCode } from '../webhooks/delivery-item';
 import { DeliveryStatusBadge } from '../webhooks/status';
 
@@ -91,9 +92,7 @@ export function EventItem({
             {e.id}
           </code>
         </span>
-        <span className="shrink-0 text-xs whitespace-nowrap text-slate-500" title={formatDate(e.createdAt)}>
-          {formatRelative(e.createdAt, now)}
-        </span>
+        <When iso={e.createdAt} now={now} className="shrink-0 text-xs whitespace-nowrap text-slate-500" />
       </DisclosureButton>
       {open && (
         <div id={panelId} className="space-y-4 px-4 pb-4 sm:pr-5 sm:pl-11" data-testid="event-details">

@@ -5,23 +5,25 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { describeCron } from '@/app/_lib/cron';
 import { hasErrorCode } from '@/app/_lib/errors';
-import { durationBetween, formatCount, formatDuration, formatTime } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
+import { durationBetween, formatCount, formatDuration } from '@/app/_lib/format';
 import type { Execution } from '@/app/_lib/types';
 import { DetailRow } from '../detail-row';
 import { IdText } from '../id-text';
 import { useTRPC } from '../providers';
 import { Badge, Card, MetadataList } from '../ui';
 import { scheduleHref, TRIGGER_LABELS, type Trigger } from './trigger';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 // The execution's facts beside its content: agent, model, usage, timings, metadata. Each id is
 // one unbroken token (IdText), linked to where it is shown: the agent's page, its conversation's
-// executions, the schedule on its agent's page.
+// messages and executions, the schedule's own page.
 
 const muted = (text: string) => <span className="text-slate-400">{text}</span>;
 const note = (text: ReactNode) => <span className="block text-xs text-slate-500">{text}</span>;
 
 /** A schedule's run: the schedule (linked while it exists), its cron in words, the occurrence. */
-function ScheduleTrigger({ trigger, agentId, agentGone }: { trigger: Extract<Trigger, { type: 'schedule' }>; agentId: string; agentGone: boolean }) {
+function ScheduleTrigger({ trigger, agentGone }: { trigger: Extract<Trigger, { type: 'schedule' }>; agentGone: boolean }) {
   const trpc = useTRPC();
   // Deleting an agent deletes its schedules: nothing to ask then.
   const schedule = useQuery({ ...trpc.schedules.get.queryOptions({ id: trigger.scheduleId }), enabled: !agentGone, retry: false, staleTime: 60_000 });
@@ -29,9 +31,9 @@ function ScheduleTrigger({ trigger, agentId, agentGone }: { trigger: Extract<Tri
   const words = schedule.data ? describeCron(schedule.data.cron) : null;
   return (
     <>
-      Schedule <IdText value={trigger.scheduleId} href={gone ? undefined : scheduleHref(agentId, trigger.scheduleId)} testId="execution-schedule-id" />
+      Schedule <IdText value={trigger.scheduleId} href={gone ? undefined : scheduleHref(trigger.scheduleId)} testId="execution-schedule-id" />
       {gone ? note('deleted') : words && note(words)}
-      {note(`for ${formatTime(trigger.scheduledFor)}`)}
+      {note(`for ${formatDateTime(trigger.scheduledFor, { timeZone: schedule.data?.timezone })}`)}
     </>
   );
 }
@@ -62,12 +64,12 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
           )}
         </DetailRow>
         <DetailRow dense label="Conversation">
-          <IdText value={e.conversationId} href={`/dashboard/executions?conversationId=${e.conversationId}`} testId="execution-conversation-id" />
-          {note('Its executions, in order')}
+          <IdText value={e.conversationId} href={`/dashboard/conversations/${e.conversationId}`} testId="execution-conversation-id" />
+          {note('Its messages and executions')}
         </DetailRow>
         <DetailRow dense label="Started by" testId="execution-trigger">
           {e.trigger.type === 'schedule' ? (
-            <ScheduleTrigger trigger={e.trigger} agentId={e.agentId} agentGone={agentGone} />
+            <ScheduleTrigger trigger={e.trigger} agentGone={agentGone} />
           ) : (
             <>
               {TRIGGER_LABELS[e.trigger.type]}
@@ -80,7 +82,7 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
         </DetailRow>
         <DetailRow dense label="Cached">{e.cached ? <Badge tone="indigo">cached answer</Badge> : 'No'}</DetailRow>
         <DetailRow dense label="Environment">
-          <Badge tone={e.environment === 'test' ? 'amber' : 'green'}>{e.environment}</Badge>
+          <Badge tone={e.environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[e.environment]}</Badge>
         </DetailRow>
         <DetailRow dense label="Tokens" testId="execution-usage">
           {formatCount(e.usage.totalTokens)}
@@ -88,12 +90,12 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
             {formatCount(e.usage.inputTokens)} in · {formatCount(e.usage.outputTokens)} out
           </span>
         </DetailRow>
-        <DetailRow dense label="Created">{formatTime(e.createdAt)}</DetailRow>
+        <DetailRow dense label="Created">{formatDateTime(e.createdAt, { seconds: true })}</DetailRow>
         <DetailRow dense label="Started">
-          {e.startedAt ? formatTime(e.startedAt) : muted('Not started')}
+          {e.startedAt ? formatDateTime(e.startedAt, { seconds: true }) : muted('Not started')}
           {waited !== null && e.startedAt && <span className="block text-xs text-slate-500">after {formatDuration(waited)} in the queue</span>}
         </DetailRow>
-        <DetailRow dense label="Completed">{e.completedAt ? formatTime(e.completedAt) : muted('Not yet')}</DetailRow>
+        <DetailRow dense label="Completed">{e.completedAt ? formatDateTime(e.completedAt, { seconds: true }) : muted('Not yet')}</DetailRow>
         <DetailRow dense label="Duration" testId="execution-duration">
           {ran !== null ? formatDuration(ran) : muted('—')}
           {ran !== null && !e.completedAt && <span className="block text-xs text-slate-500">so far</span>}

@@ -1,5 +1,6 @@
 import { durationBetween, formatCount, formatDuration } from '@/app/_lib/format';
 import type { ExecutionStep } from '@/app/_lib/types';
+import { finishReasonWords } from '@/app/_lib/words';
 import { DecisionNote } from '../approvals/decision-note';
 import { Badge } from '../ui';
 import { JsonBlock } from './json-block';
@@ -17,7 +18,9 @@ function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boo
           ▸
         </span>
         <span className="font-medium text-slate-900">Step {step.index + 1}</span>
-        <Badge className="font-mono">{step.finishReason}</Badge>
+        <Badge data-testid="step-finish-reason" data-reason={step.finishReason}>
+          {finishReasonWords(step.finishReason)}
+        </Badge>
         {step.toolCalls.length > 0 && <Badge tone="indigo">{step.toolCalls.length === 1 ? '1 tool call' : `${step.toolCalls.length} tool calls`}</Badge>}
         <span className="ml-auto text-xs text-slate-500">
           {formatCount(step.usage.totalTokens)} tokens{duration !== null && ` · ${formatDuration(duration)}`}
@@ -34,8 +37,8 @@ function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boo
                 <code className="font-mono font-semibold text-slate-900">{call.name}</code>
                 <code className="truncate font-mono text-slate-400">{call.id}</code>
                 {/* A denied call never ran: its result is the denial the model was told (the decision says so). */}
-                {result && call.approval?.approved !== false && <Badge tone={result.isError ? 'red' : 'green'}>{result.isError ? 'error' : 'returned'}</Badge>}
-                {!result && awaiting.has(call.id) && <Badge tone="violet">awaiting approval</Badge>}
+                {result && call.approval?.approved !== false && <Badge tone={result.isError ? 'red' : 'green'}>{result.isError ? 'Error' : 'Returned'}</Badge>}
+                {!result && awaiting.has(call.id) && <Badge tone="violet">Awaiting approval</Badge>}
               </p>
               <JsonBlock value={call.arguments} label="Arguments" collapsible open />
               {call.approval && <DecisionNote decision={call.approval} modelArguments={call.arguments} />}

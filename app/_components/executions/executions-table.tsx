@@ -1,9 +1,10 @@
 import Link from 'next/link';
-import { durationBetween, formatCount, formatDate, formatDuration, formatRelative } from '@/app/_lib/format';
+import { durationBetween, formatCount, formatDuration } from '@/app/_lib/format';
 import type { Execution } from '@/app/_lib/types';
 import { CardTable, CELL, LABEL } from '../card-table';
 import { StatusBadge } from './status-badge';
 import { TriggerBadge } from './trigger';
+import { When } from '../when';
 
 const COLUMNS = ['Status', 'Input', 'Agent', 'Started by', 'Model', 'Tokens', 'Duration', 'Created'];
 
@@ -52,8 +53,8 @@ export function ExecutionsTable({ executions, agentNames, now }: { executions: E
               <span className={LABEL}>Duration</span>
               {duration === null ? <span className="text-slate-400">—</span> : formatDuration(duration)}
             </td>
-            <td className={`${CELL} text-slate-600 max-lg:col-start-2 max-lg:row-start-1 max-lg:justify-self-end max-lg:text-xs lg:whitespace-nowrap`} title={formatDate(e.createdAt)}>
-              {formatRelative(e.createdAt, now)}
+            <td className={`${CELL} text-slate-600 max-lg:col-start-2 max-lg:row-start-1 max-lg:justify-self-end max-lg:text-xs lg:whitespace-nowrap`}>
+              <When iso={e.createdAt} now={now} />
             </td>
           </tr>
         );

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExecutionStatus } from '@/app/_lib/types';
+import { EXECUTION_STATUS_WORDS } from '@/app/_lib/words';
 import { TableSkeleton } from '../agents/agents-table';
 import { useTRPC, useTRPCClient } from '../providers';
 import { EmptyState, ListFooter, LoadError, RunIcon } from '../states';
@@ -92,7 +93,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
             <option value="">All statuses</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s[0]!.toUpperCase() + s.slice(1).replace(/_/g, ' ')}
+                {EXECUTION_STATUS_WORDS[s]}
               </option>
             ))}
           </select>

@@ -18,5 +18,5 @@ export function TriggerBadge({ trigger }: { trigger: Trigger }) {
   );
 }
 
-/** Where a schedule is shown: its agent's page, scrolled to it (schedules-card.tsx highlights it). */
-export const scheduleHref = (agentId: string, scheduleId: string) => `/dashboard/agents/${agentId}#${scheduleId}`;
+/** Where a schedule is shown: its own page. */
+export const scheduleHref = (scheduleId: string) => `/dashboard/schedules/${scheduleId}`;

@@ -1,11 +1,14 @@
-import { formatCount, formatDate, formatDay, formatRelative } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
+import { formatCount } from '@/app/_lib/format';
 import type { KeyItem } from '@/app/_lib/types';
-import { CardTable, CELL, DayCell, LABEL, type Column } from '../card-table';
+import { CardTable, CELL, DateCell, LABEL, type Column } from '../card-table';
 import { Badge, Button } from '../ui';
+import { When, WhenLines } from '../when';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 // The table fits its card from lg (1024 px) up: the list shows one environment (the switch above
 // it, and each prefix says it), so its badge is on the phone's card only; "Requests (24 h)" takes
-// two lines; dates are days (the time on hover); a name wraps anywhere rather than widening the
+// two lines; a date is its day above its time and zone; a name wraps anywhere rather than widening the
 // table. Between lg and xl the Created column gives way.
 const COLUMNS: Column[] = ['Name', 'Key', 'Scopes', 'Last used', <>Requests<br />(24 h)</>, 'Expires', { label: 'Created', className: 'max-xl:hidden' }, ''];
 
@@ -13,12 +16,12 @@ function Expiry({ expiresAt, now }: { expiresAt: string | null; now: number }) {
   if (!expiresAt) return <span className="text-slate-500">Never</span>;
   if (new Date(expiresAt).getTime() <= now) {
     return (
-      <Badge tone="red" title={formatDate(expiresAt)}>
+      <Badge tone="red" title={formatDateTime(expiresAt)}>
         Expired
       </Badge>
     );
   }
-  return <span title={formatDate(expiresAt)}>{formatDay(expiresAt)}</span>;
+  return <WhenLines iso={expiresAt} />;
 }
 
 /** `requests`: each key's API requests in the last 24 hours (undefined until known). */
@@ -48,7 +51,7 @@ export function KeysTable({
               {k.prefix}…
             </code>
             <Badge tone={k.environment === 'test' ? 'amber' : 'green'} className="lg:hidden">
-              {k.environment}
+              {ENVIRONMENT_WORDS[k.environment]}
             </Badge>
           </td>
           <td className={`${CELL} max-lg:col-span-6`}>
@@ -61,9 +64,9 @@ export function KeysTable({
               ))}
             </div>
           </td>
-          <td className={`${CELL} text-slate-600 max-lg:col-span-3 lg:whitespace-nowrap`} title={k.lastUsed ? formatDate(k.lastUsed) : undefined}>
+          <td className={`${CELL} text-slate-600 max-lg:col-span-3 lg:whitespace-nowrap`}>
             <span className={LABEL}>Last used</span>
-            {k.lastUsed ? formatRelative(k.lastUsed, now) : <span className="text-slate-500">Never</span>}
+            {k.lastUsed ? <When iso={k.lastUsed} now={now} /> : <span className="text-slate-500">Never</span>}
           </td>
           <td className={`${CELL} text-slate-600 tabular-nums max-lg:col-span-3 lg:whitespace-nowrap`} data-testid="key-requests-24h">
             <span className={LABEL}>Requests (24 h)</span>
@@ -73,7 +76,7 @@ export function KeysTable({
             <span className={LABEL}>Expires</span>
             <Expiry expiresAt={k.expiresAt} now={now} />
           </td>
-          <DayCell label="Created" iso={k.createdAt} className="max-lg:col-span-3 lg:max-xl:hidden" />
+          <DateCell label="Created" iso={k.createdAt} className="max-lg:col-span-3 lg:max-xl:hidden" />
           <td className="py-2 pr-4 pl-2 text-right max-lg:col-span-2 max-lg:col-start-5 max-lg:row-start-1 max-lg:-my-2 max-lg:-mr-3 max-lg:justify-self-end max-lg:p-0">
             <Button variant="dangerGhost" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
               Revoke

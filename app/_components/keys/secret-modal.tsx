@@ -5,6 +5,7 @@ import type { CreatedKey, StarterCall } from '@/app/_lib/types';
 import { CopyStatus, SecretField, selectContents, useCopy } from '../copy';
 import { SecretModalFrame } from '../modal';
 import { Badge, Button } from '../ui';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 const code = (text: string) => <code className="font-mono text-[0.95em] text-slate-800">{text}</code>;
 
@@ -60,7 +61,7 @@ export function SecretModal({ created, calls, onDone }: { created: CreatedKey; c
       <SecretField
         id="new-key-secret"
         label="Secret key"
-        badge={<Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{created.environment}</Badge>}
+        badge={<Badge tone={created.environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[created.environment]}</Badge>}
         value={created.key}
         testId="secret"
         statusTestId="copy-status"

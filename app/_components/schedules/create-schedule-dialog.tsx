@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { describeCron } from '@/app/_lib/cron';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import { formatInZone } from '@/app/_lib/format';
+import { browserZone, formatDateTime } from '@/app/_lib/dates';
 import type { Schedule } from '@/app/_lib/types';
 import { MAX_SCHEDULE_INPUT } from '@/server/modules/schedules/schemas';
 import { Modal, ModalActions } from '../modal';
@@ -25,7 +25,6 @@ const PRESETS = [
   { label: 'First of the month at 06:00', cron: '0 6 1 * *' },
 ];
 
-const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 const zones = (() => {
   try {
     return Intl.supportedValuesOf('timeZone');
@@ -152,7 +151,7 @@ export function CreateScheduleDialog({ agentId, onClose, onCreated }: { agentId:
             <ol className="mt-1.5 space-y-0.5 font-mono text-xs text-slate-800">
               {preview.data.runs.map((run) => (
                 <li key={run} data-testid="schedule-preview-run">
-                  {formatInZone(run, preview.data.ok ? preview.data.timezone : 'UTC')}
+                  {formatDateTime(run, { timeZone: preview.data.ok ? preview.data.timezone : 'UTC' })}
                 </li>
               ))}
             </ol>

@@ -36,7 +36,7 @@ function AgentName({ agent }: { agent: NamedAgent }) {
   if (agent.deleted) {
     return (
       <span className="block">
-        <Badge data-testid="agent-deleted">deleted</Badge>
+        <Badge data-testid="agent-deleted">Deleted</Badge>
         {id}
       </span>
     );
@@ -94,7 +94,7 @@ function KeyName({ apiKey }: { apiKey: NamedKey }) {
   return (
     <span className="block max-w-64">
       {apiKey.name !== null && <span className="block truncate text-slate-900">{apiKey.name}</span>}
-      {apiKey.revoked && <Badge data-testid="key-revoked">revoked</Badge>}
+      {apiKey.revoked && <Badge data-testid="key-revoked">Revoked</Badge>}
       <code className="block font-mono text-xs font-normal text-slate-500">{apiKey.id}</code>
     </span>
   );

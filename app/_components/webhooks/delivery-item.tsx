@@ -2,12 +2,14 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '@/app/_lib/errors';
-import { formatDate, formatDuration, formatRelative, formatTime } from '@/app/_lib/format';
+import { formatDateTime, formatRelative } from '@/app/_lib/dates';
+import { formatDuration } from '@/app/_lib/format';
 import type { Delivery, DeliveryAttempt } from '@/app/_lib/types';
 import { DisclosureButton } from '../disclosure';
 import { JsonBlock } from '../executions/json-block';
 import { useTRPC } from '../providers';
 import { Badge, Button, Spinner } from '../ui';
+import { When } from '../when';
 import { DeliveryStatusBadge } from './status';
 
 // One delivery of the log: a summary line (status, event, attempts, last answer, time) that
@@ -29,7 +31,7 @@ function Attempt({ attempt: a }: { attempt: DeliveryAttempt }) {
           {a.statusCode ?? 'No response'}
         </Badge>
         <span className="text-slate-600">{formatDuration(a.latencyMs)}</span>
-        <span className="text-slate-500 sm:ml-auto">{formatTime(a.at)}</span>
+        <When iso={a.at} seconds className="text-slate-500 sm:ml-auto" />
       </p>
       {a.error && <p className="text-xs break-words text-red-700" data-testid="attempt-error">{a.error}</p>}
       {a.responseExcerpt !== null && a.responseExcerpt !== '' && (
@@ -39,14 +41,14 @@ function Attempt({ attempt: a }: { attempt: DeliveryAttempt }) {
   );
 }
 
-/** When a pending delivery is tried next, relative and absolute: "Next attempt in 5 minutes (3 Jun 2026, 10:32:04)". */
+/** When a pending delivery is tried next, relative and absolute: "Next attempt in 5 min (Jun 3, 2026, 10:32:04 CEST)". */
 function nextAttemptNote(d: Pick<Delivery, 'status' | 'nextAttemptAt' | 'attempts'>, now: number): string | null {
   if (d.status !== 'pending') return null;
   const label = d.attempts.length === 0 ? 'First attempt' : 'Next attempt';
   if (!d.nextAttemptAt) return `${label} due now`;
   const wait = Date.parse(d.nextAttemptAt) - now;
   const when = wait <= 1_000 ? 'due now' : wait < 60_000 ? `in ${Math.ceil(wait / 1000)} s` : formatRelative(d.nextAttemptAt, now);
-  return `${label} ${when} (${formatTime(d.nextAttemptAt)})`;
+  return `${label} ${when} (${formatDateTime(d.nextAttemptAt, { seconds: true })})`;
 }
 
 export function DeliveryItem({
@@ -102,9 +104,7 @@ export function DeliveryItem({
             {last && <span data-testid="delivery-latency">{formatDuration(last.latencyMs)}</span>}
             <span data-testid="delivery-attempts">{count === 1 ? '1 attempt' : `${count} attempts`}</span>
           </span>
-          <span className="whitespace-nowrap text-slate-500" title={formatDate(d.createdAt)}>
-            {formatRelative(d.createdAt, now)}
-          </span>
+          <When iso={d.createdAt} now={now} className="whitespace-nowrap text-slate-500" />
         </span>
       </DisclosureButton>
       {open && (

@@ -1,4 +1,5 @@
 import type { DeliveryStatus, Webhook } from '@/app/_lib/types';
+import { sentence } from '@/app/_lib/words';
 import { Badge } from '../ui';
 
 // How a webhook and its deliveries are doing, in the same words and colours everywhere:
@@ -36,7 +37,7 @@ export function DeliveryStatusBadge({ status }: { status: DeliveryStatus }) {
   return (
     <Badge tone={DELIVERY_TONE[status]} data-testid="delivery-status" data-status={status}>
       {status === 'pending' && <span aria-hidden className="mr-1.5 inline-block size-1.5 animate-pulse rounded-full bg-current" />}
-      {status}
+      {sentence(status)}
     </Badge>
   );
 }

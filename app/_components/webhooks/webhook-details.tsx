@@ -1,9 +1,10 @@
 import { EVENT_DESCRIPTIONS } from '@/app/_lib/event-types';
-import { formatDate } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
 import type { Webhook } from '@/app/_lib/types';
 import { DetailRow } from '../detail-row';
 import { IdText } from '../id-text';
 import { Badge, Card } from '../ui';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 // What the endpoint is: its URL, the events it receives and identifiers, beside the log (its
 // state is the badge beside the page's title, said once).
@@ -37,13 +38,13 @@ export function WebhookDetails({ webhook: w }: { webhook: Webhook }) {
         </DetailRow>
         <DetailRow label="Description">{w.description ?? <span className="text-slate-500">None</span>}</DetailRow>
         <DetailRow label="Environment">
-          <Badge tone={w.environment === 'test' ? 'amber' : 'green'}>{w.environment}</Badge>
+          <Badge tone={w.environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[w.environment]}</Badge>
         </DetailRow>
         <DetailRow label="ID">
           <IdText value={w.id} testId="webhook-id" />
         </DetailRow>
-        <DetailRow label="Created">{formatDate(w.createdAt)}</DetailRow>
-        <DetailRow label="Updated">{formatDate(w.updatedAt)}</DetailRow>
+        <DetailRow label="Created">{formatDateTime(w.createdAt)}</DetailRow>
+        <DetailRow label="Updated">{formatDateTime(w.updatedAt)}</DetailRow>
       </dl>
     </Card>
   );

@@ -1,9 +1,10 @@
 'use client';
 
-import { formatDate } from '@/app/_lib/format';
+import { formatDateTime } from '@/app/_lib/dates';
 import { SecretField } from '../copy';
 import { SecretModalFrame } from '../modal';
 import { Badge } from '../ui';
+import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 const code = (text: string) => <code className="font-mono text-xs">{text}</code>;
 
@@ -47,14 +48,14 @@ export function WebhookSecretModal({
       <SecretField
         id="webhook-secret"
         label="Signing secret"
-        badge={<Badge tone={environment === 'test' ? 'amber' : 'green'}>{environment}</Badge>}
+        badge={<Badge tone={environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[environment]}</Badge>}
         value={secret}
         testId="webhook-secret"
         statusTestId="webhook-secret-copy-status"
       />
       {rotated && (
         <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200" data-testid="previous-secret-note">
-          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDate(previousExpiresAt)}</strong>: until
+          The previous secret keeps signing for 24 hours, until <strong className="font-semibold">{formatDateTime(previousExpiresAt)}</strong>: until
           then each delivery carries both signatures, so your endpoint can switch to the new secret without missing an event.
         </p>
       )}

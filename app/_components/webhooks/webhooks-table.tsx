@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { errorMessage } from '@/app/_lib/errors';
 import type { Webhook } from '@/app/_lib/types';
-import { CARD_ROW, CardTable, CELL, DayCell, LABEL, OpenCell } from '../card-table';
+import { CARD_ROW, CardTable, CELL, DateCell, LABEL, OpenCell } from '../card-table';
 import { Button, Spinner } from '../ui';
 import { disabledNote, EventBadges, WebhookStatusBadge } from './status';
 import { useSetEnabled } from './use-set-enabled';
@@ -68,7 +68,7 @@ export function WebhooksTable({ webhooks }: { webhooks: Webhook[] }) {
             <span className={LABEL}>Status</span>
             <Status webhook={w} />
           </td>
-          <DayCell label="Created" iso={w.createdAt} className="max-lg:justify-self-end max-lg:text-right" />
+          <DateCell label="Created" iso={w.createdAt} className="max-lg:justify-self-end max-lg:text-right" />
           <OpenCell href={`/dashboard/webhooks/${w.id}`} name={w.url} />
         </tr>
       ))}
