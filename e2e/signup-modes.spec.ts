@@ -51,8 +51,9 @@ async function visitor(browser: Browser, server: Server): Promise<Page> {
   return (await browser.newContext({ baseURL: server.url })).newPage();
 }
 
-async function fillSignUp(page: Page, email: string) {
-  await page.getByLabel('Email', { exact: true }).fill(email);
+/** Fills the sign-up form; `email` unless the page filled it in (an invitation's, locked). */
+async function fillSignUp(page: Page, email?: string) {
+  if (email !== undefined) await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
 }
@@ -95,12 +96,13 @@ test.describe('SIGNUP_MODE unset (invite)', () => {
     await dialog.getByLabel('Email address').fill(invitee);
     await dialog.getByLabel('Role').selectOption('developer');
     await dialog.getByTestId('invite-submit').click();
-    const link = await first.getByTestId('invite-link-value').inputValue();
+    const link = (await first.getByTestId('invite-link-value').textContent())!;
     expect(link.startsWith(`${server.url}/invite/`)).toBe(true);
     await stranger.goto(link);
     await stranger.getByTestId('invite-signup').click();
     await expect(stranger.getByText('Use the email address the invitation was sent to')).toBeVisible();
-    await fillSignUp(stranger, invitee);
+    await expect(stranger.getByLabel('Email', { exact: true })).toHaveValue(invitee.toLowerCase());
+    await fillSignUp(stranger);
     await expect(stranger).toHaveURL(/\/invite\//);
     await stranger.getByTestId('invite-accept').click();
     await expect(stranger).toHaveURL(/\/dashboard\/agents$/);
@@ -126,6 +128,7 @@ test.describe('SIGNUP_MODE=closed', () => {
     await page.goto('/signin');
     await expect(page.getByTestId('signin-no-signup')).toHaveText('No account yet? Ask this server’s operator for one.');
     await page.goto(`/invite/${'x'.repeat(43)}`);
+    await expect(page.getByTestId('invite-invalid')).toBeVisible();
     await expect(page.getByTestId('invite-signin')).toBeVisible();
     await expect(page.getByTestId('invite-signup')).toHaveCount(0);
   });

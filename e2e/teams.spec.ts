@@ -20,7 +20,7 @@ async function invite(page: Page, email: string, role: string): Promise<string> 
   await dialog.getByTestId('invite-submit').click();
   const shown = page.getByTestId('invite-link-modal');
   await expect(shown).toBeVisible();
-  const link = await shown.getByTestId('invite-link-value').inputValue();
+  const link = (await shown.getByTestId('invite-link-value').textContent())!;
   expect(link).toMatch(/\/invite\/[A-Za-z0-9_-]{43}$/);
   // The e2e server sends no mail (no SMTP_URL): the modal says to share the link.
   await expect(shown.getByTestId('invite-mail')).toHaveAttribute('data-mail', 'off');
@@ -37,7 +37,9 @@ async function join(browser: Browser, link: string, email: string): Promise<Page
   await page.goto(link);
   await expect(page.getByRole('heading', { name: 'You are invited' })).toBeVisible();
   await page.getByTestId('invite-signup').click();
-  await page.getByLabel('Email', { exact: true }).fill(email);
+  // The invited address, filled in and locked.
+  await expect(page.getByLabel('Email', { exact: true })).toHaveValue(email.toLowerCase());
+  await expect(page.getByLabel('Email', { exact: true })).not.toBeEditable();
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await expect(page).toHaveURL(/\/invite\//);
@@ -84,7 +86,7 @@ test('a viewer’s Members page offers nothing to change, at 1280 and 390 px', a
   const link = await invite(page, email, 'viewer');
   const viewer = await join(browser, link, email);
   await viewer.goto('/dashboard/members');
-  await expect(viewer.getByTestId(`member-role-${email.toLowerCase()}`)).toHaveText('viewer');
+  await expect(viewer.getByTestId(`member-role-${email.toLowerCase()}`)).toHaveText('Viewer');
   await expect(viewer.getByTestId('invite-member')).toHaveCount(0);
   await expect(viewer.locator('[data-testid^="member-remove-"]')).toHaveCount(1); // their own: Leave
   await expect(viewer.getByTestId(`member-remove-${email.toLowerCase()}`)).toHaveText('Leave');

@@ -95,3 +95,35 @@ export function SecretField({ id, label, badge, value, testId, statusTestId }: {
     </div>
   );
 }
+
+/**
+ * A link shown once (an invitation's): text, not a form field, with a Copy button. It may wrap
+ * only where the path ends and the token begins — the token itself is never split, so what is
+ * read or copied by hand is whole (on a phone it is set a size smaller to fit its line).
+ * Test ids: `<testId>-copy`, `<testId>-value`, and `statusTestId`.
+ */
+export function LinkField({ label, url, testId, statusTestId }: { label: string; url: string; testId: string; statusTestId: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  const copy = useCopy(() => selectContents(ref));
+  const cut = url.lastIndexOf('/') + 1;
+  return (
+    <div className="space-y-1.5">
+      <div className="flex items-center justify-between gap-3">
+        <p className="text-sm font-medium text-slate-800">{label}</p>
+        <Button variant="secondary" onClick={() => void copy.copy(url)} data-testid={`${testId}-copy`} className="shrink-0">
+          {copy.state === 'copied' ? 'Copied' : 'Copy'}
+        </Button>
+      </div>
+      <p
+        ref={ref}
+        className="rounded-md bg-slate-50 px-3 py-2 font-mono text-[11px] leading-5 text-slate-900 ring-1 ring-slate-300 ring-inset select-all sm:text-sm"
+        data-testid={`${testId}-value`}
+      >
+        {url.slice(0, cut)}
+        <wbr />
+        <span className="whitespace-nowrap">{url.slice(cut)}</span>
+      </p>
+      <CopyStatus state={copy.state} testId={statusTestId} />
+    </div>
+  );
+}

@@ -1,18 +1,25 @@
 'use client';
 
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
 import { useTRPC } from './providers';
+import { INVALID_LINK } from './team/invitation-landing';
 import { Alert, Button, Spinner, TextField } from './ui';
 
 const MIN_PASSWORD = 8;
 
-/** `invitation`: the token of the link the visitor came from (a sign-up by invitation sends it). */
-export function SignUpForm({ callbackPath = '/dashboard/keys', invitation }: { callbackPath?: string; invitation?: string }) {
+/**
+ * `invitation`: the token of the link the visitor came from. The account takes the invited address
+ * (filled in, not editable: the link works for it alone), and a sign-up by invitation sends the
+ * token. `needsInvitation` (SIGNUP_MODE=invite): without a usable link the form could only fail,
+ * so the invalid link's one answer stands in its place.
+ */
+export function SignUpForm({ callbackPath = '/dashboard/keys', invitation, needsInvitation = false }: { callbackPath?: string; invitation?: string; needsInvitation?: boolean }) {
   const trpc = useTRPC();
+  const invited = useQuery({ ...trpc.invitations.preview.queryOptions({ token: invitation ?? '' }), enabled: invitation !== undefined, retry: false, staleTime: Infinity });
   const router = useRouter();
   const signUp = useMutation(trpc.account.signUp.mutationOptions());
   const [error, setError] = useState<{ message: string; param: string | null } | null>(null);
@@ -52,6 +59,18 @@ export function SignUpForm({ callbackPath = '/dashboard/keys', invitation }: { c
   // A field's error goes as soon as the user edits that field.
   const clearError = (param: string) => () => setError((e) => (e?.param === param ? null : e));
 
+  if (invitation !== undefined && invited.isPending) {
+    return (
+      <p className="flex items-center gap-2 text-sm text-slate-600" aria-busy="true" data-testid="signup-invitation-loading">
+        <Spinner /> Checking the invitation…
+      </p>
+    );
+  }
+  const invitedEmail = invited.data?.email;
+  if (invitation !== undefined && needsInvitation && !invitedEmail) {
+    return <Alert data-testid={invited.isError ? 'invite-error' : 'invite-invalid'}>{invited.isError ? errorMessage(invited.error) : INVALID_LINK}</Alert>;
+  }
+
   return (
     <form onSubmit={onSubmit} className="space-y-4" noValidate>
       {error && !error.param && <Alert data-testid="signup-error">{error.message}</Alert>}
@@ -65,6 +84,9 @@ export function SignUpForm({ callbackPath = '/dashboard/keys', invitation }: { c
         required
         error={fieldError('email')}
         onChange={clearError('email')}
+        {...(invitedEmail
+          ? { defaultValue: invitedEmail, readOnly: true, className: 'bg-slate-50 text-slate-700', hint: 'The address the invitation is for: the link works for it alone.' }
+          : {})}
       />
       <TextField
         id="signup-password"

@@ -22,7 +22,8 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
   const callbackPath = safeCallbackPath((await searchParams).callbackUrl);
   if (await currentSession()) redirect(callbackPath);
   const mode = signupMode();
-  const invitation = mode === 'invite' ? invitationIn(callbackPath) : undefined;
+  // Coming from an invitation link: the form takes its address (and, by invitation, needs the link).
+  const invitation = mode === 'closed' ? undefined : invitationIn(callbackPath);
   const signInHref = `/signin?callbackUrl=${encodeURIComponent(callbackPath)}`;
   const footer = (
     <>
@@ -33,7 +34,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
     </>
   );
 
-  if (mode === 'closed' || (!invitation && !(await visitorMaySignUp((await pageDatabase()).db, mode)))) {
+  if (mode === 'closed' || (!(mode === 'invite' && invitation) && !(await visitorMaySignUp((await pageDatabase()).db, mode)))) {
     const closed = mode === 'closed';
     return (
       <AuthShell
@@ -62,7 +63,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
   return (
     <AuthShell title="Create your account" subtitle={subtitle} footer={footer}>
       <Providers initialEnvironment="live">
-        <SignUpForm callbackPath={callbackPath} invitation={invitation} />
+        <SignUpForm callbackPath={callbackPath} invitation={invitation} needsInvitation={mode === 'invite'} />
       </Providers>
     </AuthShell>
   );

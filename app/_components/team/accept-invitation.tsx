@@ -1,10 +1,12 @@
 'use client';
 
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { errorMessage } from '@/app/_lib/errors';
 import { useTRPC } from '../providers';
 import { Alert, Button, Spinner } from '../ui';
+import { InvitationDetails } from './invitation-details';
 
 // What an invitation link offers the signed-in account, and accepting it. A link that is not
 // valid for this account says so in one way, whatever the reason.
@@ -13,6 +15,7 @@ export function AcceptInvitation({ token }: { token: string }) {
   const router = useRouter();
   const peek = useQuery({ ...trpc.invitations.peek.queryOptions({ token }), retry: false });
   const accept = useMutation(trpc.invitations.accept.mutationOptions());
+  const [now] = useState(() => Date.now());
 
   if (peek.isPending) {
     return (
@@ -37,6 +40,7 @@ export function AcceptInvitation({ token }: { token: string }) {
         You are invited to join <strong className="font-semibold text-slate-900">{workspace}</strong> as {role === 'admin' ? 'an' : 'a'}{' '}
         <strong className="font-semibold text-slate-900">{role}</strong>.
       </p>
+      <InvitationDetails invitation={peek.data} now={now} />
       {accept.isError && <Alert data-testid="invite-error">{errorMessage(accept.error)}</Alert>}
       <Button
         className="w-full"

@@ -3,7 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { apiErrorOf, errorMessage } from '@/app/_lib/errors';
-import { SecretField } from '../copy';
+import { formatDateTime } from '@/app/_lib/dates';
+import { ROLE_WORDS } from '@/app/_lib/words';
+import { LinkField } from '../copy';
 import { Modal, ModalActions, SecretModalFrame } from '../modal';
 import { useTRPC } from '../providers';
 import { Alert, SelectField, TextField } from '../ui';
@@ -42,7 +44,10 @@ export function InviteDialog({ roles, onClose, onInvited }: { roles: readonly Ro
         description={
           <>
             It lets <span className="font-medium text-slate-800">{invited.email}</span> join as {invited.role}, once, until{' '}
-            {new Date(invited.expiresAt).toLocaleString()}.
+            <time dateTime={invited.expiresAt} data-testid="invite-link-expiry">
+              {formatDateTime(invited.expiresAt)}
+            </time>
+            .
             <span className="mt-1 block" data-testid="invite-mail" data-mail={invited.mail}>
               {invited.mail === 'sent'
                 ? 'It was mailed to them; you can also share the link yourself.'
@@ -62,7 +67,7 @@ export function InviteDialog({ roles, onClose, onInvited }: { roles: readonly Ro
         testId="invite-link-modal"
         doneTestId="invite-link-done"
       >
-        <SecretField id="invite-link" label="Invitation link" value={link} testId="invite-link" statusTestId="invite-link-status" />
+        <LinkField label="Invitation link" url={link} testId="invite-link" statusTestId="invite-link-status" />
       </SecretModalFrame>
     );
   }
@@ -85,7 +90,7 @@ export function InviteDialog({ roles, onClose, onInvited }: { roles: readonly Ro
         <SelectField id="invite-role" label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)} hint={ROLE_HELP[role]}>
           {roles.map((r) => (
             <option key={r} value={r}>
-              {r}
+              {ROLE_WORDS[r]}
             </option>
           ))}
         </SelectField>

@@ -4,17 +4,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { errorMessage } from '@/app/_lib/errors';
+import { ROLE_WORDS } from '@/app/_lib/words';
 import { ConfirmDialog } from '../confirm-dialog';
 import { useTRPC } from '../providers';
 import { LoadError, PageSkeleton } from '../states';
 import { Alert, Badge, Button, Card } from '../ui';
+import { When } from '../when';
 import { InviteDialog } from './invite-dialog';
 import { assignable, managesMembers, ROLE_HELP, type Role } from './roles';
 
 type Member = { userId: string; email: string; name: string | null; role: Role; joinedAt: string };
 type Pending = { id: string; email: string; role: Role; expiresAt: string };
-
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 
 // The workspace's members and pending invitations (docs/teams.md). Everyone sees the members;
 // owners and admins invite, change roles and remove (owners only for owners); anyone may leave.
@@ -71,7 +71,7 @@ export function MembersView() {
                 {m.userId === self && <Badge tone="indigo">You</Badge>}
               </p>
               <p className="truncate text-xs text-slate-500">
-                {m.name ? `${m.email} · ` : ''}joined {day(m.joinedAt)}
+                {m.name ? `${m.email} · ` : ''}joined <When iso={m.joinedAt} />
               </p>
             </div>
             {canChange(m) && !(m.role === 'owner' && owners === 1) ? (
@@ -85,13 +85,13 @@ export function MembersView() {
               >
                 {assignable(role).map((r) => (
                   <option key={r} value={r}>
-                    {r}
+                    {ROLE_WORDS[r]}
                   </option>
                 ))}
               </select>
             ) : (
               <Badge tone={m.role === 'owner' ? 'violet' : 'slate'} data-testid={`member-role-${m.email}`}>
-                {m.role}
+                {ROLE_WORDS[m.role]}
               </Badge>
             )}
             {(m.userId === self ? !(m.role === 'owner' && owners === 1) : canChange(m)) && (
@@ -119,7 +119,7 @@ export function MembersView() {
                   <div className="min-w-0 flex-1">
                     <p className="truncate text-sm font-medium text-slate-900">{inv.email}</p>
                     <p className="text-xs text-slate-500">
-                      as {inv.role} · expires {day(inv.expiresAt)}
+                      as {inv.role} · expires <When iso={inv.expiresAt} />
                     </p>
                   </div>
                   <Button variant="secondary" className="text-red-700" onClick={() => setRevoking(inv)} data-testid={`invitation-revoke-${inv.email}`}>
