@@ -200,7 +200,7 @@ export function addCodeSamples(doc: OpenAPIObject): void {
       const ex = exampleOf(id, op, where[id]);
       const keyless = Array.isArray(op.security) && op.security.length === 0;
       op['x-codeSamples'] = [
-        { lang: 'shell', label: 'curl', source: curl(id, method.toUpperCase(), template, ex, keyless) },
+        { lang: 'curl', label: 'curl', source: curl(id, method.toUpperCase(), template, ex, keyless) },
         { lang: 'typescript', label: 'TypeScript (agent-automation-sdk)', source: PREAMBLE + typescript(id, ex) },
       ];
     }

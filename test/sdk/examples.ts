@@ -35,7 +35,7 @@ export function documentExamples(doc: OpenAPIObject): Example[] {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item) as OperationObject[]) {
       for (const sample of (op['x-codeSamples'] ?? []) as { lang: string; source: string }[]) {
-        out.push({ id: op.operationId!, lang: sample.lang === 'shell' ? 'sh' : 'ts', source: sample.source });
+        out.push({ id: op.operationId!, lang: sample.lang === 'curl' ? 'sh' : 'ts', source: sample.source });
       }
     }
   }
