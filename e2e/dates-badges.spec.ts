@@ -18,7 +18,7 @@ const TWO_LINES = new RegExp(`^[A-Z][a-z]{2} \\d{1,2}, \\d{4}\\n\\d{2}:\\d{2} ${
 const PARAMETERS = { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] };
 const refund = (approval: 'never' | 'always') => ({ type: 'http', name: 'refund', description: 'Refunds an order.', url: 'http://127.0.0.1:9/refund', method: 'POST', parameters: PARAMETERS, approval });
 
-/** Every <time> on the page is written one of the dashboard's ways, its title (if any) absolute; no 12-hour clock, no bare numeric date, no raw status. */
+/** Every <time> on the page is written one of the dashboard's ways, its title (if any) absolute; no 12-hour clock, no bare numeric date; every badge in words. */
 async function expectOneFormat(page: Page): Promise<number> {
   const times = await page.locator('time').evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => ({ text: (e as HTMLElement).innerText.trim(), title: e.getAttribute('title') })));
   for (const { text, title } of times) {
@@ -28,7 +28,9 @@ async function expectOneFormat(page: Page): Promise<number> {
   const body = await page.locator('body').innerText();
   expect(body).not.toMatch(/\d{1,2}:\d{2}(:\d{2})? ?(AM|PM)\b/);
   expect(body).not.toMatch(/\b\d{1,2}\/\d{1,2}\/\d{4}\b/);
-  expect(body).not.toMatch(/requires_action|tool-calls/);
+  // Badges say words; identifiers set as code (scopes, event types) are not statuses.
+  const badges = await page.locator('span.rounded-md.ring-inset:not(.font-mono)').allInnerTexts();
+  for (const badge of badges) expect(badge).not.toMatch(/_|tool-calls|^[a-z]/);
   return times.length;
 }
 

@@ -80,7 +80,7 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
         <DetailRow dense label="Model" testId="execution-model">
           <code className="font-mono text-xs break-all">{e.model}</code>
         </DetailRow>
-        <DetailRow dense label="Cached">{e.cached ? <Badge tone="indigo">cached answer</Badge> : 'No'}</DetailRow>
+        <DetailRow dense label="Cached">{e.cached ? <Badge tone="indigo">Cached answer</Badge> : 'No'}</DetailRow>
         <DetailRow dense label="Environment">
           <Badge tone={e.environment === 'test' ? 'amber' : 'green'}>{ENVIRONMENT_WORDS[e.environment]}</Badge>
         </DetailRow>
