@@ -118,8 +118,8 @@ test('budgets: create on the workspace and an agent, filled by runs, exceeded, e
   await expect(workspace.getByTestId('budget-reset')).toContainText('00:00');
   await expect(workspace.getByTestId('budget-forecast')).toContainText('≈ 0 tokens by the reset');
 
-  // A weekly one on the agent, of 10 tokens: one run passes it.
-  const onAgent = await createBudget(page, { name: 'Helper cap', target: { type: 'agent', label: 'Budgeted helper' }, unit: 'tokens', amount: '10', period: 'week', timezone: 'Europe/Berlin' });
+  // A weekly one on the agent, of 30 tokens: one run fits in it, the next one's prompt does not.
+  const onAgent = await createBudget(page, { name: 'Helper cap', target: { type: 'agent', label: 'Budgeted helper' }, unit: 'tokens', amount: '30', period: 'week', timezone: 'Europe/Berlin' });
   await expect(onAgent.getByTestId('budget-target')).toHaveText('agent Budgeted helper');
   await expect(onAgent.getByTestId('budget-period')).toContainText('Weekly, from Monday, local midnight in Europe/Berlin');
   await expect(page.getByTestId('budgets-count')).toHaveText('2 budgets');
@@ -128,18 +128,27 @@ test('budgets: create on the workspace and an agent, filled by runs, exceeded, e
   const run = await call<{ status: string; usage: { totalTokens: number } }>(request, secret, 'POST', `/v1/agents/${agent.id}/execute`, 200, { input: 'How much is left this week?', wait: true });
   expect(run.status).toBe('succeeded');
   const tokens = run.usage.totalTokens;
-  expect(tokens).toBeGreaterThan(10);
+  expect(tokens).toBeGreaterThan(0);
+  expect(tokens).toBeLessThan(30);
   const n = (v: number) => v.toLocaleString('en-US');
   await reloadUntil(page, () => expect(workspace.getByTestId('budget-spent')).toHaveText(`${n(tokens)} tokens`, { timeout: 2_000 }));
   await expect(workspace.getByTestId('budget-forecast')).not.toContainText('≈ 0 tokens');
 
-  // The agent's budget is exceeded: the real percentage, the bar full (not wider), refused runs.
+  // A prompt more than what is left: the run does not start, and the agent's budget is exceeded
+  // for the period (docs/budgets.md, "Reservations"): the real percentage, refused runs, and why.
+  const big = await call<{ status: string; error: { code: string } }>(request, secret, 'POST', `/v1/agents/${agent.id}/execute`, 200, {
+    input: `Tell me everything about ${'this week and the next '.repeat(8)}`,
+    wait: true,
+  });
+  expect(big.status).toBe('failed');
+  expect(big.error.code).toBe('budget_exceeded');
+  await reloadUntil(page, () => expect(onAgent.getByTestId('budget-status')).toHaveText('Exceeded', { timeout: 2_000 }));
   await expect(onAgent.getByTestId('budget-spent')).toHaveText(`${n(tokens)} tokens`);
-  await expect(onAgent.getByTestId('budget-percent')).toHaveText(`${n(Math.floor((tokens / 10) * 100))}%`);
-  await expect(onAgent.getByTestId('budget-status')).toHaveText('Exceeded');
+  await expect(onAgent.getByTestId('budget-percent')).toHaveText(`${n(Math.floor((tokens / 30) * 100))}%`);
   await expect(onAgent).toHaveAttribute('data-status', 'exceeded');
+  await expect(onAgent.getByTestId('budget-consequence')).toContainText('What is left cannot hold the next model call');
   await expect(onAgent.getByTestId('budget-consequence')).toContainText('Runs it counts are refused until');
-  expect(await fillShare(onAgent)).toBeCloseTo(1, 2);
+  expect(await fillShare(onAgent)).toBeCloseTo(tokens / 30, 1);
   await expect(page.getByTestId('budgets-count')).toHaveText('2 budgets · 1 exceeded');
   const refused = await call<{ error: { code: string } }>(request, secret, 'POST', `/v1/agents/${agent.id}/execute`, 402, { input: 'One more?' });
   expect(refused.error.code).toBe('budget_exceeded');
@@ -185,7 +194,7 @@ test('budgets: create on the workspace and an agent, filled by runs, exceeded, e
 
   // Edit: a higher limit judges the period again; the target, period and zone are shown, fixed.
   await expect(dialog.getByTestId('budget-fixed')).toContainText('Counts agent Budgeted helper · Weekly in Europe/Berlin');
-  await expect(dialog.getByTestId('budget-amount')).toHaveValue('10');
+  await expect(dialog.getByTestId('budget-amount')).toHaveValue('30');
   await dialog.getByTestId('budget-amount').fill('1000000');
   await dialog.getByTestId('budget-submit').click();
   await expect(dialog).toBeHidden();

@@ -91,9 +91,11 @@ function Detail({ term, children, testId }: { term: string; children: ReactNode;
 }
 
 /** What an exceeded budget does now. */
-function consequence(b: Budget, reset: string | null): string {
+function consequence(b: Budget, reset: string | null, percent: number): string {
   if (b.action === 'notify') return 'Over the limit: alerts were sent, runs go on.';
-  return reset ? `Runs it counts are refused until ${reset}.` : 'Runs it counts are refused until the limit is raised or the budget deleted.';
+  // Exceeded short of the limit: a call's prompt was more than what was left (docs/budgets.md, "Reservations").
+  const why = percent < 100 ? 'What is left cannot hold the next model call. ' : '';
+  return why + (reset ? `Runs it counts are refused until ${reset}.` : 'Runs it counts are refused until the limit is raised or the budget deleted.');
 }
 
 export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: Budget; names: Names; now: number; onEdit?: () => void; onDelete?: () => void }) {
@@ -136,7 +138,7 @@ export function BudgetCard({ budget, names, now, onEdit, onDelete }: { budget: B
         <ProgressBar budget={budget} percent={percent} level={level} />
         {level === 'exceeded' && (
           <p className="text-sm font-medium text-red-700" data-testid="budget-consequence">
-            {consequence(budget, reset)}
+            {consequence(budget, reset, percent)}
           </p>
         )}
 
