@@ -34,7 +34,7 @@ export interface BuildTimings {
 
 /**
  * A hash of what the template holds: every file under the migrations folder, the builder, and
- * the versions of PGlite (its data dir format) and pg-boss (its schema).
+ * the versions of PGlite (its data dir format) and pg-boss (its schema) with any patch of them.
  */
 export function templateKey(root = process.cwd()): string {
   const hash = createHash('sha256');
@@ -50,6 +50,11 @@ export function templateKey(root = process.cwd()): string {
   for (const pkg of ['@electric-sql/pglite', 'pg-boss']) {
     const { version } = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string };
     hash.update(`${pkg} ${version}\0`);
+  }
+  // patch-package's changes to them (patches/<name>+<version>.patch), should there be any.
+  const patches = path.join(root, 'patches');
+  for (const name of fs.existsSync(patches) ? fs.readdirSync(patches).sort() : []) {
+    if (/^(@electric-sql\+pglite|pg-boss)\+/.test(name)) hash.update(fs.readFileSync(path.join(patches, name))).update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }

@@ -8,24 +8,18 @@
 // First: on an unsupported Node this says so and exits, before any dependency loads.
 import '../server/processes/node-version.js';
 import os from 'node:os';
-import { DEFAULT_TEMPLATE_DIR, ensureTemplate } from '../db/pglite-template';
-import { PGLITE_START_PARAMS } from '../db/pglite-init';
 import { BuildInterruptedError, ensureBuild } from '../server/processes/build-check';
 import { ensureServerBundle } from '../server/processes/server-bundle.js';
 import { sourceFingerprint } from '../server/processes/source-fingerprint.js';
+import { prepareTemplate } from './pglite-template';
 import { buildSdk } from './sdk-build';
 
 const ifStale = process.argv.includes('--if-stale');
 
 async function main() {
   const fingerprint = sourceFingerprint();
-  // The template's build runs in a process of its own, beside next build's.
-  // Not made (a read-only cache, a failed build): the first start makes it, or builds in place.
-  const template = process.env.DATABASE_URL
-    ? undefined
-    : ensureTemplate({ dir: process.env.PGLITE_TEMPLATE_DIR || DEFAULT_TEMPLATE_DIR, startParams: PGLITE_START_PARAMS }).catch((err: unknown) =>
-        console.warn(`The embedded database's template was not built (${err instanceof Error ? err.message : String(err)}); npm start will make it.`),
-      );
+  // The template's build runs in a process of its own, beside next build's; it never fails the build.
+  const template = prepareTemplate().then((line) => console.log(line));
   const [state] = await Promise.all([ensureBuild({ force: !ifStale, fingerprint }), ensureServerBundle({ fingerprint }), buildSdk(), template]);
   if (state === 'current') console.log('The dashboard build is up to date.');
 }
