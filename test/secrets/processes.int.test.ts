@@ -14,6 +14,7 @@ import { signedBy, startToolServer, type ToolServer } from '../fakes/tool-server
 import { createTestDatabase, DB_KIND, prepareDataDir, TEST_AUTH_SECRET } from '../harness';
 import { callProcess, runCli, seedTenant, startProcess, stop, waitReady, type Proc } from '../processes';
 import { startReceiver, verify, type Receiver } from '../webhooks/receiver';
+import { eventually } from '../eventually';
 
 // Secrets at rest across starts, the CLI and several processes (docs/security.md, "Secrets at
 // rest"), on the database of the run (TEST_DB): rows stored in plain text by the version before
@@ -143,7 +144,8 @@ describe('secrets stored in plain text by the version before', () => {
     await database.close();
 
     const proc = await server(db.env);
-    const phase = proc.output.split('\n').find((l) => l.includes('"phase":"secrets"'));
+    // The phase's line is written before /readyz answers, but may reach us after it (a pipe).
+    const phase = await eventually('the secrets phase logged', async () => proc.output.split('\n').find((l) => l.includes('"phase":"secrets"')), (l) => l !== undefined, { timeoutMs: 5_000, everyMs: 20 });
     assert.match(phase ?? proc.output, /stored secrets sealed \(2 rows, 1 idempotency fingerprints keyed\)/);
     await stillWorks(proc, tenant.key, { agentId, toolSecrets: [secrets.tool, secrets.previousTool], token, webhookId, webhookSecrets: [secrets.webhook, secrets.previousWebhook] });
     // The keyed fingerprint still tells the same request from another.
