@@ -16,6 +16,8 @@ export interface Proc {
   child: ChildProcess;
   url: string;
   output: string;
+  /** It logs at `info` or finer: its start-up lines, the "ready" one last, reach `output`. */
+  logsInfo?: boolean;
 }
 
 const children: ChildProcess[] = [];
@@ -56,7 +58,8 @@ export async function startProcess(env: ChildEnv): Promise<Proc> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '' };
+  const level = env.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
+  const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '', logsInfo: ['info', 'debug', 'trace'].includes(level) };
   child.stdout?.on('data', (c: Buffer) => (proc.output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (proc.output += c.toString()));
   return proc;
@@ -70,8 +73,11 @@ export async function waitReady(proc: Proc, timeoutMs = 60_000): Promise<void> {
       (r) => r.ok,
       () => false,
     );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Ready, and (when it logs them) its start-up lines received: npm start listens before its
+    // database is ready and logs each phase before /readyz answers, but a pipe may deliver the
+    // lines after the answer, and tests read them.
+    if (ok && (!proc.logsInfo || proc.output.includes('"msg":"ready: '))) return;
+    await new Promise((resolve) => setTimeout(resolve, ok ? 10 : 100));
   }
   throw new Error(`server not ready within ${timeoutMs} ms:\n${proc.output}`);
 }
