@@ -1,3 +1,4 @@
+// test: postgres — PostgreSQL only: runs in the PostgreSQL pass alone (docs/testing.md, "Once or on both databases")
 import { describe } from 'node:test';
 import { DB_KIND } from './harness';
 import { dashboardLimitsSuite } from './dashboard-limits';

@@ -1,3 +1,4 @@
+// test: pglite — embedded only: runs in the PGlite pass alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -1,3 +1,4 @@
+// test: once — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';

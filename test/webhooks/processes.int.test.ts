@@ -1,3 +1,4 @@
+// test: processes — several real server processes on one PostgreSQL database: the PostgreSQL pass runs these one at a time, never beside each other (docs/testing.md)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// test: pglite — the embedded database itself, on no server: runs in the PGlite pass alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';

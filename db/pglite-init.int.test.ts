@@ -1,3 +1,4 @@
+// test: pglite — the embedded database itself, on no server: runs in the PGlite pass alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
