@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Placement } from './test-plan';
+
+// Runs test files in a pool of slots shared by both databases (docs/testing.md, "One pool"): each
+// file in a node process of its own, as `node --test` isolates them, started as soon as a slot is
+// free, the slowest first, so that no runner sits idle while another has a queue. Each file's
+// report is printed whole when it ends (never interleaved), and its counts read from a TAP copy.
+
+export interface Job {
+  /** The source file (test/…/x.int.test.ts). */
+  file: string;
+  db: 'pglite' | 'postgres';
+  placement: Placement;
+}
+
+export interface JobResult {
+  job: Job;
+  passed: number;
+  failed: number;
+  exitCode: number;
+  /** Wall time of the file's process, ms. */
+  ms: number;
+  /** Its top-level tests' time, ms (the rest: loading, file-level hooks, what kept it open). */
+  tests: number;
+  /** CPU of the process and the children it waited for, ms (scripts/test-preload.mjs). */
+  cpu?: number;
+}
+
+export interface PoolOptions {
+  slots: number;
+  root: string;
+  /** Maps a source to the file that runs (the source itself without a bundle). */
+  compiled: Map<string, string>;
+}
+
+// PostgreSQL's connections (the server allows 100): a test server holds up to ~16, a file of
+// several processes up to 50.
+const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 16, once: 16, postgres: 16, pglite: 0, processes: 50 };
+const MAX_CONNECTIONS = 90;
+const connectionsOf = (job: Job) => (job.db === 'postgres' ? CONNECTIONS[job.placement] : 0);
+
+export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult[]> {
+  const queue = [...jobs];
+  const results: JobResult[] = [];
+  const running = new Set<Job>();
+  let connections = 0;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-tap-'));
+  // NODE_COMPILE_CACHE: V8's code for every module a test process (and a server it starts) loads
+  // is kept between processes and runs, as launch.js does for `npm start`: ~0.1 s of CPU a process.
+  const cache = process.env.NODE_COMPILE_CACHE ?? path.join(opts.root, '.cache', 'node-compile');
+  let n = 0;
+
+  await new Promise<void>((resolve) => {
+    const next = () => {
+      if (queue.length === 0 && running.size === 0) return resolve();
+      while (running.size < opts.slots) {
+        // The first waiting file that fits: one multi-process file at a time, connections bounded.
+        const i = queue.findIndex((j) => !(j.placement === 'processes' && [...running].some((r) => r.placement === 'processes')) && connections + connectionsOf(j) <= MAX_CONNECTIONS);
+        if (i < 0) break;
+        const [job] = queue.splice(i, 1) as [Job];
+        running.add(job);
+        connections += connectionsOf(job);
+        void runOne(job, ++n).then((result) => {
+          running.delete(job);
+          connections -= connectionsOf(job);
+          results.push(result);
+          next();
+        });
+      }
+    };
+    next();
+  });
+  fs.rmSync(tmp, { recursive: true, force: true });
+  return results;
+
+  function runOne(job: Job, id: number): Promise<JobResult> {
+    const base = path.join(tmp, String(id));
+    const [spec, tap, durations, cpu] = ['spec.txt', 'report.tap', 'durations.jsonl', 'cpu.jsonl'].map((f) => `${base}-${f}`) as [string, string, string, string];
+    const compiled = opts.compiled.get(job.file);
+    const args = [
+      ...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']),
+      // PGlite's WebAssembly compiled by Liftoff alone, without TurboFan's optimizing tier: a PGlite
+      // file's process spent ~3 s of CPU (of ~6.6) optimizing code it ran for a few seconds.
+      '--liftoff-only',
+      // Each file's CPU, its child processes' included (scripts/test-preload.mjs).
+      '--import', path.join(opts.root, 'scripts', 'test-preload.mjs'),
+      '--test-reporter=spec', `--test-reporter-destination=${spec}`,
+      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      `--test-reporter=${path.join(opts.root, 'scripts', 'file-durations.mjs')}`, `--test-reporter-destination=${durations}.out`,
+      compiled ?? job.file,
+    ];
+    const started = performance.now();
+    return new Promise((resolve) => {
+      const env = { ...process.env, TEST_DB: job.db, FILE_DURATIONS_OUT: durations, TEST_CPU_OUT: cpu, NODE_COMPILE_CACHE: cache };
+      const child = spawn(process.execPath, args, { cwd: opts.root, stdio: ['ignore', 'pipe', 'pipe'], env });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      child.on('close', (code, signal) => {
+        const ms = Math.round(performance.now() - started);
+        const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
+        const text = read(tap);
+        const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+        const tests = read(durations)
+          .split('\n')
+          .filter(Boolean)
+          .reduce((sum, l) => sum + ((JSON.parse(l) as { source?: string; ms: number }).source ? (JSON.parse(l) as { ms: number }).ms : 0), 0);
+        const usage = read(cpu).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { own: number; children: number })[0];
+        const exitCode = code ?? (signal ? 1 : 0);
+        const passed = count('pass');
+        // A file that ended without its summary (a crash, a signal) counts as one failure.
+        const failed = count('fail') + count('cancelled') + (exitCode !== 0 && count('fail') === 0 ? 1 : 0);
+        const db = job.placement === 'unit' ? '' : ` on ${job.db === 'pglite' ? 'PGlite' : 'PostgreSQL'}`;
+        console.log(`\n── ${job.file}${db}: ${passed} passed, ${failed} failed, ${(ms / 1000).toFixed(1)} s ──\n${read(spec).trimEnd()}${output.trim() ? `\n${output.trimEnd()}` : ''}`);
+        for (const f of [spec, tap, durations, `${durations}.out`, cpu]) fs.rmSync(f, { force: true });
+        resolve({ job, passed, failed, exitCode, ms, tests, cpu: usage ? usage.own + usage.children : undefined });
+      });
+    });
+  }
+}
