@@ -112,7 +112,9 @@ export function runBuilder(pgdata: string, startParams: readonly string[], root 
   const started = performance.now();
   const args = [path.join(root, BUILDER), pgdata, path.join(root, 'db', 'migrations'), JSON.stringify(startParams)];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    // With the parent's `--liftoff-only` when it has it (the test runners: docs/testing.md).
+    const flags = process.execArgv.filter((a) => a === '--liftoff-only');
+    const child = spawn(process.execPath, [...flags, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -9,8 +9,17 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** The arguments of `node` that run the server (`main`), a worker or the admin CLI, compiled (`npm start`'s way). */
-export const launchArgs = (entry: 'main' | 'worker' | 'admin') => ['server/processes/launch.js', ...(entry === 'main' ? [] : [entry])];
+/**
+ * The arguments of `node` that run the server (`main`), a worker or the admin CLI, compiled (`npm start`'s way).
+ * Under `npm test` they also carry the test runner's `--liftoff-only` (docs/testing.md: PGlite's
+ * WebAssembly without V8's optimizing tier, ~3 s less CPU per process that opens PGlite): a code
+ * generation flag, the same code running.
+ */
+export const launchArgs = (entry: 'main' | 'worker' | 'admin') => [
+  ...process.execArgv.filter((a) => a === '--liftoff-only'),
+  'server/processes/launch.js',
+  ...(entry === 'main' ? [] : [entry]),
+];
 
 export interface Proc {
   child: ChildProcess;
