@@ -1,3 +1,4 @@
+// test: once — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
 import { after, before } from 'node:test';
 import { expectStatus } from '../expect';
 import { startServer, type SeededKey, type TestServer } from '../harness';
@@ -12,7 +13,13 @@ let api: TestServer;
 before(async () => {
   api = await startServer();
 });
-after(() => api?.close());
+// The slow runs the cancel suite starts (one per case, cancelled only by the allowed one): cancelled
+// before the server closes, which would otherwise wait ~40 s for them to finish.
+const slowRuns: { id: string; key: string }[] = [];
+after(async () => {
+  await Promise.all(slowRuns.map((r) => api?.request('POST', `/v1/executions/${r.id}/cancel`, { key: r.key })));
+  await api?.close();
+});
 
 /** A helper key of the owner's workspace and environment holding every scope (the owner may hold only one). */
 const helperKey = (owner: SeededKey) => api.seed.key({ workspace: owner.workspace, environment: owner.environment });
@@ -71,6 +78,7 @@ securitySuite(() => api, {
     const agentId = await createAgent(api, admin.key, { model: 'sandbox/slow' });
     const res = await execute(api, admin.key, agentId, { input: LONG });
     expectStatus(res, 202);
+    slowRuns.push({ id: res.body.id, key: admin.key });
     return res.body.id;
   },
 });

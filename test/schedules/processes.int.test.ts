@@ -1,3 +1,4 @@
+// test: processes — several real server processes on one PostgreSQL database: the PostgreSQL pass runs these one at a time, never beside each other (docs/testing.md)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -29,6 +30,8 @@ describe('schedules and queued turns on 2 web + 2 worker processes', { skip }, (
   let second: Proc;
   let key: string;
   let agentId: string;
+  /** The every-minute schedule, made in before() on web A. */
+  let made: { status: number; body: Schedule };
 
   const call = <T>(proc: Proc, method: string, p: string, body?: unknown) => callProcess<T>(proc.url, key, method, p, body);
   const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number) => eventually('the schedule’s run', read, done, { timeoutMs, everyMs: 50 });
@@ -41,30 +44,15 @@ describe('schedules and queued turns on 2 web + 2 worker processes', { skip }, (
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'scheduled', model: 'sandbox/echo' });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
     agentId = agent.body.id;
+    // Made first, so that the minute it waits for passes while the queued-turn test runs.
+    made = await call<Schedule>(a, 'POST', '/v1/schedules', { agentId, cron: '* * * * *', input: 'every minute' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.ok(new Date(made.body.nextRunAt).getTime() > Date.now() - 1_000, 'the next run is the coming minute');
   });
 
   after(async () => {
     await Promise.all([stop(a), stop(b), stop(worker), stop(second)]);
     await scaled?.close();
-  });
-
-  it('a schedule made on web A fires once at its minute, with two workers ticking; web B sees the run', async () => {
-    const made = await call<Schedule>(a, 'POST', '/v1/schedules', { agentId, cron: '* * * * *', input: 'every minute' });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const occurrence = made.body.nextRunAt;
-    const wait = new Date(occurrence).getTime() - Date.now();
-    assert.ok(wait > 0 && wait <= 60_000, `next run in ${wait} ms`);
-    const runs = () => call<{ data: Execution[] }>(b, 'GET', `/v1/executions?scheduleId=${made.body.id}`).then((r) => r.body.data);
-    const [run] = await until(runs, (data) => data.length > 0 && data[0]!.status === 'succeeded', wait + 20_000);
-    // Both workers ticked at the boundary: still one execution for the occurrence.
-    await new Promise((r) => setTimeout(r, 1000));
-    const all = await runs();
-    assert.equal(all.length, 1, JSON.stringify(all.map((e) => e.trigger)));
-    assert.deepEqual(run!.trigger, { type: 'schedule', scheduleId: made.body.id, scheduledFor: occurrence });
-    assert.equal(run!.output, 'Echo: every minute');
-    const after = await call<Schedule>(b, 'GET', `/v1/schedules/${made.body.id}`);
-    assert.equal(after.body.lastExecutionId, run!.id);
-    assert.equal(new Date(after.body.nextRunAt).getTime(), new Date(occurrence).getTime() + 60_000, 'nextRunAt moved to the next minute');
   });
 
   it('a turn queued on web B behind a run started on web A runs after it in the worker; its wait on web B answers then', async () => {
@@ -83,6 +71,23 @@ describe('schedules and queued turns on 2 web + 2 worker processes', { skip }, (
     const done = await call<Execution>(a, 'GET', `/v1/executions/${first.body.id}`);
     assert.equal(done.body.status, 'succeeded');
     assert.ok(second.body.startedAt! >= done.body.completedAt!);
+  });
+
+  it('a schedule made on web A fires once at its minute, with two workers ticking; web B sees the run', async () => {
+    const occurrence = made.body.nextRunAt;
+    const wait = new Date(occurrence).getTime() - Date.now();
+    assert.ok(wait <= 60_000, `next run in ${wait} ms`);
+    const runs = () => call<{ data: Execution[] }>(b, 'GET', `/v1/executions?scheduleId=${made.body.id}`).then((r) => r.body.data);
+    const [run] = await until(runs, (data) => data.length > 0 && data[0]!.status === 'succeeded', Math.max(wait, 0) + 20_000);
+    // Both workers ticked at the boundary: still one execution for the occurrence.
+    await new Promise((r) => setTimeout(r, 1000));
+    const all = await runs();
+    assert.equal(all.length, 1, JSON.stringify(all.map((e) => e.trigger)));
+    assert.deepEqual(run!.trigger, { type: 'schedule', scheduleId: made.body.id, scheduledFor: occurrence });
+    assert.equal(run!.output, 'Echo: every minute');
+    const after = await call<Schedule>(b, 'GET', `/v1/schedules/${made.body.id}`);
+    assert.equal(after.body.lastExecutionId, run!.id);
+    assert.equal(new Date(after.body.nextRunAt).getTime(), new Date(occurrence).getTime() + 60_000, 'nextRunAt moved to the next minute');
   });
 
   it('run now on web B is run by a worker; deleting the agent on web B deletes its schedules for every process', async () => {
