@@ -299,8 +299,10 @@ describe('runs racing a budget', () => {
       input: (i) => `lookup and search and fetch order ${i}`,
     });
     // Within the limit but for the prompts' estimate (a character in three, docs/budgets.md), which
-    // this fake model, counting the JSON of the whole request, outruns by a few tokens a call.
-    assert.ok(r.spent <= 20_000 * 1.01, `spent ${r.spent} of 20,000`);
+    // this fake model, counting the JSON of the whole request, outruns by a few tokens a call: at
+    // most that much for each call in flight when the limit is reached (one per run; on a loaded
+    // machine more of them are, seen: 20,253).
+    assert.ok(r.spent <= 20_000 + 50 * 8, `spent ${r.spent} of 20,000`);
     assert.ok(r.done.some((e) => e.error?.code === 'budget_exceeded'), 'the budget stopped some runs');
   });
 });
