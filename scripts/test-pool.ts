@@ -41,6 +41,7 @@ export interface PoolOptions {
 const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 16, once: 16, postgres: 16, pglite: 0, processes: 50 };
 const MAX_CONNECTIONS = 90;
 const connectionsOf = (job: Job) => (job.db === 'postgres' ? CONNECTIONS[job.placement] : 0);
+const slotsOf = (job: Job) => (job.placement === 'processes' ? 2 : 1);
 
 export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult[]> {
   const queue = [...jobs];
@@ -56,9 +57,13 @@ export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult
   await new Promise<void>((resolve) => {
     const next = () => {
       if (queue.length === 0 && running.size === 0) return resolve();
-      while (running.size < opts.slots) {
-        // The first waiting file that fits: one multi-process file at a time, connections bounded.
-        const i = queue.findIndex((j) => !(j.placement === 'processes' && [...running].some((r) => r.placement === 'processes')) && connections + connectionsOf(j) <= MAX_CONNECTIONS);
+      for (;;) {
+        // The first waiting file that fits: a multi-process file takes two slots (its 3–4 servers
+        // are busy at once) and runs alone of its kind; connections bounded.
+        const used = [...running].reduce((n, r) => n + slotsOf(r), 0);
+        const i = queue.findIndex(
+          (j) => used + slotsOf(j) <= Math.max(opts.slots, slotsOf(j)) && !(j.placement === 'processes' && [...running].some((r) => r.placement === 'processes')) && connections + connectionsOf(j) <= MAX_CONNECTIONS,
+        );
         if (i < 0) break;
         const [job] = queue.splice(i, 1) as [Job];
         running.add(job);

@@ -8,7 +8,7 @@ import { placement as placementOf, slowFirst } from './test-plan';
 import { runPool, type Job } from './test-pool';
 
 // `npm test`: the unit files, and the integration files on PGlite and on PostgreSQL as each file's
-// first line places it (scripts/test-plan.ts), in one pool of slots (scripts/test-pool.ts: four
+// first line places it (scripts/test-plan.ts), in one pool of slots (scripts/test-pool.ts: three
 // files at once, TEST_CONCURRENCY), with Node's own test runner (docs/testing.md). Starts
 // PostgreSQL and Redis when they are not running. The test files run compiled
 // (scripts/test-bundle.ts; `TEST_BUNDLE=0` runs them through tsx). Ends with the 10 slowest files (TEST_DURATIONS_OUT=<file>
@@ -141,7 +141,7 @@ async function main() {
     if ((placement === 'both' || placement === 'pglite') && want('pglite')) jobs.push({ file, db: 'pglite', placement });
     if (placement !== 'pglite' && want('postgres')) jobs.push({ file, db: 'postgres', placement });
   }
-  const slots = Number(process.env.TEST_CONCURRENCY ?? (UNIT_ONLY ? 3 : 4));
+  const slots = Number(process.env.TEST_CONCURRENCY ?? 3);
   console.log(`\n── ${jobs.length} test files in ${slots} slots (${PASSES.join(', ')}); each report when its file ends ──`);
   const results = await runPool(jobs, { slots, root: ROOT, compiled });
   const runs = [{

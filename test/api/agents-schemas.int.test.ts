@@ -153,6 +153,8 @@ describe('JSON Schemas of tools are compiled off the event loop', () => {
     assert.ok(answers.every((r) => r.status === 201 || r.status === 429));
     assert.equal(await agents(), n + 1 + answers.filter((r) => r.status === 201).length, 'nothing written for a refused create');
     t.diagnostic(`another workspace's create waited ${waited.toFixed(0)} ms behind a flood of ${answers.length * 20} compiles`);
-    assert.ok(waited < 1_500, `the other workspace waited ${waited.toFixed(0)} ms`);
+    // Behind the flood it would wait the whole flood (100 compiles: ~10 s); served in turn, a
+    // compile or two (under 1.5 s on an idle machine, 1.65 s seen with the suite's 2 cores full).
+    assert.ok(waited < 3_000, `the other workspace waited ${waited.toFixed(0)} ms`);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { eventually } from '../eventually';
 import { expectError, expectStatus } from '../expect';
 import type { ToolServer } from '../fakes/tool-server';
 import type { SeededKey, TestServer } from '../harness';
@@ -103,8 +104,12 @@ describe('approvals', () => {
     await new Promise((r) => setTimeout(r, 1_500));
     const res = await decide(exe.id, { decisions: [{ toolCallId: callId, approve: false }], wait: true });
     assert.equal(res.body.status, 'succeeded');
-    const [row] = await api.query<{ awaited_ms: number; duration_ms: number }>(
-      sql`select e.awaited_ms, u.duration_ms from executions e join usage_execution_records u on u.execution_id = e.id where e.id = ${exe.id}`,
+    // The usage record is written just after the run's end, not in its statement: waited for.
+    const [row] = await eventually(
+      'the run’s usage record',
+      () => api.query<{ awaited_ms: number; duration_ms: number }>(sql`select e.awaited_ms, u.duration_ms from executions e join usage_execution_records u on u.execution_id = e.id where e.id = ${exe.id}`),
+      (rows) => rows.length > 0,
+      { everyMs: 50 },
     );
     assert.ok(row!.awaited_ms >= 1_400, `awaited ${row!.awaited_ms} ms`);
     assert.ok(row!.duration_ms < 1_000, `duration ${row!.duration_ms} ms`);
