@@ -62,6 +62,8 @@ for (const viewport of VIEWPORTS) {
       await expect(reason).toHaveText('Tool calls');
       await expect(reason).toHaveAttribute('data-reason', 'tool-calls');
       await expect(page.getByTestId('execution-facts')).toContainText(/[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2}:\d{2} CES?T/);
+      // The page may still be swapping its first render for the live one (seen with 2 workers).
+      await expect(page.locator('time:visible').first()).toBeVisible();
       expect(await expectOneFormat(page)).toBeGreaterThan(0);
       await expectNoHorizontalScroll(page);
       await shot(page, `dates-execution-steps-${viewport.width}`);
