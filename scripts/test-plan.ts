@@ -8,17 +8,24 @@ import path from 'node:path';
 //   // test: postgres   PostgreSQL only by nature (its stores, its connections, Redis beside it)
 //   // test: pglite     the embedded database only (its data dir, its template, the admin CLI on it)
 //   // test: processes  several real server processes on one PostgreSQL database: one at a time
+// and `shared` after it (`// test: once, shared`; `// test: shared` for both databases): the file
+// uses the default server (`startServer()`, the dashboard's API on) and may share it and its
+// process with other such files, each in workspaces of its own (test/harness.ts).
 // A file that tests SQL, locking, NOTIFY, the job queue, the rate-limit stores or a start-up path
 // runs on both (no line), so that what can differ between the engines is tested on each.
 
 export type Placement = 'unit' | 'both' | 'once' | 'postgres' | 'pglite' | 'processes';
 
-const MARK = /^\/\/ test: (once|postgres|pglite|processes)\b/;
+const MARK = /^\/\/ test: (?:(once|postgres|pglite|processes)\b)?(?:,? ?(shared)\b)?/;
 
-export function placement(root: string, file: string): Placement {
-  if (!file.endsWith('.int.test.ts')) return 'unit';
+/** A unit file shares a process with other unit files unless its first line is `// test: alone` (it sets the environment the server's modules read once). */
+const ALONE = /^\/\/ test: alone\b/;
+
+export function placement(root: string, file: string): { placement: Placement; shared: boolean } {
   const first = fs.readFileSync(path.join(root, file), 'utf8').split('\n', 1)[0] ?? '';
-  return (MARK.exec(first)?.[1] as Placement | undefined) ?? 'both';
+  if (!file.endsWith('.int.test.ts')) return { placement: 'unit', shared: !ALONE.test(first) };
+  const [, where, shared] = MARK.exec(first) ?? [];
+  return { placement: (where as Placement | undefined) ?? 'both', shared: shared === 'shared' && where !== 'processes' };
 }
 
 // The slowest files start first: started last, one of them ran on alone at the end of a pass
@@ -49,4 +56,19 @@ const SLOW_FIRST = [
   'test/start.int.test.ts',
 ].map((f) => path.join(...f.split('/')));
 
+/**
+ * Files that spend most of their time waiting on a real clock, and run beside the slots rather
+ * than in one: test/sdk/client.int.test.ts waits out a 429's Retry-After (~63 s, a few of CPU).
+ */
+export const WAITING = ['test/sdk/client.int.test.ts'].map((f) => path.join(...f.split('/')));
+
 export const slowFirst = (files: string[]) => [...SLOW_FIRST.filter((f) => files.includes(f)), ...files.filter((f) => !SLOW_FIRST.includes(f))];
+
+/**
+ * The multi-process files first (one at a time, each taking two slots, ~140 s in all: started
+ * first, they run beside the rest instead of after it), then the slowest, then the others.
+ */
+export const order = (files: string[], placementOf: (file: string) => Placement) => {
+  const slow = slowFirst(files);
+  return [...slow.filter((f) => placementOf(f) === 'processes'), ...slow.filter((f) => placementOf(f) !== 'processes')];
+};

@@ -10,11 +10,16 @@ import type { Placement } from './test-plan';
 // report is printed whole when it ends (never interleaved), and its counts read from a TAP copy.
 
 export interface Job {
-  /** The source file (test/…/x.int.test.ts). */
-  file: string;
+  /** The source files (test/…/x.int.test.ts): one, or several that share a process (`shared`). */
+  files: string[];
   db: 'pglite' | 'postgres';
   placement: Placement;
+  /** Runs beside the slots (a file that mostly waits on a real clock: scripts/test-plan.ts `WAITING`). */
+  beside?: boolean;
 }
+
+/** How a job is named in the reports: its file, or its files' count and names. */
+export const jobName = (job: Job) => (job.files.length === 1 ? job.files[0]! : `${job.files.length} files in one process (${job.files.map((f) => path.basename(f, '.test.ts')).join(', ')})`);
 
 export interface JobResult {
   job: Job;
@@ -41,7 +46,7 @@ export interface PoolOptions {
 const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 16, once: 16, postgres: 16, pglite: 0, processes: 50 };
 const MAX_CONNECTIONS = 90;
 const connectionsOf = (job: Job) => (job.db === 'postgres' ? CONNECTIONS[job.placement] : 0);
-const slotsOf = (job: Job) => (job.placement === 'processes' ? 2 : 1);
+const slotsOf = (job: Job) => (job.beside ? 0 : job.placement === 'processes' ? 2 : 1);
 
 export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult[]> {
   const queue = [...jobs];
@@ -61,9 +66,15 @@ export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult
         // The first waiting file that fits: a multi-process file takes two slots (its 3–4 servers
         // are busy at once) and runs alone of its kind; connections bounded.
         const used = [...running].reduce((n, r) => n + slotsOf(r), 0);
+        const processesRunning = [...running].some((r) => r.placement === 'processes');
         const i = queue.findIndex(
-          (j) => used + slotsOf(j) <= Math.max(opts.slots, slotsOf(j)) && !(j.placement === 'processes' && [...running].some((r) => r.placement === 'processes')) && connections + connectionsOf(j) <= MAX_CONNECTIONS,
+          (j) => used + slotsOf(j) <= Math.max(opts.slots, slotsOf(j)) && !(j.placement === 'processes' && processesRunning) && connections + connectionsOf(j) <= MAX_CONNECTIONS,
         );
+        // A multi-process file waiting for its second slot keeps the one that is free: filled by
+        // a one-slot file each time, it waited to the end of the run, and the multi-process
+        // files (~140 s, one at a time) ran last, with a slot or two idle (20 % of a run's CPU).
+        const waiting = queue.findIndex((j) => j.placement === 'processes');
+        if (!processesRunning && waiting >= 0 && (i < 0 || i > waiting)) break;
         if (i < 0) break;
         const [job] = queue.splice(i, 1) as [Job];
         running.add(job);
@@ -84,22 +95,28 @@ export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult
   function runOne(job: Job, id: number): Promise<JobResult> {
     const base = path.join(tmp, String(id));
     const [spec, tap, durations, cpu] = ['spec.txt', 'report.tap', 'durations.jsonl', 'cpu.jsonl'].map((f) => `${base}-${f}`) as [string, string, string, string];
-    const compiled = opts.compiled.get(job.file);
+    const files = job.files.map((f) => opts.compiled.get(f) ?? f);
+    const compiled = opts.compiled.has(job.files[0]!);
     const args = [
       ...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']),
+      // Several files: Node's runner loads them all into this one process (their file-level
+      // `before` hooks run first, their `after` hooks last: test/harness.ts, "shared").
+      ...(job.files.length > 1 ? ['--test', '--test-isolation=none'] : []),
       // PGlite's WebAssembly compiled by Liftoff alone, without TurboFan's optimizing tier: a PGlite
       // file's process spent ~3 s of CPU (of ~6.6) optimizing code it ran for a few seconds.
       '--liftoff-only',
+      // Three reporters on one stream pass Node's 10 listeners: a warning in every report, not a leak.
+      '--disable-warning=MaxListenersExceededWarning',
       // Each file's CPU, its child processes' included (scripts/test-preload.mjs).
       '--import', path.join(opts.root, 'scripts', 'test-preload.mjs'),
       '--test-reporter=spec', `--test-reporter-destination=${spec}`,
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       `--test-reporter=${path.join(opts.root, 'scripts', 'file-durations.mjs')}`, `--test-reporter-destination=${durations}.out`,
-      compiled ?? job.file,
+      ...files,
     ];
     const started = performance.now();
     return new Promise((resolve) => {
-      const env = { ...process.env, TEST_DB: job.db, FILE_DURATIONS_OUT: durations, TEST_CPU_OUT: cpu, NODE_COMPILE_CACHE: cache };
+      const env = { ...process.env, TEST_DB: job.db, FILE_DURATIONS_OUT: durations, TEST_CPU_OUT: cpu, NODE_COMPILE_CACHE: cache, ...(job.files.length > 1 ? { TEST_SHARED: '1' } : {}) };
       const child = spawn(process.execPath, args, { cwd: opts.root, stdio: ['ignore', 'pipe', 'pipe'], env });
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output += c.toString()));
@@ -119,7 +136,7 @@ export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult
         // A file that ended without its summary (a crash, a signal) counts as one failure.
         const failed = count('fail') + count('cancelled') + (exitCode !== 0 && count('fail') === 0 ? 1 : 0);
         const db = job.placement === 'unit' ? '' : ` on ${job.db === 'pglite' ? 'PGlite' : 'PostgreSQL'}`;
-        console.log(`\n── ${job.file}${db}: ${passed} passed, ${failed} failed, ${(ms / 1000).toFixed(1)} s ──\n${read(spec).trimEnd()}${output.trim() ? `\n${output.trimEnd()}` : ''}`);
+        console.log(`\n── ${jobName(job)}${db}: ${passed} passed, ${failed} failed, ${(ms / 1000).toFixed(1)} s ──\n${read(spec).trimEnd()}${output.trim() ? `\n${output.trimEnd()}` : ''}`);
         for (const f of [spec, tap, durations, `${durations}.out`, cpu]) fs.rmSync(f, { force: true });
         resolve({ job, passed, failed, exitCode, ms, tests, cpu: usage ? usage.own + usage.children : undefined });
       });

@@ -4,8 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleTests } from './test-bundle';
-import { placement as placementOf, slowFirst } from './test-plan';
-import { runPool, type Job } from './test-pool';
+import { order, placement as placementOf, WAITING, type Placement } from './test-plan';
+import { jobName, runPool, type Job } from './test-pool';
 
 // `npm test`: the unit files, and the integration files on PGlite and on PostgreSQL as each file's
 // first line places it (scripts/test-plan.ts), in one pool of slots (scripts/test-pool.ts: three
@@ -20,6 +20,12 @@ const SKIP_DIRS = new Set(['node_modules', '.next', '.data', '.git', '.cache', '
 // TEST_PASS=pglite or postgres: that pass alone (a developer's shortcut; `npm test` runs both).
 // `npm run test:unit` (scripts/test.ts unit): the unit files alone, no database, no server.
 const UNIT_ONLY = process.argv[2] === 'unit';
+/**
+ * Files that share one process and server (`shared`, docs/testing.md): each saves a process and a
+ * server's start (~1.3 s of CPU on PostgreSQL, ~2 s on PGlite, and a database's copy), and the
+ * files of a group run one after another, so a group of six stays well within the others' time.
+ */
+const SHARED_FILES = 6;
 const PASSES = UNIT_ONLY ? ['unit'] : (process.env.TEST_PASS ?? 'pglite,postgres').split(',');
 
 /**
@@ -104,8 +110,10 @@ async function main() {
   const started = Date.now();
   // Before anything reads os.tmpdir() (the templates below, every test process after).
   process.env.TMPDIR = testTmpdir();
-  const all = findTests(ROOT);
-  const files = slowFirst(all);
+  // TEST_FILTER=<regular expression>: the files whose path matches it (a developer's shortcut).
+  const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : undefined;
+  const all = findTests(ROOT).filter((f) => !filter || filter.test(f));
+  const files = order(all, (f) => placementOf(ROOT, f).placement);
   const unit = all.filter((f) => !f.endsWith('.int.test.ts'));
 
   if (!UNIT_ONLY) {
@@ -129,26 +137,37 @@ async function main() {
     compiled = await bundleTests(ROOT, sources, outdir);
     console.log(`compiled ${sources.length} test files in ${((Date.now() - t) / 1000).toFixed(1)} s (TEST_BUNDLE=0 runs the sources)`);
   }
+  const slots = Number(process.env.TEST_CONCURRENCY ?? 3);
   const jobs: Job[] = [];
+  // Files marked `shared` (and the unit files) share processes, a few at a time (groups below).
+  const groups = new Map<string, Job>();
   const want = (db: 'pglite' | 'postgres') => PASSES.includes(db);
+  const add = (file: string, db: 'pglite' | 'postgres', placement: Placement, shared: boolean) => {
+    if (!shared) return jobs.push({ files: [file], db, placement, beside: WAITING.includes(file) });
+    const key = `${placement} ${db}`;
+    const group = groups.get(key) ?? { files: [], db, placement };
+    if (group.files.length === 0) jobs.push(group);
+    group.files.push(file);
+    // A group holds up to SHARED_FILES files (the unit files: a third each), then another starts.
+    groups.set(key, group.files.length >= (placement === 'unit' ? Math.ceil(unit.length / slots) : SHARED_FILES) ? { files: [], db, placement } : group);
+  };
   for (const file of files) {
-    const placement = placementOf(ROOT, file);
+    const { placement, shared } = placementOf(ROOT, file);
     if (placement === 'unit') {
-      if (UNIT_ONLY || want('pglite')) jobs.push({ file, db: 'pglite', placement });
+      if (UNIT_ONLY || want('pglite')) add(file, 'pglite', placement, shared);
       continue;
     }
     if (UNIT_ONLY) continue;
-    if ((placement === 'both' || placement === 'pglite') && want('pglite')) jobs.push({ file, db: 'pglite', placement });
-    if (placement !== 'pglite' && want('postgres')) jobs.push({ file, db: 'postgres', placement });
+    if ((placement === 'both' || placement === 'pglite') && want('pglite')) add(file, 'pglite', placement, shared);
+    if (placement !== 'pglite' && want('postgres')) add(file, 'postgres', placement, shared);
   }
-  const slots = Number(process.env.TEST_CONCURRENCY ?? 3);
-  console.log(`\n── ${jobs.length} test files in ${slots} slots (${PASSES.join(', ')}); each report when its file ends ──`);
+  console.log(`\n── ${jobs.reduce((n, j) => n + j.files.length, 0)} test files (${jobs.length} processes) in ${slots} slots (${PASSES.join(', ')}); each report when its file ends ──`);
   const results = await runPool(jobs, { slots, root: ROOT, compiled });
   const runs = [{
     passed: results.reduce((n, r) => n + r.passed, 0),
     failed: results.reduce((n, r) => n + r.failed, 0),
     exitCode: results.some((r) => r.exitCode !== 0) ? 1 : 0,
-    durations: results.map((r) => ({ file: r.job.file, ms: r.ms, tests: r.tests, cpu: r.cpu, db: r.job.placement === 'unit' ? 'unit' : r.job.db === 'pglite' ? 'PGlite' : 'PostgreSQL' })),
+    durations: results.map((r) => ({ file: jobName(r.job), ms: r.ms, tests: r.tests, cpu: r.cpu, db: r.job.placement === 'unit' ? 'unit' : r.job.db === 'pglite' ? 'PGlite' : 'PostgreSQL' })),
   }];
   if (outdir !== SHARED_BUILD) fs.rmSync(outdir, { recursive: true, force: true });
   const passed = runs.reduce((n, r) => n + r.passed, 0);

@@ -279,19 +279,49 @@ export interface TestServer {
 
 let started = false;
 
-export async function startServer(
-  opts: {
-    db?: DbKind;
-    /** Set for the server (a value `undefined`: unset, its default). */
-    env?: Record<string, string | undefined>;
-    /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
-    next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
-    /** Serves the dashboard's API (/api/trpc, its event streams) with this reader of the signed-in user (test/dashboard.ts `testSessions`). */
-    dashboardSession?: import('../server/api/http/dashboard-api').SessionReader;
-    /** The dashboard as `npm start` holds it while starting (api/http/starting.ts); `next` is `{ handler: next }`. */
-    dashboard?: import('../server/api/http/starting').Dashboard;
-  } = {},
-): Promise<TestServer> {
+export interface ServerOptions {
+  db?: DbKind;
+  /** Set for the server (a value `undefined`: unset, its default). */
+  env?: Record<string, string | undefined>;
+  /** Stands in for Next's request handler (the dashboard face) behind the custom server. */
+  next?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+  /** Serves the dashboard's API (/api/trpc, its event streams) with this reader of the signed-in user (test/dashboard.ts `testSessions`). */
+  dashboardSession?: import('../server/api/http/dashboard-api').SessionReader;
+  /** The dashboard as `npm start` holds it while starting (api/http/starting.ts); `next` is `{ handler: next }`. */
+  dashboard?: import('../server/api/http/starting').Dashboard;
+}
+
+/**
+ * Several files in one process (TEST_SHARED=1, set by scripts/test-pool.ts for the files whose
+ * first line says `shared`, docs/testing.md): they share one server on one database, started
+ * by the first file's `startServer()` with the dashboard's API on, each file in workspaces of its
+ * own; the server closes when the last of them closes it. Node runs such files'
+ * `before` hooks all first and their `after` hooks all last.
+ */
+const SHARED = process.env.TEST_SHARED === '1';
+let shared: { server: Promise<TestServer>; holders: number } | undefined;
+
+export async function startServer(opts: ServerOptions = {}): Promise<TestServer> {
+  if (!SHARED) return launchServer(opts);
+  const { dashboardSession: _reader, ...other } = opts;
+  if (Object.keys(other).length > 0) {
+    throw new Error(`startServer: a file marked \`shared\` shares the default server; it takes no ${Object.keys(other).join(', ')} (remove \`shared\` from its first line)`);
+  }
+  shared ??= { server: import('./dashboard').then(({ testSessions }) => launchServer({ dashboardSession: testSessions() })), holders: 0 };
+  shared.holders++;
+  const server = await shared.server;
+  let closed = false;
+  return {
+    ...server,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (--shared!.holders === 0) await server.close();
+    },
+  };
+}
+
+async function launchServer(opts: ServerOptions): Promise<TestServer> {
   if (started) throw new Error('startServer: one server per test file (server/platform/env.js reads the environment once)');
   // A server module imported at the top of a test file read the environment before the lines
   // below set it: the server would use the developer's settings (their .data, their database).

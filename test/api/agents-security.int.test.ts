@@ -1,4 +1,4 @@
-// test: once — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
+// test: once, shared — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
 import { after, before } from 'node:test';
 import { expectStatus } from '../expect';
 import { startServer, type SeededKey, type TestServer } from '../harness';

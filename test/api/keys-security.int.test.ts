@@ -1,4 +1,4 @@
-// test: once — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
+// test: once, shared — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
 import { after, before } from 'node:test';
 import { startServer, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';

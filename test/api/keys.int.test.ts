@@ -1,3 +1,4 @@
+// test: shared — on both databases, in a process and server it may share with other such files (docs/testing.md)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

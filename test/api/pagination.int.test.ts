@@ -1,4 +1,4 @@
-// test: once — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
+// test: once, shared — engine-agnostic: runs on PostgreSQL alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, expectStatus } from '../expect';

@@ -1,3 +1,4 @@
+// test: alone — sets the environment the providers read once: a process of its own (docs/testing.md)
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
