@@ -30,7 +30,7 @@ describe('logs of unexpected errors', () => {
     const { migrateDatabase } = await import('../db/migrate');
     const { createUser } = await import('../server/modules/auth/users');
     const { createKey } = await import('../server/modules/keys/service');
-    const { SCOPES } = await import('../server/modules/keys/scopes');
+    const { SCOPES } = await import('../server/modules/vocabulary/scopes');
     const database = await openDatabase({ databaseUrl: pg?.url, dataDir: tmp, max: 2 });
     try {
       await migrateDatabase(database);

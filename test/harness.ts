@@ -7,7 +7,7 @@ import type { SQL } from 'drizzle-orm';
 import postgres from 'postgres';
 import type { Database, Db } from '../db/client';
 import type { Environment, Plan } from '../db/schema';
-import type { Scope } from '../server/modules/keys/scopes';
+import type { Scope } from '../server/modules/vocabulary/scopes';
 
 // One real server per test file: real HTTP on a random port, a real database (a fresh PGlite
 // data dir or a freshly created PostgreSQL database), the real rate limiter. server/platform/env.js
@@ -358,7 +358,7 @@ async function launchServer(opts: ServerOptions): Promise<TestServer> {
   const { createAppServer } = await import('../server/api/http/server');
   const { createUser, setWorkspacePlan } = await import('../server/modules/auth/users');
   const { createKey } = await import('../server/modules/keys/service');
-  const { SCOPES } = await import('../server/modules/keys/scopes');
+  const { SCOPES } = await import('../server/modules/vocabulary/scopes');
   const { secretsKeyring } = await import('../server/platform/sealed');
 
   const runtime = await openRuntime().catch(async (err: unknown) => {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { openDatabase, type Database } from '../db/client';
 import { createUser } from '../server/modules/auth/users';
-import { SCOPES } from '../server/modules/keys/scopes';
+import { SCOPES } from '../server/modules/vocabulary/scopes';
 import { createKey } from '../server/modules/keys/service';
 import { createTestDatabase, DB_KIND, TEST_AUTH_SECRET } from './harness';
 import { callProcess, seedTenant, startProcess, stop, waitReady, type Proc } from './processes';

@@ -171,7 +171,7 @@ export async function seedTenant(
 ): Promise<{ key: string; keyId: string; workspaceId: string }> {
   const { createUser, setWorkspacePlan } = await import('../server/modules/auth/users');
   const { createKey } = await import('../server/modules/keys/service');
-  const { SCOPES } = await import('../server/modules/keys/scopes');
+  const { SCOPES } = await import('../server/modules/vocabulary/scopes');
   const plan = opts.plan ?? 'enterprise';
   const environment = opts.environment ?? 'test';
   const m = await createUser(db, { email: `${opts.name}-${Math.random().toString(36).slice(2)}@example.test` });

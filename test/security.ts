@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Environment } from '../db/schema';
-import type { Scope } from '../server/modules/keys/scopes';
+import type { Scope } from '../server/modules/vocabulary/scopes';
 import { expectError, expectStatus } from './expect';
 import type { ApiResponse, SeededKey, TestServer } from './harness';
 

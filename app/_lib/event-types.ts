@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from '@/server/modules/events/types';
+import { EVENT_TYPES, type EventType } from '@/server/modules/vocabulary/event-types';
 
 // The event types a webhook can subscribe to (the server's list, so the form follows it), with
 // a line for people; `webhook.test` is only ever sent on request.

@@ -21,7 +21,7 @@ import { AUDIT_ACTIONS } from '../../server/modules/audit/actions';
 import { emitAudited } from '../../server/modules/audit/record';
 import { createUser } from '../../server/modules/auth/users';
 import { emit } from '../../server/modules/events/emit';
-import { SCOPES } from '../../server/modules/keys/scopes';
+import { SCOPES } from '../../server/modules/vocabulary/scopes';
 import { createKey } from '../../server/modules/keys/service';
 import { newId } from '../../server/platform/ids';
 import { call, cli, clientAgent, type Client } from './hosted';

@@ -10,7 +10,7 @@ import { migrateDatabase } from '../../db/migrate';
 import { env } from '../../server/platform/env.js';
 import { cpuMs } from './cpu';
 import { createUser, setWorkspacePlan } from '../../server/modules/auth/users';
-import { SCOPES } from '../../server/modules/keys/scopes';
+import { SCOPES } from '../../server/modules/vocabulary/scopes';
 import { createKey } from '../../server/modules/keys/service';
 import { compactAll } from '../../server/modules/usage/compactor';
 import { queryRows } from '../../db/rows';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { UserActor } from '../modules/actor';
 import type { Engine } from '../modules/executions/engine';
 import { findExecutionState } from '../modules/executions/service';
-import { isFinal } from '../modules/executions/statuses';
+import { isFinal } from '../modules/vocabulary/statuses';
 import type { Db } from '../../db/client';
 import { ApiError, notFound } from '../platform/errors';
 import { sendError } from '../platform/http/send';

@@ -1,4 +1,4 @@
-import { SCOPE_TABLE } from '../modules/keys/scopes';
+import { SCOPE_TABLE } from '../modules/vocabulary/scopes';
 import { EXAMPLE_ORIGIN } from './code-samples';
 
 // The introduction of /v1/openapi.json, which /docs shows first: how to make the first calls,

@@ -1,6 +1,6 @@
 import type { Environment, Plan } from '../../db/schema';
 import type { MemberRole } from '../../db/schema/values';
-import type { Scope } from './keys/scopes';
+import type { Scope } from './vocabulary/scopes';
 
 // Who is acting, whichever way they came in: an API key over REST, a signed-in human in the
 // dashboard (or the admin CLI acting as one). Services scope everything they read and write by

@@ -22,7 +22,7 @@ import { env } from '../platform/env.js';
 import { MEMBER_ROLES, type MemberRole } from '../../db/schema/values';
 import { ApiError } from '../platform/errors';
 import { createKey } from '../modules/keys/service';
-import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../modules/keys/scopes';
+import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../modules/vocabulary/scopes';
 
 const USAGE = `Usage:
   npm run admin -- create-user --email E --password P

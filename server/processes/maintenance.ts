@@ -4,7 +4,7 @@ import type { Db } from '../../db/client';
 import { queryRows } from '../../db/rows';
 import { events, userSessions } from '../../db/schema';
 import { AUDIT_RETENTION_DAYS } from '../modules/audit/actions';
-import { EVENT_RETENTION_DAYS } from '../modules/events/types';
+import { EVENT_RETENTION_DAYS } from '../modules/vocabulary/event-types';
 import { pruneLedger } from '../modules/budgets/ledger';
 import { pruneReservations } from '../modules/budgets/reserve';
 import { pruneUsage } from '../modules/usage/prune';

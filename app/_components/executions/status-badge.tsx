@@ -1,6 +1,6 @@
 import type { ExecutionStatus } from '@/app/_lib/types';
 import { EXECUTION_STATUS_WORDS } from '@/app/_lib/words';
-import { EXECUTION_STATUSES, isActive } from '@/server/modules/executions/statuses';
+import { EXECUTION_STATUSES, isActive } from '@/server/modules/vocabulary/statuses';
 import { Badge } from '../ui';
 
 // One colour per execution status, everywhere: queued slate, running indigo (pulsing),

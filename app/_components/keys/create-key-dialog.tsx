@@ -11,7 +11,7 @@ import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_l
 import { revealProblem } from '@/app/_lib/reveal';
 import type { CreatedKey, ScopeInfo } from '@/app/_lib/types';
 import { createKeyInput } from '@/server/modules/keys/schemas';
-import { SCOPES, type Scope } from '@/server/modules/keys/scopes';
+import { SCOPES, type Scope } from '@/server/modules/vocabulary/scopes';
 import { Modal, ModalActions } from '../modal';
 import { useTRPC } from '../providers';
 import { Alert, TextField } from '../ui';

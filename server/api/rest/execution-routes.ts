@@ -7,7 +7,7 @@ import type { RawRoute } from './routes';
 import type { Services } from '../../modules/runtime';
 import { executionView } from '../../modules/executions/engine';
 import { findExecutionState } from '../../modules/executions/service';
-import { isFinal } from '../../modules/executions/statuses';
+import { isFinal } from '../../modules/vocabulary/statuses';
 import { closeSignal, writeEventsTo } from '../sse';
 import { eventStreamContent, eventStreamDescription } from '../event-stream-doc';
 import { WAIT_GRACE_SECONDS } from '../trpc/routers/execute';

@@ -4,7 +4,7 @@ import type { OperationObject } from 'openapi3-ts/oas31';
 import type { DeclaredErrorCode } from '../../platform/errors';
 import type { Db } from '../../../db/client';
 import type { VerifiedKey } from '../../modules/keys/service';
-import type { Scope } from '../../modules/keys/scopes';
+import type { Scope } from '../../modules/vocabulary/scopes';
 import type { Services } from '../../modules/runtime';
 import type { Meta } from '../trpc/init';
 import type { Answer } from './answer';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../../db/client';
 import { ApiError, insufficientScope } from '../../platform/errors';
-import { holdsScope } from '../../modules/keys/scopes';
+import { holdsScope } from '../../modules/vocabulary/scopes';
 import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
 import { verifyKey, type KeyOwner, type VerifiedKey } from '../../modules/keys/service';

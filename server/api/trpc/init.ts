@@ -4,8 +4,8 @@ import { ZodError } from 'zod';
 import type { Db } from '../../../db/client';
 import type { Actor, RequestContext } from '../../modules/actor';
 import { ApiError, insufficientScope, type DeclaredErrorCode, type ErrorStatus } from '../../platform/errors';
-import { holdsScope, type Scope } from '../../modules/keys/scopes';
-import { roleAllows, roleRefusal } from '../../modules/auth/roles';
+import { holdsScope, type Scope } from '../../modules/vocabulary/scopes';
+import { roleAllows, roleRefusal } from '../../modules/vocabulary/roles';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Services } from '../../modules/runtime';
 import { chargeCostlyQuery, chargeDashboardMutation } from '../../modules/ratelimit/dashboard';
@@ -171,7 +171,7 @@ export const apiProcedure = base.use(async ({ ctx, meta, type, next, getRawInput
     if (refused) throw toTRPCError(refused);
   }
   if (meta?.scope) {
-    // A key by its scopes; a member of the workspace by their role (auth/roles.ts: docs/teams.md).
+    // A key by its scopes; a member of the workspace by their role (vocabulary/roles.ts: docs/teams.md).
     if (actor.kind === 'key' && !holdsScope(actor.scopes, meta)) throw toTRPCError(insufficientScope(meta.scope, meta.alsoScope));
     if (actor.kind === 'user' && !roleAllows(actor.role, meta, type)) throw toTRPCError(new ApiError('insufficient_role', roleRefusal(actor.role, roleNeeds(meta.scope, type))));
   }

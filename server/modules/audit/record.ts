@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, writeAll } from '../../../db/rows';
 import { outboxEvent, type EventScope } from '../events/emit';
-import type { AnyEventType } from '../events/types';
+import type { AnyEventType } from '../vocabulary/event-types';
 import type { Db } from '../../../db/client';
 import type { Environment } from '../../../db/schema';
 import type { RequestContext } from '../actor';

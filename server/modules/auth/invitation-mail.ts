@@ -4,7 +4,7 @@ import { users, workspaces } from '../../../db/schema';
 import { env } from '../../platform/env.js';
 import { log } from '../../platform/log';
 import type { Mailer } from '../../platform/mail';
-import type { Role } from './roles';
+import type { Role } from '../vocabulary/roles';
 
 // An invitation's link, and its mail when SMTP_URL is set (docs/teams.md, "Invitations"). The
 // link is built on the dashboard's configured address (NEXTAUTH_URL, else localhost and PORT),

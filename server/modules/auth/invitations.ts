@@ -9,7 +9,7 @@ import { audit, type AuditActor } from '../audit/record';
 import { ApiError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { canonicalEmail } from './guards';
-import { managesMembers, mayGrant, roleRefusal, type Role } from './roles';
+import { managesMembers, mayGrant, roleRefusal, type Role } from '../vocabulary/roles';
 
 // Invitations (docs/teams.md, "Invitations"): an owner or admin invites an email address with a
 // role; the answer carries a single-use link valid 7 days, shown once — only the token's SHA-256

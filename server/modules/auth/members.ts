@@ -8,7 +8,7 @@ import type { UserActor } from '../actor';
 import { audit, changesOf } from '../audit/record';
 import { ApiError } from '../../platform/errors';
 import { revokeSentBy } from './invitations';
-import { isDemotion, managesMembers, roleRefusal, type Role } from './roles';
+import { isDemotion, managesMembers, roleRefusal, type Role } from '../vocabulary/roles';
 
 // Members of a workspace (docs/teams.md): who belongs, with which role; the workspace a user's
 // dashboard shows. Membership is read on every dashboard request (`memberOf`): a role change or a

@@ -3,7 +3,7 @@ import { getServerSession, type NextAuthOptions, type Session } from 'next-auth'
 import type { Environment } from '../../../db/schema';
 import type { Db } from '../../../db/client';
 import { memberOf } from './members';
-import { GRANTABLE } from './roles';
+import { GRANTABLE } from '../vocabulary/roles';
 import type { UserActor } from '../actor';
 
 // The signed-in dashboard user as the rest of the server sees them: an Actor.

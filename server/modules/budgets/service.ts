@@ -13,7 +13,7 @@ import { assertSafeKeys } from '../../platform/metadata';
 import type { Page, PageParams } from '../../platform/pagination';
 import { pricedFrom } from '../../platform/prices';
 import { assertUnderLimit } from '../../platform/resource-limit';
-import { checkTimeZone } from '../schedules/timing';
+import { checkTimeZone } from '../vocabulary/time-zones';
 import { periodStartOf, percentOf, resetsAtOf } from './ledger';
 import { MAX_BUDGETS, type budgetSchema, type createBudgetInput, type listBudgetsInput, type updateBudgetInput } from './schemas';
 
@@ -106,7 +106,7 @@ export function assertSafeBudgetInput(raw: unknown): void {
 
 const owned = (owner: Owner, id: string) => and(eq(budgets.id, id), eq(budgets.workspaceId, owner.workspaceId), eq(budgets.environment, owner.environment));
 
-/** The zone as schedules check it (timing.ts), and as the database knows it: periods are computed there. */
+/** The zone as schedules check it (vocabulary/time-zones.ts), and as the database knows it: periods are computed there. */
 async function checkedZone(db: Db, zone: string): Promise<string> {
   const z = checkTimeZone(zone);
   if (!z.ok) throw new ApiError('invalid_parameter', `'timezone': ${z.message}`, { param: 'timezone' });

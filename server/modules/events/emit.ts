@@ -4,7 +4,7 @@ import { writeAll } from '../../../db/rows';
 import type { Environment } from '../../../db/schema';
 import { newId } from '../../platform/ids';
 import { CHANNELS, notifyCall } from '../../platform/notify';
-import type { AnyEventType } from './types';
+import type { AnyEventType } from '../vocabulary/event-types';
 
 // The outbox (docs/webhooks.md): an event is written by the transaction that makes the change, so
 // it exists exactly when the change does (a rollback takes it away, a crash after the commit cannot

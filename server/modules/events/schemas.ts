@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../../../db/schema/values';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
-import { ALL_EVENT_TYPES, EVENT_RETENTION_DAYS } from './types';
+import { ALL_EVENT_TYPES, EVENT_RETENTION_DAYS } from '../vocabulary/event-types';
 
 // Request and response shapes of /v1/events (docs/webhooks.md, "The contract"). An event as listed
 // is exactly the body a webhook receives.

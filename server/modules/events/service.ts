@@ -7,7 +7,7 @@ import { isId } from '../../platform/ids';
 import { keysetList, type ListRow, type ListScope } from '../../platform/keyset';
 import type { Page, PageParams } from '../../platform/pagination';
 import type { eventSchema } from './schemas';
-import type { AnyEventType } from './types';
+import type { AnyEventType } from '../vocabulary/event-types';
 
 // Events as a program reads them back to reconcile (docs/webhooks.md, "The contract"): the last
 // 30 days, newest first.

@@ -11,7 +11,7 @@ import { SCHEMA_BUDGET_MS, validateArguments } from '../tools/schema-pool';
 import { databaseClock, type Clock, type ExecutionRow } from './lifecycle';
 import { denyExpired, lockPaused, recordDecisions } from './pause';
 import type { DecideInput } from './schemas';
-import { PAUSED_STATUS } from './statuses';
+import { PAUSED_STATUS } from '../vocabulary/statuses';
 
 // Deciding the tool calls a paused run awaits (docs/approvals.md): POST
 // /v1/executions/{id}/approvals and the dashboard's buttons. The decisions are checked first

@@ -14,7 +14,7 @@ import type { DecideInput, ExecuteInput, ExecutionView } from './schemas';
 import { decideToolCalls } from './approvals';
 import { cancelExecution, startExecution } from './service';
 import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
-import { ACTIVE_STATUSES } from './statuses';
+import { ACTIVE_STATUSES } from '../vocabulary/statuses';
 import { followEvents, waitForFinal, watchFinal, type FollowEvent, type FollowOptions, type Watch } from './follow';
 
 // The one face of executions (docs/executions.md, "The engine"): every other module and every

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { awaitedCallSchema, decisionSchema, executionSchema } from './schemas';
-import { TERMINAL_EVENT_TYPES, terminalEventType, type TerminalEventType } from './statuses';
+import { TERMINAL_EVENT_TYPES, terminalEventType, type TerminalEventType } from '../vocabulary/statuses';
 
 // The events of one execution (docs/api.md, "Executions"): what `stream: true`, GET
 // /v1/executions/:id/stream and the dashboard's stream send, one Server-Sent Event each (`event:`

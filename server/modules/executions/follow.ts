@@ -4,7 +4,7 @@ import { executions } from '../../../db/schema';
 import { PAUSE_EVENT_TYPE, type ExecutionEventType } from './events';
 import { eventPieces, readEvents, TERMINAL, type Live, type StoredEvent } from './live';
 import type { ExecutionRow } from './lifecycle';
-import { isSettled } from './statuses';
+import { isSettled } from '../vocabulary/statuses';
 
 // Following an execution from any process while it runs in any worker (docs/executions.md,
 // "Streams"): its events after a sequence number, as an async iterable, live until the terminal

@@ -8,7 +8,7 @@ import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
-import { ACTIVE_STATUSES, PAUSED_STATUS } from './statuses';
+import { ACTIVE_STATUSES, PAUSED_STATUS } from '../vocabulary/statuses';
 import { env } from '../../platform/env.js';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 
@@ -21,7 +21,7 @@ import { CHANNELS, notifyCall } from '../../platform/notify';
 // change, in one transaction.
 
 export type ExecutionRow = typeof executions.$inferSelect;
-export { isFinal } from './statuses';
+export { isFinal } from '../vocabulary/statuses';
 
 /**
  * A worker stops renewing its heartbeat only when it died: this long without one is `worker_lost`

@@ -7,7 +7,7 @@ import { outboxEvent } from '../events/emit';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 import { recordedEvent, type RecordedEvent } from './events';
 import { databaseClock, eventsInsert, executionView, queuedSignal, type Clock, type ExecutionRow, type RunTail } from './lifecycle';
-import { PAUSED_STATUS } from './statuses';
+import { PAUSED_STATUS } from '../vocabulary/statuses';
 
 // The lifecycle's pause for approval (docs/approvals.md), with lifecycle.ts the only writer of
 // `status`:

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/client';
 import { terminalEventType } from './events';
 import { eventJson, type Live, type LiveEvent, type LocalRun } from './live';
-import { isFinal, PAUSED_STATUS } from './statuses';
+import { isFinal, PAUSED_STATUS } from '../vocabulary/statuses';
 import { pauseEvent } from './pause';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 

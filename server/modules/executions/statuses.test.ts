@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { executionSchema } from './schemas';
 import { EXECUTION_EVENT_TYPES, isTerminalEvent } from './events';
-import { ACTIVE_STATUSES, EXECUTION_STATUSES, type ExecutionStatus, FINAL_STATUSES, isActive, isFinal, TERMINAL_EVENT_TYPES, terminalEventType, TRANSITIONS } from './statuses';
-import { EVENT_TYPES } from '../events/types';
+import { ACTIVE_STATUSES, EXECUTION_STATUSES, type ExecutionStatus, FINAL_STATUSES, isActive, isFinal, TERMINAL_EVENT_TYPES, terminalEventType, TRANSITIONS } from '../vocabulary/statuses';
+import { EVENT_TYPES } from '../vocabulary/event-types';
 import { executionAnalyticsInput, executionUsageRowSchema } from '../usage/schemas';
 
 // statuses.ts is the one place that says which statuses are final. Everything that lists them

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../../../db/schema/values';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
-import { DEFAULT_SCOPES, SCOPE_TABLE, scopeSchema } from './scopes';
+import { DEFAULT_SCOPES, SCOPE_TABLE, scopeSchema } from '../vocabulary/scopes';
 
 // Request and response shapes of /v1/keys. The descriptions and examples end up in
 // /v1/openapi.json (and so in the /docs reference); they do not change validation.

@@ -1,5 +1,5 @@
 import { changesOf, emitAudited } from '../audit/record';
-import { GRANTABLE, roleRefusal, type Role } from '../auth/roles';
+import { GRANTABLE, roleRefusal, type Role } from '../vocabulary/roles';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../../db/client';
@@ -12,7 +12,7 @@ import { keysetList, type ListRow } from '../../platform/keyset';
 import type { Page, PageParams } from '../../platform/pagination';
 import { generateKey } from './format';
 import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
-import { DEFAULT_SCOPES, missingScopes, normalizeScopes, SCOPES, type Scope } from './scopes';
+import { DEFAULT_SCOPES, missingScopes, normalizeScopes, SCOPES, type Scope } from '../vocabulary/scopes';
 
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type KeyView = z.infer<typeof keySchema>;

@@ -14,7 +14,8 @@ import type { Page, PageParams } from '../../platform/pagination';
 import { enqueue, executionView } from '../executions/engine';
 import type { ExecutionView } from '../executions/schemas';
 import { MAX_SCHEDULES, type createScheduleInput, type scheduleSchema, type updateScheduleInput } from './schemas';
-import { checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
+import { checkTimeZone } from '../vocabulary/time-zones';
+import { checkCron, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
 
 // Schedules (docs/api.md, "Schedules"): create, list, read, change, delete and run now, in the
 // caller's workspace and environment. What a schedule stores decides when it fires: `next_run_at`

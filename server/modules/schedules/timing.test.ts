@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { CronExpressionParser } from 'cron-parser';
 import { describe, it } from 'node:test';
-import { CATCH_UP_WINDOW_MS, catchUp, checkCron, checkTimeZone, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
+import { checkTimeZone } from '../vocabulary/time-zones';
+import { CATCH_UP_WINDOW_MS, catchUp, checkCron, HORIZON_MS, nextOccurrence, nextOccurrences } from './timing';
 
 // When schedules run: the occurrence computation itself, DST days included (docs/schedules.md).
 

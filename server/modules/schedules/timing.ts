@@ -1,4 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
+import { type Checked } from '../vocabulary/time-zones';
 import { stretches } from './calendar';
 
 // When a schedule runs (docs/schedules.md, "When a schedule runs"): a five-field cron read in an
@@ -28,7 +29,6 @@ export const HORIZON_MS = 367 * 24 * 60 * 60_000;
 const FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'] as const;
 const NAMES = /JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT/g;
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
  * A cron of five fields (minute hour day-of-month month day-of-week), as written: ranges, lists,
@@ -75,21 +75,6 @@ function describe(err: unknown): string {
   return `is not a valid cron expression (${message.slice(0, 120)})`;
 }
 
-/**
- * An IANA time-zone name (`Europe/Berlin`, `UTC`, a link such as `US/Eastern`), in any case;
- * answered in its canonical form (`europe/berlin` → `Europe/Berlin`, `US/Eastern` →
- * `America/New_York`). UTC offsets (`+01:00`) are not names and are refused.
- */
-export function checkTimeZone(zone: string): Checked<string> {
-  if (zone.length === 0 || zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+/-]*$/.test(zone)) {
-    return { ok: false, message: `'${zone.slice(0, 64)}' is not an IANA time zone name (such as 'Europe/Berlin' or 'UTC')` };
-  }
-  try {
-    return { ok: true, value: new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone };
-  } catch {
-    return { ok: false, message: `'${zone}' is not an IANA time zone name (such as 'Europe/Berlin' or 'UTC')` };
-  }
-}
 
 type Dates = ReturnType<typeof CronExpressionParser.parse>;
 

@@ -3,8 +3,8 @@ import type { MemberRole } from '../../../db/schema/values';
 import { log } from '../../platform/log';
 import { maskUrl, URL_MASK } from '../../platform/net/masked-url';
 import { isSealed, secretsKeyring, UnreadableSecret, type Keyring } from '../../platform/sealed';
-import { roleAllows } from '../auth/roles';
-import type { Scope } from '../keys/scopes';
+import { roleAllows } from '../vocabulary/roles';
+import type { Scope } from '../vocabulary/scopes';
 
 // The secrets stored sealed (docs/security.md, "Secrets at rest"), and the place each is bound to:
 //

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
-import { FINAL_STATUSES } from '../executions/statuses';
+import { FINAL_STATUSES } from '../vocabulary/statuses';
 import { bucketSql } from './histogram';
 import { pricedFrom } from '../../platform/prices';
 import type { executionUsageRowSchema } from './schemas';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GRANULARITIES } from '../../../db/schema';
-import { FINAL_STATUSES } from '../executions/statuses';
+import { FINAL_STATUSES } from '../vocabulary/statuses';
 import { limitSchema } from '../../platform/pagination';
 import { LIMITS, RETENTION_DAYS } from './range';
 

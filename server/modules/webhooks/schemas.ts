@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, DISABLED_REASONS, ENVIRONMENTS } from '../../../db/schema/values';
 import { EXAMPLE_EVENT_ID } from '../events/schemas';
-import { ALL_EVENT_TYPES, EVENT_TYPES } from '../events/types';
+import { ALL_EVENT_TYPES, EVENT_TYPES } from '../vocabulary/event-types';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
 
 // Request and response shapes of /v1/webhooks (docs/webhooks.md, "The contract"). The descriptions

@@ -6,7 +6,7 @@ import { webhookAttempts, webhookDeliveries, webhooks, type Environment } from '
 import type { Actor } from '../actor';
 import { ApiError, notFound } from '../../platform/errors';
 import { emit } from '../events/emit';
-import { EVENT_TYPES, TEST_EVENT_TYPE, type AnyEventType } from '../events/types';
+import { EVENT_TYPES, TEST_EVENT_TYPE, type AnyEventType } from '../vocabulary/event-types';
 import { getEvent, type EventView } from '../events/service';
 import { isId, newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';

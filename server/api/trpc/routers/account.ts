@@ -1,12 +1,12 @@
 import { auditAccount } from '../../../modules/audit/record';
-import { GRANTABLE } from '../../../modules/auth/roles';
+import { GRANTABLE } from '../../../modules/vocabulary/roles';
 import { transaction } from '../../../../db/transaction';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../../../../db/schema';
 import { endAllSessions } from '../../../modules/auth/sessions';
 import { changePassword, getWorkspace, signUp } from '../../../modules/auth/users';
 import { ApiError } from '../../../platform/errors';
-import { SCOPE_TABLE } from '../../../modules/keys/scopes';
+import { SCOPE_TABLE } from '../../../modules/vocabulary/scopes';
 import { concurrencyFor, limitsFor } from '../../../modules/ratelimit/plans';
 import { publicProcedure, router, userProcedure } from '../init';
 

@@ -5,7 +5,7 @@ import type { UserActor } from '../../../modules/actor';
 import { mailInvitation } from '../../../modules/auth/invitation-mail';
 import { acceptInvitation, invite, listInvitations, peekInvitation, previewInvitation, revokeInvitation } from '../../../modules/auth/invitations';
 import { changeRole, listMembers, listWorkspaces, removeMember, switchWorkspace } from '../../../modules/auth/members';
-import { managesMembers, roleRefusal } from '../../../modules/auth/roles';
+import { managesMembers, roleRefusal } from '../../../modules/vocabulary/roles';
 import type { RateLimits } from '../../../modules/ratelimit';
 import { chargeDashboardMutation } from '../../../modules/ratelimit/dashboard';
 import { ApiError } from '../../../platform/errors';

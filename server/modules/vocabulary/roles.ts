@@ -1,5 +1,5 @@
 import type { MemberRole } from '../../../db/schema/values';
-import { SCOPES, type Scope } from '../keys/scopes';
+import { SCOPES, type Scope } from './scopes';
 
 // What each role in a workspace may do (docs/teams.md), checked on the server for every dashboard
 // procedure (server/api/trpc/init.ts `apiProcedure`) and by the members' own procedures. A

@@ -1,9 +1,9 @@
-import { TERMINAL_EVENT_TYPES } from '../executions/statuses';
+import { TERMINAL_EVENT_TYPES } from './statuses';
 
 // The event types of docs/webhooks.md ("The contract"), the ones a webhook can subscribe to (or
 // `*`: all of them).
 // `webhook.test` is sent to one webhook on request ("send test event") and cannot be subscribed to.
-// An execution's events are its start, each pause for approval, and one per final status (executions/statuses.ts).
+// An execution's events are its start, each pause for approval, and one per final status (statuses.ts).
 export const EVENT_TYPES = [
   'execution.started',
   'execution.requires_action',
