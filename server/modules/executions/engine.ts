@@ -24,7 +24,8 @@ import { followEvents, waitForFinal, watchFinal, type FollowEvent, type FollowOp
 //     runs from memory, waits woken by its notifications;
 //   - in the caller's transaction (`enqueue`, `enqueueOccurrence`, `cancelAgentRuns`): queued
 //     runs and cancels that need nothing of the process, written with the caller's other rows.
-// Behind it, lifecycle.ts alone writes `status` and statuses.ts alone says which statuses are final.
+// Behind it, lifecycle.ts and pause.ts alone move `status` (each move checked against
+// vocabulary/statuses.ts `TRANSITIONS`), and statuses.ts alone says which statuses are final.
 
 type Scope = Pick<Actor, 'workspaceId' | 'environment'>;
 

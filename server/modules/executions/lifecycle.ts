@@ -8,7 +8,7 @@ import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
-import { ACTIVE_STATUSES, PAUSED_STATUS } from '../vocabulary/statuses';
+import { ACTIVE_STATUSES, move, PAUSED_STATUS } from '../vocabulary/statuses';
 import { env } from '../../platform/env.js';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 
@@ -84,9 +84,12 @@ export function requiredAction(row: Pick<ExecutionRow, 'status' | 'approval'>): 
  */
 export const RESERVE = 10_000;
 
+/** A worker's claim: queued → running (a new run, or a paused one resumed and queued again). */
+const CLAIM = move(['queued'], 'running');
+
 /** The columns that start a run (or resume a paused one): running, a new attempt, the first heartbeat, the sequence reserved. */
 export const startFields = {
-  status: 'running',
+  status: CLAIM.to,
   attempt: sql`${executions.attempt} + 1`,
   // A run resumed after a pause for approval keeps its first start.
   startedAt: sql`coalesce(${executions.startedAt}, now())`,
@@ -175,7 +178,7 @@ export async function claimQueued<T>(
         .where(
           sql`${executions.id} = any(array(
             select id from executions
-            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = 'queued' and waiting_turn is null
+            where workspace_id = ${t.workspaceId} and environment = ${t.environment} and status = ${CLAIM.from[0]} and waiting_turn is null
             order by id
             limit greatest(0, least(${count}::int,
               (select ${limitOf('w')} from workspaces w where w.id = ${t.workspaceId})
@@ -295,7 +298,7 @@ export async function finish(
 ): Promise<ExecutionRow | null> {
   const pending = run?.pending ?? [];
   return transaction(db, async (tx) => {
-    const conditions = [eq(executions.id, id), inArray(executions.status, [...guard.from])];
+    const conditions = [eq(executions.id, id), inArray(executions.status, [...move(guard.from, outcome.status).from])];
     if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
     const [row] = await tx
       .update(executions)

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows, writeAll } from '../../../db/rows';
 import { transaction } from '../../../db/transaction';
@@ -7,7 +7,7 @@ import { outboxEvent } from '../events/emit';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 import { recordedEvent, type RecordedEvent } from './events';
 import { databaseClock, eventsInsert, executionView, queuedSignal, type Clock, type ExecutionRow, type RunTail } from './lifecycle';
-import { PAUSED_STATUS } from '../vocabulary/statuses';
+import { move, PAUSED_STATUS } from '../vocabulary/statuses';
 
 // The lifecycle's pause for approval (docs/approvals.md), with lifecycle.ts the only writer of
 // `status`:
@@ -37,6 +37,10 @@ export interface Pause {
   approval: PausedRun;
 }
 
+/** A worker's own pause, and its resumption once every call is decided (statuses.ts TRANSITIONS). */
+const PAUSE = move(['running'], PAUSED_STATUS);
+const RESUME = move([PAUSED_STATUS], 'queued');
+
 /**
  * running → requires_action: a worker's own pause, with its unwritten events and the
  * `tool.approval_requested` event (at the terminal event's number: it ends the streams), the
@@ -48,7 +52,7 @@ export async function pause(db: Db, id: string, attempt: number, p: Pause, run: 
     const [row] = await tx
       .update(executions)
       .set({
-        status: PAUSED_STATUS,
+        status: PAUSE.to,
         eventSeq: sql`${run.terminalSeq}::int`,
         steps: p.steps,
         inputTokens: p.usage.inputTokens,
@@ -57,7 +61,7 @@ export async function pause(db: Db, id: string, attempt: number, p: Pause, run: 
         approval: p.approval,
         approvalDueAt: dueAt(p.approval.calls),
       })
-      .where(and(eq(executions.id, id), eq(executions.status, 'running'), eq(executions.attempt, attempt)))
+      .where(and(eq(executions.id, id), inArray(executions.status, [...PAUSE.from]), eq(executions.attempt, attempt)))
       .returning();
     if (!row) return null;
     const outbox = outboxEvent(row, 'execution.requires_action', executionView(row));
@@ -109,12 +113,12 @@ export async function recordDecisions(tx: Db, row: ExecutionRow, decisions: Map<
       approvalDueAt: due,
       ...(resume
         ? {
-            status: 'queued',
+            status: RESUME.to,
             awaitedMs: sql`${executions.awaitedMs} + greatest(0, (extract(epoch from ${clock.now()} - ${approval.pausedAt}::timestamptz) * 1000)::int)`,
           }
         : {}),
     })
-    .where(and(eq(executions.id, row.id), eq(executions.status, PAUSED_STATUS)))
+    .where(and(eq(executions.id, row.id), inArray(executions.status, [...RESUME.from])))
     .returning();
   const signals = [notifyCall(CHANNELS.executionEvents, { id: row.id, seq: last, final: false })];
   if (resume) signals.push(notifyCall(CHANNELS.work, 'executions'));

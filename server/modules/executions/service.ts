@@ -6,6 +6,7 @@ import { transaction } from '../../../db/transaction';
 import { writeAll } from '../../../db/rows';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
+import type { InitialStatus } from '../vocabulary/statuses';
 import { ApiError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
@@ -162,7 +163,7 @@ export async function startExecution(
       environment: actor.environment,
       agentId: agent.id,
       conversationId,
-      status: running ? 'running' : 'queued',
+      status: (running ? 'running' : 'queued') satisfies InitialStatus,
       input: input.input,
       output: null,
       steps: [],

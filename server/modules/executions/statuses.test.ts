@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { executionSchema } from './schemas';
 import { EXECUTION_EVENT_TYPES, isTerminalEvent } from './events';
-import { ACTIVE_STATUSES, EXECUTION_STATUSES, type ExecutionStatus, FINAL_STATUSES, isActive, isFinal, TERMINAL_EVENT_TYPES, terminalEventType, TRANSITIONS } from '../vocabulary/statuses';
+import { ACTIVE_STATUSES, EXECUTION_STATUSES, type ExecutionStatus, FINAL_STATUSES, INITIAL_STATUSES, isActive, isFinal, move, TERMINAL_EVENT_TYPES, terminalEventType, TRANSITIONS } from '../vocabulary/statuses';
 import { EVENT_TYPES } from '../vocabulary/event-types';
 import { executionAnalyticsInput, executionUsageRowSchema } from '../usage/schemas';
 
@@ -29,6 +29,15 @@ describe('execution statuses', () => {
     const reached = new Set<ExecutionStatus>(['queued']);
     for (const s of reached) for (const t of TRANSITIONS[s]) reached.add(t);
     assert.deepEqual([...reached].sort(), [...EXECUTION_STATUSES].sort());
+  });
+
+  it('are written only by moves TRANSITIONS allows: a write that could make another throws before it is sent', () => {
+    assert.deepEqual(move(ACTIVE_STATUSES, 'cancelled'), { from: ACTIVE_STATUSES, to: 'cancelled' });
+    assert.deepEqual(move(['running'], 'requires_action').from, ['running']);
+    assert.throws(() => move(['succeeded'], 'running'), /never goes from succeeded to running/);
+    assert.throws(() => move(['running', 'queued'], 'succeeded'), /never goes from queued to succeeded/);
+    assert.throws(() => move(['requires_action'], 'running'), /never goes from requires_action to running/);
+    for (const status of INITIAL_STATUSES) assert.ok(isActive(status), `${status} is where a run starts, and it is active`);
   });
 
   it('have one terminal event each, in the contract and among the webhook event types', () => {

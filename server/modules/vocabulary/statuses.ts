@@ -39,6 +39,23 @@ export const TRANSITIONS: { readonly [S in ExecutionStatus]: readonly ExecutionS
   cancelled: [],
 };
 
+/** The statuses a run is inserted in: queued, or running when it starts at once in place. */
+export const INITIAL_STATUSES = ['queued', 'running'] as const satisfies readonly ExecutionStatus[];
+export type InitialStatus = (typeof INITIAL_STATUSES)[number];
+
+/**
+ * A write that moves a run to `to` from any of `from` (the statuses its `where` admits), checked
+ * against TRANSITIONS: one that could make a move TRANSITIONS forbids throws before it is sent.
+ * Every statement that changes `status` takes its condition from one (executions/lifecycle.ts,
+ * pause.ts), so the table is the code's rule, not only its test's.
+ */
+export function move<To extends ExecutionStatus>(from: readonly ExecutionStatus[], to: To): { readonly from: readonly ExecutionStatus[]; readonly to: To } {
+  for (const status of from) {
+    if (!TRANSITIONS[status].includes(to)) throw new Error(`An execution never goes from ${status} to ${to} (statuses.ts TRANSITIONS)`);
+  }
+  return { from, to };
+}
+
 /** The terminal event of a final status: `execution.<status>`. */
 export type TerminalEventType = `execution.${FinalStatus}`;
 export const terminalEventType = (status: FinalStatus): TerminalEventType => `execution.${status}`;
