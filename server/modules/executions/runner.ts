@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { modelCache, type agents } from '../../../db/schema';
 import { newId } from '../../platform/ids';
 import { log } from '../../platform/log';
-import { classifyModelError, ModelError, resolveModel } from '../models/registry';
+import { classifyModelError, errorChain, ModelError, resolveModel } from '../models/registry';
 import type { Db } from '../../../db/client';
 import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
@@ -172,7 +172,12 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
     if (reason === 'timeout') {
       return await end({ ...base, status: 'failed', error: { code: 'timeout', message: `The execution did not finish within the agent's timeout (${agent.timeoutSeconds} s)` } });
     }
-    if (failure) return await end({ ...base, status: 'failed', error: classifyModelError(failure) });
+    if (failure) {
+      const error = classifyModelError(failure);
+      // What broke, for the operator (the run's error says only what a caller may read).
+      if (!(failure instanceof ModelError)) log.warn({ executionId, code: error.code, cause: errorChain(failure) }, 'the model call failed');
+      return await end({ ...base, status: 'failed', error });
+    }
     if (loop.overTokens) {
       const { used, limit } = loop.overTokens;
       return await end({ ...base, status: 'failed', error: { code: 'max_tokens_exceeded', message: `The execution used ${used} tokens, past the agent's maxTotalTokens (${limit})` } });
@@ -215,7 +220,8 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
       await end({ status: 'failed', error: { code: 'timeout', message: "The execution did not finish within the agent's timeout" } }).catch(() => {});
       return final;
     }
-    log.error({ err, executionId }, 'execution failed unexpectedly');
+    // The chain of causes and the stack, not the error object: the AI SDK's carry the prompt.
+    log.error({ executionId, cause: errorChain(err), stack: err instanceof Error ? err.stack : undefined }, 'execution failed unexpectedly');
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
   } finally {
     clearTimeout(timer);

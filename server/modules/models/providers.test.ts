@@ -1,6 +1,7 @@
 // test: alone — sets the environment the providers read once: a process of its own (docs/testing.md)
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -136,6 +137,28 @@ describe('classifyModelError', () => {
     const c = registry.classifyModelError(new RetryError({ message: 'Failed after 2 attempts', reason: 'maxRetriesExceeded', errors: [last, last] }));
     assert.equal(c.code, 'model_error');
     assert.equal(c.message, 'The model provider answered HTTP 502: Incorrect API key provided: [redacted]');
+  });
+
+  it('names a connection that broke mid-answer, and logs its causes without the error itself', async () => {
+    // A real server that starts its answer and drops the connection: undici's `TypeError: terminated`.
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[]}\n\n', () => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { authorization: 'Bearer sk-very-secret-0123' } });
+      const err = await res.text().then(() => undefined, (e: unknown) => e);
+      assert.ok(err, 'the body read fails');
+      const classified = registry.classifyModelError(err);
+      assert.equal(classified.code, 'model_provider_unavailable');
+      assert.match(classified.message, /^The connection to the model provider broke before its answer ended \((UND_ERR_SOCKET|ECONNRESET)\)$/);
+      assert.match(registry.errorChain(err), /^TypeError: terminated ← \w+ \((UND_ERR_SOCKET|ECONNRESET)\): /);
+    } finally {
+      server.close();
+    }
+    const withPrompt = Object.assign(new Error('Bad Request'), { name: 'AI_APICallError', requestBodyValues: { messages: [{ content: 'the private prompt' }] }, cause: new Error('Bearer sk-abcdef123456 refused') });
+    assert.equal(registry.errorChain(withPrompt), 'AI_APICallError: Bad Request ← Error: Bearer [redacted] refused');
   });
 
   it('keeps the details of unexpected errors to itself', () => {

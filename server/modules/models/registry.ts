@@ -159,15 +159,40 @@ export function resetProviders(): void {
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
-/** The first network error code (ECONNREFUSED…) along an error's cause chain. */
-function networkCode(err: unknown): string | undefined {
+/**
+ * A connection that broke after it was made: reset by the provider (or a proxy before it), closed
+ * by the other side mid-answer (undici's `TypeError: terminated`, caused by a SocketError).
+ */
+const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** The first network error code of `codes` (ECONNREFUSED…) along an error's cause chain. */
+function networkCode(err: unknown, codes = UNREACHABLE_CODES): string | undefined {
   for (let e = err, i = 0; e && typeof e === 'object' && i < 6; e = (e as { cause?: unknown }).cause, i++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+    if (typeof code === 'string' && codes.has(code)) return code;
     const errors = (e as { errors?: unknown }).errors; // AggregateError (IPv4 + IPv6 attempts)
-    if (Array.isArray(errors)) for (const inner of errors) if (typeof inner?.code === 'string' && UNREACHABLE_CODES.has(inner.code)) return inner.code;
+    if (Array.isArray(errors)) for (const inner of errors) if (typeof inner?.code === 'string' && codes.has(inner.code)) return inner.code;
   }
   return undefined;
+}
+
+/**
+ * What a failed model call's error was, for the log: each error's name, code and message along
+ * its cause chain (`TypeError: terminated ← SocketError (UND_ERR_SOCKET): other side closed`),
+ * messages cut short and stripped of credentials. Never the error itself: the AI SDK's errors
+ * carry the request's body (the prompt) and headers.
+ */
+export function errorChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err, i = 0; e && i < 6; e = (e as { cause?: unknown }).cause, i++) {
+    if (typeof e !== 'object') {
+      parts.push(safeText(String(e), 120));
+      break;
+    }
+    const { name, code, message } = e as { name?: unknown; code?: unknown; message?: unknown };
+    parts.push(`${typeof name === 'string' ? name : 'Error'}${typeof code === 'string' ? ` (${code})` : ''}: ${safeText(typeof message === 'string' ? message : '', 120)}`);
+  }
+  return parts.join(' ← ');
 }
 
 /** A provider's message, with anything that looks like a credential removed, kept short. */
@@ -200,6 +225,8 @@ export function classifyModelError(err: unknown): { code: ModelErrorCode; messag
 
   const code = networkCode(e);
   if (code) return { code: 'model_provider_unavailable', message: `Could not connect to the model provider (${code})` };
+  const broken = networkCode(e, BROKEN_CODES);
+  if (broken) return { code: 'model_provider_unavailable', message: `The connection to the model provider broke before its answer ended (${broken})` };
 
   if (APICallError.isInstance(e)) {
     const status = e.statusCode;
