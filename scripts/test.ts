@@ -8,8 +8,8 @@ import { order, placement as placementOf, WAITING, type Placement } from './test
 import { jobName, runPool, type Job } from './test-pool';
 
 // `npm test`: the unit files, and the integration files on PGlite and on PostgreSQL as each file's
-// first line places it (scripts/test-plan.ts), in one pool of slots (scripts/test-pool.ts: three
-// files at once, TEST_CONCURRENCY), with Node's own test runner (docs/testing.md). Starts
+// first line places it (scripts/test-plan.ts), in one pool of slots (scripts/test-pool.ts: four
+// slots, TEST_CONCURRENCY), with Node's own test runner (docs/testing.md). Starts
 // PostgreSQL and Redis when they are not running. The test files run compiled
 // (scripts/test-bundle.ts; `TEST_BUNDLE=0` runs them through tsx). Ends with the 10 slowest files (TEST_DURATIONS_OUT=<file>
 // writes every file's time) and one line: `tests: N passed, N failed`.
@@ -137,7 +137,7 @@ async function main() {
     compiled = await bundleTests(ROOT, sources, outdir);
     console.log(`compiled ${sources.length} test files in ${((Date.now() - t) / 1000).toFixed(1)} s (TEST_BUNDLE=0 runs the sources)`);
   }
-  const slots = Number(process.env.TEST_CONCURRENCY ?? 3);
+  const slots = Number(process.env.TEST_CONCURRENCY ?? 4);
   const jobs: Job[] = [];
   // Files marked `shared` (and the unit files) share processes, a few at a time (groups below).
   const groups = new Map<string, Job>();
