@@ -19,7 +19,13 @@ import { defineConfig, devices } from '@playwright/test';
 //
 // Two workers: two spec files at once against the one server (every test signs up a user of its
 // own). The machine was 94 % busy with one, but a test waits on the server and the server on the
-// browser: 88 → 75 s for the same nine specs, and the whole suite in 8.7 minutes.
+// browser: 88 → 75 s for the same nine specs (three workers: no faster).
+//
+// No trace unless E2E_TRACE=1: Playwright's trace, even kept only on a failure, is recorded for
+// every test (a screencast and a DOM snapshot at each action), and it was half of the suite's
+// CPU: the nine specs took 88 s with it, 57 s with its DOM snapshots alone, 47 s without
+// (Chromium's CPU 106 → 36 s). A failure still leaves its screenshot and the page's snapshot
+// (error-context.md) in test-results/; E2E_TRACE=1 npm run test:e2e records traces to replay.
 
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://localhost:${PORT}`;
@@ -36,7 +42,7 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     baseURL,
-    trace: 'retain-on-failure',
+    trace: process.env.E2E_TRACE ? 'retain-on-failure' : 'off',
     screenshot: 'only-on-failure',
   },
   projects: [
