@@ -113,7 +113,9 @@ async function main() {
   // TEST_FILTER=<regular expression>: the files whose path matches it (a developer's shortcut).
   const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : undefined;
   const all = findTests(ROOT).filter((f) => !filter || filter.test(f));
-  const files = order(all, (f) => placementOf(ROOT, f).placement);
+  // Each file's first line, read once.
+  const placed = new Map(all.map((f) => [f, placementOf(ROOT, f)]));
+  const files = order(all, (f) => placed.get(f)!.placement === 'processes');
   const unit = all.filter((f) => !f.endsWith('.int.test.ts'));
 
   if (!UNIT_ONLY) {
@@ -152,7 +154,7 @@ async function main() {
     groups.set(key, group.files.length >= (placement === 'unit' ? Math.ceil(unit.length / slots) : SHARED_FILES) ? { files: [], db, placement } : group);
   };
   for (const file of files) {
-    const { placement, shared } = placementOf(ROOT, file);
+    const { placement, shared } = placed.get(file)!;
     if (placement === 'unit') {
       if (UNIT_ONLY || want('pglite')) add(file, 'pglite', placement, shared);
       continue;
