@@ -179,7 +179,11 @@ test('the lists page with "Load more" (keyset pages), show a loading state, and 
   // Loading: the answer held back a moment, the skeleton shows meanwhile.
   let release = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route('**/api/trpc/schedules.list**', async (route) => {
+  // Any tRPC request that carries schedules.list: the link may batch it behind another procedure
+  // (`/api/trpc/agents.list,schedules.list?batch=1`), which a pattern on the path's start missed
+  // (seen once with two workers: the list arrived unheld and the skeleton never showed).
+  await page.route('**/api/trpc/**', async (route) => {
+    if (!route.request().url().includes('schedules.list')) return route.fallback();
     await held;
     await route.continue();
   });
@@ -187,7 +191,7 @@ test('the lists page with "Load more" (keyset pages), show a loading state, and 
   await expect(page.getByTestId('schedules-loading')).toBeVisible();
   await shot(page, 'schedules-loading-1280');
   release();
-  await page.unroute('**/api/trpc/schedules.list**');
+  await page.unroute('**/api/trpc/**');
   const rows = page.getByTestId('schedule-row');
   await expect(rows).toHaveCount(25);
   await page.getByTestId('load-more').click();
