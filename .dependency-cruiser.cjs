@@ -28,9 +28,9 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 const MODULE_FACES = {
   agents: 'schemas|service',
   audit: 'actions|record|schemas|service',
-  budgets: 'alerts|ledger|reserve|schemas|service',
+  budgets: 'alerts|ledger|participant|reserve|schemas|service',
   auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|session|sessions|signin-errors|signup|users',
-  events: 'emit|schemas|service',
+  events: 'emit|participant|schemas|service',
   keys: 'format|schemas|service|unknown-keys|usage-spike',
   models: 'providers|registry|sandbox',
   ratelimit: 'dashboard|index|plans',
@@ -38,7 +38,8 @@ const MODULE_FACES = {
   schedules: 'schemas|service|ticker|timing',
   secrets: 'check|reseal|stored',
   tools: 'http-tool|mcp-tool|schema-pool|toolset',
-  usage: 'compactor|prune|requests|schemas|service',
+  traces: 'participant|schemas|service',
+  usage: 'compactor|participant|prune|requests|schemas|service',
   webhooks: 'dispatcher|relay|schemas|service',
 };
 const faceRules = Object.entries(MODULE_FACES).map(([module, face]) => ({
@@ -95,6 +96,14 @@ module.exports = {
         'server/modules/vocabulary/ holds the words several modules share (scopes, roles, statuses, event types, time zones): it imports no other module, so that every module may import it without a cycle.',
       from: { path: '^server/modules/vocabulary/' },
       to: { path: '^server/modules/', pathNot: '^server/modules/vocabulary/' },
+    },
+    {
+      name: 'executions-name-no-participant',
+      severity: 'error',
+      comment:
+        "The engine's files import no run participant (budgets, usage, events, traces): each plugs in through the contract in vocabulary/participants.ts, registered at boot (server/modules/participants.ts).",
+      from: { path: '^server/modules/executions/', pathNot: '\\.test\\.tsx?$' },
+      to: { path: '^server/modules/(budgets|usage|events|traces)/' },
     },
     {
       name: 'no-cycle-between-modules',

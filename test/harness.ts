@@ -195,6 +195,8 @@ export async function bareTestDatabase(): Promise<{ database: Database; close():
   if (!pg) await prepareDataDir(dataDir);
   const database = await openDatabase({ dataDir, databaseUrl: pg?.url, max: 2 });
   await migrateDatabase(database);
+  // The engine's participants, as boot registers them (a test may run executions on this database).
+  (await import('../server/modules/participants')).registerRunParticipants();
   return {
     database,
     async close() {

@@ -4,6 +4,7 @@ import { migrateDatabase } from '../../db/migrate';
 import { describeCreation, type CreatedDatabase } from '../../db/pglite-init';
 import { openBus } from '../platform/notify';
 import { createEngine } from '../modules/executions/engine';
+import { registerRunParticipants } from '../modules/participants';
 import { Live } from '../modules/executions/live';
 import { StreamGuard } from '../platform/streams/guard';
 import { env } from '../platform/env.js';
@@ -133,6 +134,8 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     streams.start();
     const usage = new RequestUsage(database.db, env.USAGE_ANALYTICS);
     usage.start();
+    // The run's participants (budgets, usage records, the outbox) plug into the engine first.
+    registerRunParticipants();
     // The engine reads the pool at each start: the workers (and their pool) start after it.
     const engine = createEngine({ db: database.db, live, pool: () => runtime.executions });
     const mail = mailerFrom(env);

@@ -104,19 +104,7 @@ export function blockingBudget(run: RunScope, unpriced: SQL): SQL<Blocking | nul
 export const countedBy = (run: RunScope): SQL<'block' | 'notify' | null> =>
   sql<'block' | 'notify' | null>`(select min(b.action) from budgets b where ${matching(run)})`; // 'block' sorts first
 
-/**
- * A verdict the run's start read in its own transaction (executions/service.ts): no `block`
- * budget refused it, and whether any counts it. It stands for the check before the first model
- * call when that call follows within `FRESH_MS` of it (docs/budgets.md, "How spend is enforced").
- */
-export interface StartVerdict {
-  counted: boolean;
-  /** A `block` budget counts the run: each call reserves its worst case first (reserve.ts). */
-  blocks: boolean;
-  /** `performance.now()` when it was read. */
-  at: number;
-}
-
+/** How recent a start's reading of the budgets must be to stand for the check before the run's first call (participant.ts). */
 export const FRESH_MS = 1_000;
 
 /**

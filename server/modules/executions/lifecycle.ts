@@ -1,11 +1,12 @@
 import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
-import { intArray, queryRows, textArray, writeAll } from '../../../db/rows';
+import { intArray, queryRows, textArray } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
-import { outboxEvent } from '../events/emit';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
+import { momentParts, statementWith } from './participants';
+import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES, move, PAUSED_STATUS } from '../vocabulary/statuses';
@@ -17,8 +18,9 @@ import { CHANNELS, notifyCall } from '../../platform/notify';
 // Every transition is a conditional UPDATE on the status (and, for a worker's writes, on its
 // `attempt`): a late worker changes 0 rows and its write is dropped, so `cancelled` and every
 // final state stay as they are. A final transition also appends the terminal event, frees the
-// conversation, writes the webhook event (the outbox) and the usage record, and signals the
-// change, in one transaction.
+// conversation, signals the change and writes what the run's participants join to it
+// (participants.ts: the outbox event, the usage record, the last call's charge), in one
+// transaction.
 
 export type ExecutionRow = typeof executions.$inferSelect;
 export { isFinal } from '../vocabulary/statuses';
@@ -111,44 +113,20 @@ export const eventsInsert = (id: string, events: (RecordedEvent & { seq: number 
       select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`;
 
 /**
- * The execution's usage record (docs/analytics.md), as part of finish's statement: the
- * execution just made final, its duration from its start, its tokens and tool calls. The only
- * writer of usage records (migration 0015 dropped 0007's trigger); ON CONFLICT keeps one should a
- * final row ever be finished twice (it cannot: finish only moves a row out of an active status).
- */
-function usageRecord(row: ExecutionRow): SQL {
-  const done = row.completedAt ?? new Date();
-  // Time spent awaiting a decision is not the agent's latency (docs/approvals.md).
-  const durationMs = row.startedAt ? Math.max(0, done.getTime() - row.startedAt.getTime() - row.awaitedMs) : null;
-  const toolCalls = row.steps.reduce((n, step) => n + (Array.isArray(step.toolCalls) ? step.toolCalls.length : 0), 0);
-  return sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
-    values (${row.id}, ${row.workspaceId}, ${row.environment}, ${row.agentId}, ${row.model}, ${row.status}, ${done.toISOString()}::timestamptz, ${durationMs}::int,
-            ${row.inputTokens}::int, ${row.outputTokens}::int, ${toolCalls}::int)
-    on conflict (execution_id) do nothing`;
-}
-
-/**
  * What records a just-started execution, as parts of a statement: its `execution.started` event
- * and its outbox event, with their signals (in the transaction that started it).
+ * with its signal, and what the participants join to it (the outbox event), in the transaction
+ * that started it.
  */
-export function startedWrites(row: ExecutionRow): { writes: SQL[]; signals: SQL[] } {
+export function startedParts(row: ExecutionRow): StatementPart[] {
   const view = executionView(row);
   const seq = startedSeq(row);
   const started = eventsInsert(row.id, [{ seq, ...recordedEvent('execution.started', { execution: view }) }]);
-  const signal = notifyCall(CHANNELS.executionEvents, { id: row.id, seq, final: false });
-  // A run resumed after its pause for approval starts again on its stream, not as a new run for webhooks.
-  if (row.approval) return { writes: [started], signals: [signal] };
-  const outbox = outboxEvent(row, 'execution.started', view);
-  return {
-    writes: [started, outbox.insert],
-    signals: [signal, outbox.signal],
-  };
+  return [{ writes: [started], signals: [notifyCall(CHANNELS.executionEvents, { id: row.id, seq, final: false })] }, ...momentParts('started', row, view)];
 }
 
-/** Records a just-started execution (`startedWrites`) in one statement. */
+/** Records a just-started execution (`startedParts`) in one statement. */
 export function recordStarted(tx: Db, row: ExecutionRow): Promise<unknown> {
-  const { writes, signals } = startedWrites(row);
-  return tx.execute(writeAll(writes, signals));
+  return tx.execute(statementWith([], [], startedParts(row)));
 }
 
 /**
@@ -272,11 +250,8 @@ export interface FinishGuard {
 export interface RunTail {
   pending: SeqEvent[];
   terminalSeq: number;
-  /**
-   * The run's last model call's charge to its budgets (budgets/ledger.ts `foldedCharge`), written
-   * with the finish: a write of the statement, and its signal given the write's name there.
-   */
-  charge?: { write: SQL; signal(alias: string): SQL; release?: SQL };
+  /** What the run's participants join to its finish (participants.ts `RunPart.atFinish`: the last call's charge). */
+  parts?: StatementPart[];
 }
 
 /**
@@ -318,11 +293,8 @@ export async function finish(
     if (!row) return null;
     const view = executionView(row);
     const terminal = terminalEventType(outcome.status);
-    const outbox = outboxEvent(row, terminal, view);
     const writes = [
       eventsInsert(id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminal, { execution: view }) }]),
-      outbox.insert,
-      usageRecord(row),
       // The conversation is freed, and counts the run's messages in the same statement: a
       // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
       // written with its messages, so a list page reads them from the conversation rows.
@@ -338,19 +310,15 @@ export async function finish(
         .getSQL(),
     ];
     if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
-    const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal];
-    if (run?.charge) {
-      signals.push(run.charge.signal(`w${writes.length}`));
-      writes.push(run.charge.write);
-      if (run.charge.release) writes.push(run.charge.release);
-    }
+    const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true })];
     // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
     if (row.startedAt) signals.push(queuedSignal(row));
     if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
     // Issued together: pipelined on the transaction's connection, run in this order.
     await Promise.all([
-      // One statement: the events, the outbox event, the usage record, the conversation and its messages, and the signals.
-      tx.execute(writeAll(writes, signals)),
+      // One statement: the events, the conversation and its messages, the signals, and the
+      // participants' parts (the outbox event, the usage record, the last call's charge).
+      tx.execute(statementWith(writes, signals, [...momentParts('finished', row, view), ...(run?.parts ?? [])])),
       extra?.(tx, row),
     ]);
     // After the conversation was freed (above, in order): the next queued turn of its lines may run.

@@ -1,7 +1,8 @@
 import { asSchema, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
 import type { AwaitedCall, StoredStep } from '../../../db/schema';
-import { estimateTokens } from '../budgets/reserve';
+import type { CallUsage, CallVerdict, ModelCall, RefusalCode, RunObserver } from '../vocabulary/participants';
+import { classifyModelError } from '../models/registry';
 import type { EventData } from './events';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
@@ -33,22 +34,22 @@ export interface LoopResult {
   paused?: { step: number; calls: { id: string; tool: string; arguments: unknown }[]; results: CallResult[] };
   /** The run passed its token cap at the last step: no further model call was started. */
   overTokens?: { used: number; limit: number };
-  /** A budget refused the next model call (docs/budgets.md): why, in words. */
-  blocked?: string;
+  /** A participant refused the next model call (a budget: docs/budgets.md): the run's error. */
+  refused?: { code: RefusalCode; message: string };
 }
 
-/** What the guard says before a model call: a refusal in words stops the run; else the call starts, with at most `maxOutputTokens` of answer when given. */
-export type GuardVerdict = { refusal: string } | { maxOutputTokens?: number };
+/** What the guard says before a model call: a refusal stops the run with its error; else the call starts, with at most `maxOutputTokens` of answer when given. */
+export type GuardVerdict = CallVerdict;
 
-/** What the loop asks before each model call and reports after it (budgets: docs/budgets.md). */
+/** What the loop asks before each model call and reports after it (the run's participants: participants.ts). */
 export interface CallGuard {
-  /** Before a model call; `inputTokens` estimates its prompt's tokens (budgets/reserve.ts `estimateTokens`) when asked: most runs never need it. */
-  before(call: { inputTokens(): Promise<number> }): Promise<GuardVerdict>;
+  /** Before a model call; its prompt is built when asked: most runs never need it. */
+  before(call: ModelCall): Promise<GuardVerdict>;
   /**
    * After a model call, with what it used (also when it failed part way); `last`: the run ends
    * after it (no further model call is coming: its charge may wait for the run's end).
    */
-  after(usage: { inputTokens: number; outputTokens: number }, last: boolean): Promise<void>;
+  after(usage: CallUsage, last: boolean): Promise<void>;
 }
 
 /** Where a resumed run goes on from: its steps so far and the paused step's calls, every one decided. */
@@ -76,12 +77,22 @@ export async function runModelLoop(
     needsApproval?: (toolName: string) => boolean;
     resume?: ResumeFrom;
     guard?: CallGuard;
+    /** What watches the loop as it happens (the run's participants: traces). */
+    observer?: RunObserver;
   },
   on: LoopEvents,
 ): Promise<LoopResult> {
   const steps: StoredStep[] = [...(opts.resume?.steps ?? [])];
   const responseMessages: ModelMessage[] = [...(opts.resume?.messages ?? [])];
   const messages = [...opts.history, ...responseMessages];
+  const observer = opts.observer;
+  /** One call of a tool, watched. */
+  const callTool = async (index: number, call: ToolCall) => {
+    observer?.toolStarted?.(index, { id: call.toolCallId, name: call.toolName, arguments: call.input });
+    const out = await runTool(opts.tools, call, messages, opts.signal);
+    observer?.toolEnded?.(index, { id: call.toolCallId, name: call.toolName, result: out.output, isError: out.isError });
+    return out;
+  };
   let first = 0;
   if (opts.resume) {
     const { step: index, results, calls } = opts.resume;
@@ -91,7 +102,7 @@ export async function runModelLoop(
       calls.map(async (c): Promise<CallResult> => {
         const d = c.decision!;
         if (!d.approved) return { id: c.id, name: c.tool, result: { denied: true, reason: d.reason }, isError: false };
-        const output = await runTool(opts.tools, { toolCallId: c.id, toolName: c.tool, input: d.arguments }, messages, opts.signal);
+        const output = await callTool(index, { toolCallId: c.id, toolName: c.tool, input: d.arguments });
         return { id: c.id, name: c.tool, result: output.output, isError: output.isError };
       }),
     );
@@ -111,7 +122,7 @@ export async function runModelLoop(
     responseMessages.push(...answered);
     first = index + 1;
   }
-  /** The tools' definitions as the model reads them, for the prompt's estimate (once a run, when a guard asks). */
+  /** The tools' definitions as the model reads them, for a guard that reads the prompt (once a run, when one asks). */
   let toolsText: unknown;
   // One retry of a call that failed before streaming (429, 5xx, network), like streamText's maxRetries: 1.
   const { retry } = prepareRetries({ maxRetries: 1, abortSignal: opts.signal });
@@ -124,14 +135,21 @@ export async function runModelLoop(
     let failure: unknown = null;
     let verdict: GuardVerdict = {};
     if (opts.guard) {
-      const inputTokens = async () => {
+      const prompt = async () => {
         toolsText ??= await describeTools(opts.tools);
-        return estimateTokens({ instructions: opts.instructions, messages, tools: toolsText });
+        return { instructions: opts.instructions, messages, tools: toolsText };
       };
-      verdict = await opts.guard.before({ inputTokens });
-      if ('refusal' in verdict) return { steps, responseMessages, failure: null, blocked: verdict.refusal };
+      verdict = await opts.guard.before({ prompt });
+      if ('refusal' in verdict) return { steps, responseMessages, failure: null, refused: verdict.refusal };
     }
     const maxOutputTokens = 'maxOutputTokens' in verdict ? verdict.maxOutputTokens : undefined;
+    observer?.callStarted?.(index, { messages });
+    let tokened = false;
+    const firstToken = () => {
+      if (tokened) return;
+      tokened = true;
+      observer?.firstToken?.(index);
+    };
     try {
       const { stream } = await retry(() =>
         streamModelCall({
@@ -148,10 +166,12 @@ export async function runModelLoop(
       for await (const part of stream) {
         switch (part.type) {
           case 'text-delta':
+            firstToken();
             step.text += part.text;
             await on.text(part.text, index);
             break;
           case 'tool-call':
+            firstToken();
             step.toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
             await on.toolCall({ toolCallId: part.toolCallId, name: part.toolName, arguments: part.input, step: index });
             // An invalid call (unknown tool, arguments that do not parse) is followed by its tool-error.
@@ -172,6 +192,11 @@ export async function runModelLoop(
     } catch (err) {
       failure = err;
     }
+    if (observer?.callEnded) {
+      // A call the run's end cut short (a cancel, the timeout) is interrupted, not the model's error.
+      const error = !failure ? undefined : opts.signal.aborted ? { code: 'interrupted', message: `The run ended (${String(opts.signal.reason)}) before this call did` } : classifyModelError(failure);
+      observer.callEnded(index, { usage, finishReason, ...(error ? { error } : {}) });
+    }
     // The calls that need a person's decision wait (the run pauses after this step); the others run at once.
     const awaited = opts.needsApproval ? calls.filter((c) => opts.needsApproval!(c.toolName)) : [];
     if (opts.guard && usage.inputTokens + usage.outputTokens > 0) {
@@ -191,7 +216,7 @@ export async function runModelLoop(
     // The tools run at once; each answers (an error is its result, never a throw: toolset.ts).
     const executed = await Promise.all(
       now.map(async (call): Promise<CallResult> => {
-        const { output, isError } = await runTool(opts.tools, call, messages, opts.signal);
+        const { output, isError } = await callTool(index, call);
         return { id: call.toolCallId, name: call.toolName, result: output, isError };
       }),
     );

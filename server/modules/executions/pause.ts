@@ -3,9 +3,9 @@ import type { Db } from '../../../db/client';
 import { queryRows, writeAll } from '../../../db/rows';
 import { transaction } from '../../../db/transaction';
 import { executions, type AwaitedCall, type PausedRun, type StoredDecision, type StoredStep } from '../../../db/schema';
-import { outboxEvent } from '../events/emit';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 import { recordedEvent, type RecordedEvent } from './events';
+import { momentParts, statementWith } from './participants';
 import { databaseClock, eventsInsert, executionView, queuedSignal, type Clock, type ExecutionRow, type RunTail } from './lifecycle';
 import { move, PAUSED_STATUS } from '../vocabulary/statuses';
 
@@ -64,12 +64,13 @@ export async function pause(db: Db, id: string, attempt: number, p: Pause, run: 
       .where(and(eq(executions.id, id), inArray(executions.status, [...PAUSE.from]), eq(executions.attempt, attempt)))
       .returning();
     if (!row) return null;
-    const outbox = outboxEvent(row, 'execution.requires_action', executionView(row));
+    // The participants' parts: the `execution.requires_action` outbox event.
     await tx.execute(
-      writeAll(
-        [eventsInsert(id, [...run.pending, { seq: row.eventSeq, ...pauseEvent(row) }]), outbox.insert],
+      statementWith(
+        [eventsInsert(id, [...run.pending, { seq: row.eventSeq, ...pauseEvent(row) }])],
         // `final`: waiters answer (a `wait` answers at the pause as at a final status).
-        [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), outbox.signal, queuedSignal(row)],
+        [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), queuedSignal(row)],
+        [...momentParts('paused', row, executionView(row)), ...(run.parts ?? [])],
       ),
     );
     return row;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelMessage } from 'ai';
 import { eq } from 'drizzle-orm';
 import { modelCache, type agents } from '../../../db/schema';
@@ -11,11 +10,10 @@ import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
-import { runModelLoop, type CallGuard, type GuardVerdict, type ResumeFrom } from './model-loop';
-import { blockedMessage, charge, checkBudgets, foldedCharge, FRESH_MS, type FoldedCharge, type StartVerdict } from '../budgets/ledger';
-import { sendDueAlerts } from '../budgets/alerts';
-import { reserveCall } from '../budgets/reserve';
+import { runModelLoop, type ResumeFrom } from './model-loop';
+import { callGuard, observerOf, partsAtEnd, runParts } from './participants';
 import { pause } from './pause';
+import type { RunPart } from '../vocabulary/participants';
 import type { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
@@ -67,8 +65,8 @@ export interface Started {
   row: ExecutionRow;
   agent: AgentRow | undefined;
   history: { modelMessage: unknown }[];
-  /** The budgets' verdict read by a run started in place, in its start's transaction (none: read before the first call). */
-  budgets?: StartVerdict;
+  /** What the participants read in the start's transaction of a run started in place, by participant (participants.ts). */
+  carried?: Record<string, unknown>;
 }
 
 /** What a run needs from the process running it: the abort (cancel, timeout) and the run's event log. */
@@ -81,20 +79,21 @@ export interface RunControl {
  * Runs a running execution to its end and records the outcome. Never throws. Returns the
  * execution as it finished, or null when another party ended it (cancelled, or declared lost).
  */
-export async function runAgent(db: Db, { row, agent, history: messageRows, budgets: verdict }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
+export async function runAgent(db: Db, { row, agent, history: messageRows, carried }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
   const executionId = row.id;
   let final: ExecutionRow | null = null;
   const attempt = row.attempt;
   const abort = (reason: AbortReason) => !controller.signal.aborted && controller.abort(reason);
   let timer: NodeJS.Timeout | undefined;
   let tools: RunTools | undefined;
-  let budget: ReturnType<typeof budgetGuard> | undefined;
+  /** The participants' parts in this run (participants.ts), from the start of its model loop. */
+  let parts: RunPart[] = [];
+  /** The finish holding the parts' share committed. */
+  let finished = false;
   const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
     const tail = await recorder.drain();
-    const folded = budget?.fold();
-    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, folded ? { ...tail, charge: folded.charge } : tail);
-    // Not finished by us (cancelled, declared lost): the call is charged all the same.
-    if (!final && folded) await budget!.chargeNow(folded.usage);
+    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, { ...tail, parts: partsAtEnd(parts) });
+    finished = final !== null;
     return final;
   };
 
@@ -127,10 +126,16 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
       resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
     }
 
+    parts = runParts({ db, row, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
+    const observer = observerOf(parts);
     const key = row.environment === 'test' && !resolved.sandboxed && !resume ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
+        // The answer kept for this request stands for the model call (its tokens are the run's usage, at no cost).
+        observer?.callStarted?.(0, { messages: history });
+        observer?.firstToken?.(0);
+        observer?.callEnded?.(0, { usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens }, finishReason: 'stop' });
         await recorder.push(recordedEvent('text.delta', { delta: hit.output, step: 0 }));
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
         return await end({
@@ -156,7 +161,8 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
-        guard: (budget = budgetGuard(db, row, resolved.used, new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), controller.signal, verdict)),
+        guard: callGuard(parts),
+        observer,
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -182,14 +188,15 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
       const { used, limit } = loop.overTokens;
       return await end({ ...base, status: 'failed', error: { code: 'max_tokens_exceeded', message: `The execution used ${used} tokens, past the agent's maxTotalTokens (${limit})` } });
     }
-    if (loop.blocked) return await end({ ...base, status: 'failed', error: { code: 'budget_exceeded', message: loop.blocked } });
+    if (loop.refused) return await end({ ...base, status: 'failed', error: loop.refused });
     if (loop.paused) {
       const at = new Date();
       const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
       const calls = loop.paused.calls.map((c) => ({ ...c, parameters: tools!.approvals.get(c.tool) ?? null, requestedAt: at.toISOString(), expiresAt: expires, decision: null }));
       const approval = { step: loop.paused.step, messages: loop.responseMessages, results: loop.paused.results, calls, pausedAt: at.toISOString() };
       const tail = await recorder.drain();
-      final = await pause(db, executionId, attempt, { ...base, approval }, tail);
+      final = await pause(db, executionId, attempt, { ...base, approval }, { ...tail, parts: partsAtEnd(parts) });
+      finished = final !== null;
       return final;
     }
     const last = steps.at(-1);
@@ -225,86 +232,13 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, budge
     await end({ status: 'failed', error: classifyModelError(err) }).catch((e: unknown) => log.error({ err: e, executionId }, 'could not record the failure'));
   } finally {
     clearTimeout(timer);
-    // A last call not charged by a finish (a pause, a cancel, an error) is charged now.
-    await budget?.flush().catch((err: unknown) => log.error({ err, executionId }, 'could not charge the budgets'));
+    // What the finish did not take (a pause, a cancel, an error: the last call's charge) is settled now.
+    for (const part of parts) await part.settle?.(finished).catch((err: unknown) => log.error({ err, executionId }, 'a run participant could not settle'));
     // The MCP connections end with the run, however it ended (never awaited: nothing waits on a slow server).
     void tools?.close();
     recorder.close(final);
   }
   return final;
-}
-
-type Usage = { inputTokens: number; outputTokens: number };
-
-/**
- * The budgets' part in a run (docs/budgets.md): before each model call, one read of the ledger
- * (a `block` budget reached refuses it; before the first, the start's own read when it is fresh),
- * and when a `block` budget counts the run, the call's worst case reserved on it (reserve.ts: the
- * call's answer then limited to what is left; while calls in flight hold the room, the run waits
- * for them to settle). After the call, its cost is charged to every budget counting the run, its
- * reservation deleted in the same statement, and the alerts that charge crossed sent. The run's
- * last call is charged in its finish (`fold`: no statement of its own); one the finish did not
- * take is charged on its own. A run no budget counts is not charged.
- */
-function budgetGuard(db: Db, row: ExecutionRow, model: string, deadline: Date, signal: AbortSignal, start?: StartVerdict) {
-  const scope = { workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId };
-  let counted = true;
-  /** A reservation of this run is held (released with the next charge). */
-  let reserved = false;
-  let pending: Usage | null = null;
-  const release = () => (reserved ? ((reserved = false), row.id) : undefined);
-  const chargeNow = async (usage: Usage) => {
-    const due = await charge(db, scope, { model, ...usage }, release());
-    if (due.length > 0) await sendDueAlerts(db, due);
-  };
-  const flush = async () => {
-    const usage = pending;
-    pending = null;
-    if (usage) await chargeNow(usage);
-  };
-  const guard: CallGuard & { fold(): { charge: FoldedCharge; usage: Usage } | undefined; flush(): Promise<void>; chargeNow(usage: Usage): Promise<void> } = {
-    async before(call): Promise<GuardVerdict> {
-      await flush();
-      // The first call right after a start in place: the start's verdict is this check.
-      const fresh = start && performance.now() - start.at < FRESH_MS ? start : undefined;
-      start = undefined;
-      let blocks: boolean;
-      if (fresh) {
-        counted = fresh.counted;
-        blocks = fresh.blocks;
-      } else {
-        const verdict = await checkBudgets(db, scope, model);
-        counted = verdict.counted;
-        if (verdict.blocking) return { refusal: blockedMessage(verdict.blocking) };
-        blocks = verdict.blocks;
-      }
-      if (!blocks) return {};
-      const inputTokens = await call.inputTokens();
-      for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
-        const r = await reserveCall(db, scope, { executionId: row.id, model, inputTokens, expiresAt: deadline });
-        if (r.kind === 'refused') return { refusal: r.message };
-        if (r.kind === 'reserved') {
-          reserved = r.maxOutputTokens !== null;
-          return r.maxOutputTokens === null ? {} : { maxOutputTokens: r.maxOutputTokens };
-        }
-        // Calls in flight hold the room: wait for them to settle (a cancel or the timeout ends the wait).
-        await sleep(wait * (0.5 + Math.random()), undefined, { signal });
-      }
-    },
-    async after(usage, last) {
-      if (!counted) return;
-      if (!last) return chargeNow(usage);
-      pending = pending ? { inputTokens: pending.inputTokens + usage.inputTokens, outputTokens: pending.outputTokens + usage.outputTokens } : usage;
-    },
-    fold() {
-      const usage = pending;
-      pending = null;
-      return usage ? { charge: foldedCharge(scope, { model, ...usage }, release()), usage } : undefined;
-    },
-    flush,
-    chargeNow,
-  };
-  return guard;
 }
 
 export type { ExecutionRow };

@@ -3,7 +3,6 @@ import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-or
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
-import { writeAll } from '../../../db/rows';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import type { InitialStatus } from '../vocabulary/statuses';
@@ -16,8 +15,8 @@ import type { ConversationSummaryView, ConversationView, ExecuteInput, Execution
 import type { Started } from './runner';
 import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
-import { cancel, executionView, isFinal, RESERVE, startedWrites, type ExecutionRow } from './lifecycle';
-import { blockedMessage, blockingBudget, countedBy, isUnpricedSql } from '../budgets/ledger';
+import { cancel, executionView, isFinal, RESERVE, startedParts, type ExecutionRow } from './lifecycle';
+import { startColumns, statementWith } from './participants';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -123,17 +122,16 @@ export async function startExecution(
               .execute(),
           ]);
     const lockQ = opts.inline ? lockTenant(tx, actor) : null;
-    const scope = { ...actor, agentId, keyId: opts.keyId ?? null };
+    // The participants' columns (participants.ts: a `block` budget that refuses the run, read
+    // here so that a refusal writes nothing).
+    const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: sql`${agents.model}` });
     const agentQ = tx
       .select({
+        ...participants.columns,
         agent: agents,
         // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
         now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8`,
         admitted: opts.inline ? mayStartNow(actor) : sql<boolean>`false`,
-        // A `block` budget that refuses the run (docs/budgets.md): 402 before anything is written.
-        blocking: blockingBudget(scope, isUnpricedSql(sql`${agents.model}`, actor.environment)),
-        // Whether any budget counts it: a run started in place takes this for its first call's check.
-        counted: opts.inline ? countedBy(scope) : sql<null>`null`,
       })
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
@@ -143,7 +141,7 @@ export async function startExecution(
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
     const { agent } = found;
-    if (found.blocking) throw new ApiError('budget_exceeded', blockedMessage(typeof found.blocking === 'string' ? JSON.parse(found.blocking) : found.blocking));
+    const carried = participants.read(found);
     const now = new Date(Number(found.now));
     // A queued turn (lines.ts): it waits for the run ahead of it, and its user message is written when its turn comes.
     let waiting: { on: 'conversation' | 'schedule'; turn: number; ahead: number } | null = opts.waiting ? { ...opts.waiting, ahead: 1 } : null;
@@ -206,14 +204,8 @@ export async function startExecution(
     if (waiting?.on !== 'conversation') {
       writes.push(tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).getSQL());
     }
-    if (running) {
-      const started = startedWrites(row);
-      writes.push(...started.writes);
-      signals.push(...started.signals);
-    } else if (!waiting) {
-      signals.push(notifyCall(CHANNELS.work, 'executions'));
-    }
-    const written = tx.execute(writeAll(writes, signals)).then((r) => r);
+    if (!running && !waiting) signals.push(notifyCall(CHANNELS.work, 'executions'));
+    const written = tx.execute(statementWith(writes, signals, running ? startedParts(row) : [])).then((r) => r);
     if (!running) {
       await written;
       return { row, timeoutSeconds: agent.timeoutSeconds, ...(waiting ? { ahead: waiting.ahead } : {}) };
@@ -221,7 +213,7 @@ export async function startExecution(
     // A new conversation's history is the message just written: nothing to read back.
     const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
     const [history] = await Promise.all([historyQ, written]);
-    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, budgets: { counted: found.counted !== null, blocks: found.counted === 'block', at: performance.now() } } };
+    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, carried } };
   });
 }
 
