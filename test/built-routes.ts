@@ -21,6 +21,7 @@ export const BUILT_OPERATIONS = [
   'GET /v1/executions',
   'GET /v1/executions/{id}',
   'GET /v1/executions/{id}/stream',
+  'GET /v1/executions/{id}/trace',
   'GET /v1/keys',
   'GET /v1/models',
   'GET /v1/openapi.json',

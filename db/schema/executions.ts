@@ -115,6 +115,8 @@ export const executions = pgTable(
     keyId: text('key_id'),
     // Milliseconds spent in `requires_action`, summed over its pauses: left out of its duration.
     awaitedMs: integer('awaited_ms').notNull().default(0),
+    // The trace the run belongs to (docs/traces.md): a caller's (`traceparent`), or null: its own, derived from its id.
+    traceId: text('trace_id'),
   },
   (t) => [
     executionEnvironment.check(t.environment),

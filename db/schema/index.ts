@@ -13,3 +13,4 @@ export * from './schedules';
 export * from './budgets';
 export * from './audit';
 export * from './invitations';
+export * from './traces';

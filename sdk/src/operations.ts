@@ -18,6 +18,7 @@ export const OPERATIONS = {
   'agents-execute': 'agents.execute',
   'executions-list': 'executions.list',
   'executions-get': 'executions.retrieve',
+  'executions-trace': 'executions.trace',
   'executions-cancel': 'executions.cancel',
   'executions-approvals': 'executions.approve',
   'executions-stream': 'executions.stream',

@@ -1,14 +1,16 @@
 import { budgetsParticipant } from './budgets/participant';
 import { eventsParticipant } from './events/participant';
 import { registerParticipants } from './executions/participants';
+import { tracesParticipant } from './traces/participant';
 import { usageParticipant } from './usage/participant';
 import type { RunParticipant } from './vocabulary/participants';
 
 // The run's participants (vocabulary/participants.ts), registered with the engine once per
 // process by processes/boot.ts: budgets (the start's refusal, each call's guard and charge),
-// usage records and the outbox (joined to the statements of the lifecycle's moments).
+// usage records and the outbox (joined to the statements of the lifecycle's moments), traces
+// (each call recorded in memory, written with the statement that ends the attempt).
 
-export const RUN_PARTICIPANTS: readonly RunParticipant[] = [budgetsParticipant as RunParticipant, usageParticipant, eventsParticipant];
+export const RUN_PARTICIPANTS: readonly RunParticipant[] = [budgetsParticipant as RunParticipant, usageParticipant, eventsParticipant, tracesParticipant];
 
 /** Registers the run's participants with the engine (idempotent). */
 export const registerRunParticipants = (): void => registerParticipants(RUN_PARTICIPANTS);

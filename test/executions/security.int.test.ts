@@ -62,6 +62,14 @@ securitySuite(() => api, {
 
 securitySuite(() => api, {
   method: 'GET',
+  path: '/v1/executions/{id}/trace',
+  scope: 'agents:read',
+  successStatus: 200,
+  create: async (_api, owner) => (await finishedExecution(owner)).id,
+});
+
+securitySuite(() => api, {
+  method: 'GET',
   path: '/v1/executions/{id}/stream',
   scope: 'agents:execute',
   successStatus: 200,

@@ -74,7 +74,12 @@ describe('the typed client covers the API', () => {
     const replay: ExecutionEvent[] = [];
     for await (const event of c.executions.stream(paused.id, { after: 0 })) replay.push(event);
     assert.equal(replay.at(-1)!.type, 'execution.succeeded');
-    assert.equal((await c.executions.retrieve(paused.id)).status, 'succeeded');
+    const finished = await c.executions.retrieve(paused.id);
+    assert.equal(finished.status, 'succeeded');
+    // Its trace: typed spans, the wait for approval among them.
+    const trace = await c.executions.trace(paused.id);
+    assert.equal(trace.traceId, finished.traceId);
+    assert.deepEqual([...new Set(trace.spans.map((s) => s.name))].sort(), ['approval_wait', 'execution', 'model_call', 'queue_wait', 'tool_call']);
     assert.ok((await c.executions.list({ agentId: agent.id })).data.length >= 1);
     const done = await c.executions.cancel(paused.id).catch((e: unknown) => e);
     assert.ok(done instanceof ConflictError && done.code === 'execution_not_cancellable');

@@ -134,6 +134,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/executions/{id}/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an execution’s trace
+         * @description The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final.
+         */
+        get: operations["executions-trace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/executions/{id}/cancel": {
         parameters: {
             query?: never;
@@ -714,6 +734,11 @@ export type components = {
             createdAt: string;
             startedAt: string | null;
             completedAt: string | null;
+            /**
+             * @description The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string;
         };
         /** @description What the run waits for in `requires_action`; `null` in every other status. */
         RequiredAction: {
@@ -1635,6 +1660,71 @@ export type components = {
             nextCursor?: string;
             /** @description The first item’s id, when newer items exist: pass it as before. */
             prevCursor?: string;
+        };
+        Trace: {
+            /**
+             * @description The trace id (32 hex digits).
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string;
+            executionId: string;
+            /** @description In start order; complete once the execution is final. */
+            spans: components["schemas"]["Span"][];
+        };
+        Span: {
+            /**
+             * @description The span id (16 hex digits).
+             * @example 00f067aa0ba902b7
+             */
+            id: string;
+            /** @description The parent span (`null` for the root, `execution`). */
+            parentId: string | null;
+            /**
+             * @description `execution` (the root: created → final), `queue_wait` (created → started), `model_call` (one per step), `tool_call` (under its step’s model call), `approval_wait` (a pause → its last decision).
+             * @enum {string}
+             */
+            name: "execution" | "model_call" | "tool_call" | "approval_wait" | "queue_wait";
+            /**
+             * @description OpenTelemetry’s span kind: `client` for calls out (models, tools), `internal` otherwise.
+             * @enum {string}
+             */
+            kind: "internal" | "client";
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:31:07.123Z
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:31:07.123Z
+             */
+            endedAt: string;
+            durationMs: number;
+            /** @enum {string} */
+            status: "ok" | "error";
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description OpenTelemetry GenAI semantic-convention attributes (`gen_ai.*`, v1.37.0) and the service’s own (`aas.*`). */
+            attributes: {
+                [key: string]: string | number | boolean | string[];
+            };
+            /** @description Model calls: milliseconds from the call to its first token. */
+            firstTokenMs?: number | null;
+            /** @description Model calls (and the root, their sum): tokens. */
+            usage?: {
+                inputTokens: number;
+                outputTokens: number;
+            };
+            /** @description Model calls (and the root, their sum): the cost as usage analytics and budgets count it (a decimal string; `null` for a live model with no price). */
+            cost?: {
+                usd: string | null;
+            };
+            finishReason?: string;
+            /** @description Tool calls: the tool’s name. */
+            tool?: string;
+            toolCallId?: string;
         };
         ConversationList: {
             data: components["schemas"]["ConversationSummary"][];
@@ -4492,6 +4582,170 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Execution"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "executions-trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Trace"];
                 };
             };
             /**

@@ -16,6 +16,11 @@ export class Executions extends Resource {
     return this.get('executions-get', `/executions/${seg(id)}`, undefined, options);
   }
 
+  /** The run's trace: its spans (model calls, tool calls, waits) with tokens, cost and OpenTelemetry GenAI attributes. */
+  trace(id: string, options?: RequestOptions): Promise<Answer<'executions-trace'>> {
+    return this.get('executions-trace', `/executions/${seg(id)}/trace`, undefined, options);
+  }
+
   /** Cancels a queued, running or paused execution (a final one: `ConflictError`, `execution_not_cancellable`). */
   cancel(id: string, options?: RequestOptions): Promise<Answer<'executions-cancel'>> {
     return this.post('executions-cancel', `/executions/${seg(id)}/cancel`, undefined, options);

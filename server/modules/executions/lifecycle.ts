@@ -10,6 +10,7 @@ import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES, move, PAUSED_STATUS } from '../vocabulary/statuses';
+import { traceIdOf } from '../vocabulary/trace-ids';
 import { env } from '../../platform/env.js';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 
@@ -66,6 +67,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     createdAt: row.createdAt.toISOString(),
     startedAt: iso(row.startedAt),
     completedAt: iso(row.completedAt),
+    traceId: traceIdOf(row),
   };
 }
 

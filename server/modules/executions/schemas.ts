@@ -143,6 +143,7 @@ export const executionSchema = z.object({
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
   completedAt: timestamp.nullable(),
+  traceId: z.string().meta({ description: 'The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
 }).meta({ id: 'Execution' });
 
 export const executionListSchema = pageEnvelopeSchema(executionSchema).meta({ id: 'ExecutionList' });

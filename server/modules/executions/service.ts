@@ -186,6 +186,8 @@ export async function startExecution(
       approvalDueAt: null,
       awaitedMs: 0,
       keyId: opts.keyId ?? null,
+      // Its own trace, derived from its id (traces/ids.ts) until a caller's `traceparent` names one.
+      traceId: null,
     };
     // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
     // with its outbox event, or the wake-up of the workers; with it, the history the run needs.

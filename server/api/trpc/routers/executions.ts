@@ -10,6 +10,8 @@ import {
   listExecutionsInput,
 } from '../../../modules/executions/schemas';
 import { PAGE_ERRORS } from '../../../platform/pagination';
+import { traceSchema } from '../../../modules/traces/schemas';
+import { getTrace } from '../../../modules/traces/service';
 import { apiProcedure, router } from '../init';
 import { approvals } from './approvals';
 import { execute } from './execute';
@@ -36,6 +38,24 @@ export const executionsRouter = router({
     .input(idInput)
     .output(executionSchema)
     .query(({ ctx, input }) => getExecution(ctx.db, ctx.actor, input.id)),
+
+  trace: apiProcedure
+    .meta({
+      scope: 'agents:read',
+      errors: ['resource_not_found'],
+      openapi: {
+        method: 'GET',
+        path: '/v1/executions/{id}/trace',
+        tags,
+        summary: 'Retrieve an execution’s trace',
+        description:
+          'The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final.',
+        successDescription: 'The trace',
+      },
+    })
+    .input(idInput)
+    .output(traceSchema)
+    .query(({ ctx, input }) => getTrace(ctx.db, ctx.actor, input.id)),
 
   cancel: apiProcedure
     .meta({

@@ -1,0 +1,146 @@
+import type { Db } from '../../../db/client';
+import type { executions } from '../../../db/schema';
+import type { RunParticipant, RunPart, StatementPart } from '../vocabulary/participants';
+import { approvalSpanId, modelSpanId, queueSpanId, rootSpanId, toolSpanId } from '../vocabulary/trace-ids';
+import { spansInsert, type RecordedSpan } from './spans';
+
+// Traces through the run-participant contract (vocabulary/participants.ts; docs/traces.md):
+//   - the run's part records its model calls (first token, tokens, finish reason) and tool calls
+//     in memory as the model loop reports them (`observe`), and the wait of a pause for approval
+//     it resumes from; they are written by the statement that ends the attempt (its finish or its
+//     pause), never by one of their own — unless that statement did not commit (a cancel from
+//     elsewhere), when they are written on their own;
+//   - the root span (`execution`) and the time queued (`queue_wait`) come from the execution's row,
+//     written by whatever statement finishes it (the run's own, a cancel, the worker_lost sweeper).
+
+type ExecutionRow = typeof executions.$inferSelect;
+
+const iso = (d: Date) => d.toISOString();
+
+/** What a tool's error result says (its `error` field, or the whole result). */
+const toolError = (result: unknown): string => {
+  const text = typeof result === 'object' && result !== null && 'error' in result ? (result as { error: unknown }).error : result;
+  return (typeof text === 'string' ? text : JSON.stringify(text ?? null)).slice(0, 1000);
+};
+
+/** The root and the queue's spans of a finished execution, from its row. */
+function fromRow(row: ExecutionRow): RecordedSpan[] {
+  const ended = iso(row.completedAt ?? new Date());
+  const error = row.status === 'failed' && row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null;
+  const spans: RecordedSpan[] = [
+    {
+      spanId: rootSpanId(row.id),
+      parentId: null,
+      name: 'execution',
+      startedAt: iso(row.createdAt),
+      endedAt: ended,
+      status: error ? 'error' : 'ok',
+      error,
+      data: { model: row.model, usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens } },
+    },
+  ];
+  if (row.startedAt) {
+    spans.push({ spanId: queueSpanId(row.id), parentId: rootSpanId(row.id), name: 'queue_wait', startedAt: iso(row.createdAt), endedAt: iso(row.startedAt), status: 'ok', data: {} });
+  }
+  return spans;
+}
+
+interface OpenCall {
+  startedAt: string;
+  at: number;
+  firstTokenMs: number | null;
+}
+
+function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
+  const root = rootSpanId(row.id);
+  const spans: RecordedSpan[] = [];
+  const calls = new Map<number, OpenCall>();
+  const tools = new Map<string, { startedAt: string; step: number; name: string }>();
+  let taken: RecordedSpan[] = [];
+  // A run resumed after its pause for approval: the wait, from the pause to the last decision.
+  const paused = row.approval;
+  if (paused) {
+    const decided = paused.calls.flatMap((c) => (c.decision ? [c.decision.decidedAt] : [])).sort();
+    spans.push({
+      spanId: approvalSpanId(row.id, paused.pausedAt),
+      parentId: root,
+      name: 'approval_wait',
+      startedAt: paused.pausedAt,
+      endedAt: decided.at(-1) ?? iso(new Date()),
+      status: 'ok',
+      data: { step: paused.step },
+    });
+  }
+  /** Calls and tools still open when the attempt ends (a cancel, a timeout): ended now, as interrupted. */
+  const interrupted = (): RecordedSpan[] => {
+    const now = iso(new Date());
+    const error = { code: 'interrupted', message: 'The run ended before this call did' };
+    const open: RecordedSpan[] = [
+      ...[...calls].map(([step, c]): RecordedSpan => ({ spanId: modelSpanId(row.id, step), parentId: root, name: 'model_call', startedAt: c.startedAt, endedAt: now, status: 'error', error, data: { step, model, firstTokenMs: c.firstTokenMs } })),
+      ...[...tools].map(([id, t]): RecordedSpan => ({ spanId: toolSpanId(row.id, id), parentId: modelSpanId(row.id, t.step), name: 'tool_call', startedAt: t.startedAt, endedAt: now, status: 'error', error, data: { step: t.step, tool: t.name, toolCallId: id } })),
+    ];
+    calls.clear();
+    tools.clear();
+    return open;
+  };
+  return {
+    observe: {
+      callStarted(step) {
+        calls.set(step, { startedAt: iso(new Date()), at: performance.now(), firstTokenMs: null });
+      },
+      firstToken(step) {
+        const call = calls.get(step);
+        if (call && call.firstTokenMs === null) call.firstTokenMs = Math.round(performance.now() - call.at);
+      },
+      callEnded(step, end) {
+        const call = calls.get(step);
+        if (!call) return;
+        calls.delete(step);
+        spans.push({
+          spanId: modelSpanId(row.id, step),
+          parentId: root,
+          name: 'model_call',
+          startedAt: call.startedAt,
+          endedAt: iso(new Date()),
+          status: end.error ? 'error' : 'ok',
+          error: end.error ?? null,
+          data: { step, model, firstTokenMs: call.firstTokenMs, usage: end.usage, finishReason: end.finishReason },
+        });
+      },
+      toolStarted(step, call) {
+        tools.set(call.id, { startedAt: iso(new Date()), step, name: call.name });
+      },
+      toolEnded(step, result) {
+        const tool = tools.get(result.id);
+        if (!tool) return;
+        tools.delete(result.id);
+        spans.push({
+          spanId: toolSpanId(row.id, result.id),
+          parentId: modelSpanId(row.id, step),
+          name: 'tool_call',
+          startedAt: tool.startedAt,
+          endedAt: iso(new Date()),
+          status: result.isError ? 'error' : 'ok',
+          error: result.isError ? { code: 'tool_error', message: toolError(result.result) } : null,
+          data: { step, tool: result.name, toolCallId: result.id },
+        });
+      },
+    },
+    atFinish(): StatementPart | undefined {
+      taken = [...spans.splice(0), ...interrupted()];
+      return taken.length > 0 ? { writes: [spansInsert(row.id, row.environment, taken)] } : undefined;
+    },
+    async settle(finished) {
+      // Not written with the end of the attempt (another party ended the run): written on their own.
+      const left = [...(finished ? [] : taken), ...spans.splice(0), ...interrupted()];
+      taken = [];
+      if (left.length > 0) await db.execute(spansInsert(row.id, row.environment, left));
+    },
+  };
+}
+
+export const tracesParticipant: RunParticipant = {
+  name: 'traces',
+  at: (moment, row) => (moment === 'finished' ? { writes: [spansInsert(row.id, row.environment, fromRow(row))] } : undefined),
+  run: ({ db, row, model }) => tracePart(db, row, model),
+};
