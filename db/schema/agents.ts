@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, real, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, real, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, ts } from './columns';
 
@@ -67,6 +67,8 @@ export const agents = pgTable(
     maxTotalTokens: integer('max_total_tokens'),
     // How long a tool call may await a decision before the service denies it as `expired`.
     approvalTimeoutSeconds: integer('approval_timeout_seconds').notNull().default(86_400),
+    // Whether its runs' traces carry the content (prompts, answers, tool arguments and results: docs/traces.md).
+    traceContent: boolean('trace_content').notNull().default(false),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     // Signs the agent's HTTP tool calls (Standard Webhooks, `whsec_…`); never in an API response.
     toolSecret: text('tool_secret').notNull(),

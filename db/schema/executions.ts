@@ -117,6 +117,8 @@ export const executions = pgTable(
     awaitedMs: integer('awaited_ms').notNull().default(0),
     // The trace the run belongs to (docs/traces.md): a caller's (`traceparent`), or null: its own, derived from its id.
     traceId: text('trace_id'),
+    // The caller's span its root span is a child of (a `traceparent` it was started with).
+    traceParentId: text('trace_parent_id'),
   },
   (t) => [
     executionEnvironment.check(t.environment),

@@ -20,9 +20,10 @@ export interface SpanData {
   toolCallId?: string;
   server?: string;
   httpStatus?: number;
-  /** Content (only when the agent sets `traceContent`): capped values (docs/traces.md, "Content"). */
-  input?: unknown;
-  output?: unknown;
+  /** Content (only when the agent sets `traceContent`): JSON text capped at 32 KB (docs/traces.md, "Content"). */
+  system?: string;
+  input?: string;
+  output?: string;
 }
 
 // A run's spans (docs/traces.md): written with the statements a run already makes (its finish,

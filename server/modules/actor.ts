@@ -1,3 +1,4 @@
+import type { TraceParent } from './vocabulary/trace-ids';
 import type { Environment, Plan } from '../../db/schema';
 import type { MemberRole } from '../../db/schema/values';
 import type { Scope } from './vocabulary/scopes';
@@ -41,4 +42,6 @@ export interface RequestContext {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+  /** The caller's trace (a W3C `traceparent` header): runs it starts join it (docs/traces.md). */
+  trace?: TraceParent | null;
 }

@@ -1,3 +1,4 @@
+import { env } from '../platform/env.js';
 import { budgetsParticipant } from './budgets/participant';
 import { eventsParticipant } from './events/participant';
 import { registerParticipants } from './executions/participants';
@@ -10,7 +11,13 @@ import type { RunParticipant } from './vocabulary/participants';
 // usage records and the outbox (joined to the statements of the lifecycle's moments), traces
 // (each call recorded in memory, written with the statement that ends the attempt).
 
-export const RUN_PARTICIPANTS: readonly RunParticipant[] = [budgetsParticipant as RunParticipant, usageParticipant, eventsParticipant, tracesParticipant];
+export const RUN_PARTICIPANTS: readonly RunParticipant[] = [
+  budgetsParticipant as RunParticipant,
+  usageParticipant,
+  eventsParticipant,
+  // TRACES=off: no spans (what the benchmark compares against: docs/traces.md).
+  ...(env.TRACES === 'on' ? [tracesParticipant] : []),
+];
 
 /** Registers the run's participants with the engine (idempotent). */
 export const registerRunParticipants = (): void => registerParticipants(RUN_PARTICIPANTS);

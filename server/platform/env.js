@@ -131,6 +131,8 @@ export const env = createEnv({
     // `false`: this process records no API request usage and compacts no execution records
     // (what the benchmark compares against; usage analytics then miss what it served).
     USAGE_ANALYTICS: bool.default(true),
+    // `off`: this process records no run traces (docs/traces.md; the benchmark compares the two).
+    TRACES: z.enum(['on', 'off']).default('on'),
     // Seconds between a worker process's compactions of usage records into rollups (when records wait).
     USAGE_COMPACT_SECONDS: z.coerce.number().min(0.1).max(3600).default(2),
     // Rows of settled usage buckets each process keeps in memory to answer again (0: none).

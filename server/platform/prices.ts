@@ -21,10 +21,20 @@ const priceRelation = (prices: PriceTable): SQL =>
  * the database (the prices are sent as their JSON text, as `pricedFrom` reads them).
  */
 export function callCost(environment: string, model: string, inputTokens: number, outputTokens: number, prices: PriceTable = env.MODEL_PRICES as PriceTable): SQL {
-  if (environment === 'test' || model.startsWith('sandbox/') || (inputTokens === 0 && outputTokens === 0)) return sql`0::numeric`;
+  if (inputTokens === 0 && outputTokens === 0) return sql`0::numeric`;
+  if (environment !== 'test' && !model.startsWith('sandbox/') && !Object.hasOwn(prices, model)) return sql`null::numeric`;
+  return costOf(environment, model, sql`${inputTokens}::numeric`, sql`${outputTokens}::numeric`, prices);
+}
+
+/**
+ * `callCost` over token counts the statement reads (a column: a trace's model calls, one model
+ * each run), by the same rule: 0 for none of them.
+ */
+export function costOf(environment: string, model: string, inputTokens: SQL, outputTokens: SQL, prices: PriceTable = env.MODEL_PRICES as PriceTable): SQL {
+  if (environment === 'test' || model.startsWith('sandbox/')) return sql`0::numeric`;
   const p = Object.hasOwn(prices, model) ? prices[model] : undefined;
-  if (!p) return sql`null::numeric`;
-  return sql`((${inputTokens}::numeric * ${JSON.stringify(p.input)}::numeric + ${outputTokens}::numeric * ${JSON.stringify(p.output)}::numeric) / 1000000)`;
+  if (!p) return sql`(case when ${inputTokens} = 0 and ${outputTokens} = 0 then 0::numeric end)`;
+  return sql`((${inputTokens} * ${JSON.stringify(p.input)}::numeric + ${outputTokens} * ${JSON.stringify(p.output)}::numeric) / 1000000)`;
 }
 
 /**

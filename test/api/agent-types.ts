@@ -22,6 +22,7 @@ export interface Agent {
   timeoutSeconds: number;
   maxTotalTokens: number | null;
   approvalTimeoutSeconds: number;
+  traceContent: boolean;
   metadata: Record<string, string>;
   environment: 'live' | 'test';
   createdAt: string;
@@ -61,6 +62,7 @@ export const AGENT_FIELDS = [
   'temperature',
   'timeoutSeconds',
   'tools',
+  'traceContent',
   'updatedAt',
 ];
 

@@ -42,6 +42,7 @@ const FULL = {
   timeoutSeconds: 600,
   maxTotalTokens: 50_000,
   approvalTimeoutSeconds: 3_600,
+  traceContent: true,
   metadata: { team: 'support', tier: 'gold' },
 };
 
@@ -66,6 +67,7 @@ describe('POST /v1/agents', () => {
       timeoutSeconds: 120,
       maxTotalTokens: null,
       approvalTimeoutSeconds: 86_400,
+      traceContent: false,
       metadata: {},
       environment: 'test',
     });

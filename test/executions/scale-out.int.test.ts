@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import type { TraceView } from '../../server/modules/traces/schemas';
 import { DB_KIND } from '../harness';
 import { callProcess, QUICK_LOST_WORKER, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
 import { FINAL_EVENTS, readStream, type Execution } from './helpers';
@@ -19,6 +21,7 @@ const skip = DB_KIND !== 'postgres' && 'PostgreSQL only (TEST_DB=postgres)';
 describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   let scaled: ScaledOut;
   let fake: FakeOpenAI;
+  let tools: ToolServer;
   let a: Proc;
   let b: Proc;
   let worker: Proc;
@@ -35,6 +38,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
 
   before(async () => {
     fake = await startFakeOpenAI();
+    tools = await startToolServer();
     scaled = await startScaledOut({
       REDIS_URL,
       TEST_MODE_REAL_MODELS: 'true',
@@ -51,6 +55,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   after(async () => {
     await Promise.all([stop(a), stop(b), stop(worker)]);
     await fake?.close();
+    await tools?.close();
     await scaled?.close();
   });
 
@@ -64,6 +69,27 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     assert.equal(stream.events.at(-1)!.event, 'execution.succeeded');
     const text = stream.events.filter((e) => e.event === 'text.delta').map((e) => e.data.delta).join('');
     assert.equal(text, 'Fake reply to: follow me across processes');
+  });
+
+  it('the trace of a run on the worker, read on web B while it runs: its ended model call is there at once', async () => {
+    const lookup = { type: 'http', name: 'lookup', description: 'Looks up', url: `${tools.url}/wait?ms=4000`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } } };
+    const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'traced', model: 'openai-compatible/fake-1', tools: [lookup] });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const queued = await call<Execution>(a, 'POST', `/v1/agents/${agent.body.id}/execute`, { input: 'use lookup for the trace' });
+    assert.equal(queued.status, 202);
+    // The tool is called once the model call ended: from then on the call's span is the worker's to write.
+    await eventually('the tool is called', async () => tools.requests.filter((r) => r.path === '/wait').length, (n) => n >= 1, { timeoutMs: 10_000, everyMs: 20 });
+    const asked = Date.now();
+    const live = await call<TraceView>(b, 'GET', `/v1/executions/${queued.body.id}/trace`);
+    assert.equal(live.status, 200);
+    assert.ok(Date.now() - asked < 1_000, `answered in ${Date.now() - asked} ms`);
+    assert.deepEqual(live.body.spans.map((s) => s.name), ['model_call'], 'the ended call, read on another process than the one running it');
+    assert.equal(live.body.spans[0]!.usage!.outputTokens > 0, true);
+    assert.equal((await get(b, queued.body.id)).body.status, 'running');
+    const done = await until(b, queued.body.id, final);
+    assert.equal(done.status, 'succeeded');
+    const whole = await call<TraceView>(b, 'GET', `/v1/executions/${queued.body.id}/trace`);
+    assert.deepEqual(whole.body.spans.map((s) => s.name).sort(), ['execution', 'model_call', 'model_call', 'queue_wait', 'tool_call']);
   });
 
   it('a cancel on web B aborts the model call in the worker within a second', async () => {

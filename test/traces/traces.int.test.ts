@@ -184,6 +184,21 @@ describe('GET /v1/executions/:id/trace', () => {
     assert.equal(root!.attributes['aas.execution.status'], 'cancelled');
   });
 
+  it('while it runs: the calls that ended are there at once, written with the run’s next write', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup', '/wait?ms=1500')] });
+    const started = await execute(api, key.key, agent, { input: 'use lookup for a live trace' });
+    expectStatus(started, 202);
+    const before = tools.requests.length;
+    await eventually('the tool is called', async () => tools.requests.slice(before).filter((r) => r.path === '/wait').length, (n) => n >= 1, { timeoutMs: 10_000, everyMs: 20 });
+    const live = (await trace(key, started.body.id)).body;
+    assert.deepEqual(live.spans.map((s) => s.name), ['model_call'], 'the ended call; the root and the tool still open');
+    assert.equal((await waitFor(api, key.key, started.body.id)).status, 'succeeded');
+    const whole = (await trace(key, started.body.id)).body;
+    assert.equal(byName(whole, 'model_call').length, 2);
+    assert.equal(byName(whole, 'model_call')[0]!.id, live.spans[0]!.id, 'the same span, written once');
+  });
+
   it('a run paused for approval: the wait is a span, the approved call sits under its step, across the two attempts', async () => {
     const key = await tenant();
     const agent = await createAgent(api, key.key, { model: PRICED, tools: [{ ...tool('refund'), approval: 'always' }] });
@@ -207,6 +222,86 @@ describe('GET /v1/executions/:id/trace', () => {
     assert.equal(refund?.toolCallId, callId);
     assert.equal(refund?.parentId, calls[0]!.id, 'under the model call of the paused step, written by the first attempt');
     assert.ok(Date.parse(refund!.startedAt) >= Date.parse(wait!.endedAt), 'the call ran after the decision');
+  });
+
+  it('content only with traceContent: messages, answers, tool arguments and results, each capped at 32 KB, never the tool secret', async () => {
+    const key = await tenant();
+    const created = await api.request<{ id: string; toolSecret: string; traceContent: boolean }>('POST', '/v1/agents', {
+      key: key.key,
+      body: { name: 'Told', model: PRICED, instructions: 'Answer briefly.', tools: [tool('big', '/big')], traceContent: true },
+    });
+    expectStatus(created, 201);
+    assert.equal(created.body.traceContent, true);
+    const run = await execute(api, key.key, created.body.id, { input: 'use big for the report', wait: true });
+    assert.equal(run.body.status, 'succeeded', JSON.stringify(run.body.error));
+    const t = (await trace(key, run.body.id)).body;
+    const [first, second] = byName(t, 'model_call');
+    assert.match(String(first!.attributes['gen_ai.input.messages']), /use big for the report/);
+    assert.equal(first!.attributes['gen_ai.system_instructions'], 'Answer briefly.');
+    assert.match(String(first!.attributes['gen_ai.output.messages']), /"toolCalls"/);
+    assert.match(String(second!.attributes['gen_ai.output.messages']), /Fake reply to/);
+    const [big] = byName(t, 'tool_call');
+    assert.match(String(big!.attributes['gen_ai.input.messages']), /^\{/);
+    const result = String(big!.attributes['gen_ai.output.messages']);
+    assert.ok(Buffer.byteLength(result) <= 32 * 1024, `capped: ${Buffer.byteLength(result)} bytes`);
+    assert.match(result, /…\[cut: \d+ more bytes\]$/);
+    assert.ok(!JSON.stringify(t).includes(created.body.toolSecret), 'never the tool secret');
+
+    const plain = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup')] });
+    const quiet = await execute(api, key.key, plain, { input: 'use lookup for the secret plan', wait: true });
+    const kept = JSON.stringify((await trace(key, quiet.body.id)).body);
+    assert.ok(!kept.includes('secret plan'), 'without traceContent no content is kept');
+    assert.ok(!kept.includes('gen_ai.input.messages'));
+  });
+
+  it('a traceparent joins the caller’s trace: the root under its span, tool requests and webhook deliveries name our spans', async () => {
+    const key = await tenant();
+    const caller = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const header = { traceparent: `00-${caller.traceId}-${caller.spanId}-01` };
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [tool('lookup')] });
+    const before = tools.requests.length;
+    const run = await execute(api, key.key, agent, { input: 'use lookup for the traced call', wait: true }, header);
+    assert.equal(run.body.status, 'succeeded', JSON.stringify(run.body.error));
+    assert.equal(run.body.traceId, caller.traceId, 'the caller’s trace');
+    const t = (await trace(key, run.body.id)).body;
+    assert.equal(t.traceId, caller.traceId);
+    const [root] = byName(t, 'execution');
+    assert.equal(root!.parentId, caller.spanId, 'the root is the caller’s span’s child');
+    const [call] = byName(t, 'tool_call');
+    const sent = tools.requests.slice(before).find((r) => r.path === '/echo');
+    assert.equal(sent?.headers.traceparent, `00-${caller.traceId}-${call!.id}-01`, 'the tool request names its span');
+    assert.equal(call!.httpStatus, 200);
+    assert.equal(call!.attributes['http.response.status_code'], 200);
+
+    // A header that is not one starts a trace of the run's own (the request is not refused).
+    for (const bad of ['00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, 'ff-' + header.traceparent.slice(3), `${header.traceparent}-extra`]) {
+      const own = await execute(api, key.key, agent, { input: 'hi' }, { traceparent: bad });
+      expectStatus(own, 202);
+      assert.notEqual(own.body.traceId, caller.traceId, bad);
+      assert.match(own.body.traceId, /^[0-9a-f]{32}$/);
+    }
+
+    // A schedule's run-now joins it too.
+    const made = await api.request<{ id: string }>('POST', '/v1/schedules', { key: key.key, body: { agentId: agent, cron: '0 9 * * *', timezone: 'UTC', input: 'scheduled hi' } });
+    expectStatus(made, 201);
+    const now = await api.request<{ traceId: string }>('POST', `/v1/schedules/${made.body.id}/run`, { key: key.key, headers: header });
+    expectStatus(now, 202);
+    assert.equal(now.body.traceId, caller.traceId);
+
+    // A webhook delivery of an execution's event names the run's root span.
+    const test = await api.seed.key({ workspace: key.workspace, environment: 'test' });
+    const hook = await api.request('POST', '/v1/webhooks', { key: test.key, body: { url: `${tools.url}/echo`, events: ['execution.succeeded'] } });
+    expectStatus(hook, 201);
+    const sandbox = await createAgent(api, test.key);
+    const done = await execute(api, test.key, sandbox, { input: 'hello hook', wait: true }, header);
+    assert.equal(done.body.status, 'succeeded');
+    const doneRoot = byName((await trace(test, done.body.id)).body, 'execution')[0]!;
+    const delivered = await eventually(
+      'the delivery',
+      async () => tools.requests.find((r) => r.path === '/echo' && String(r.headers['webhook-id'] ?? '').startsWith('evt_') && JSON.stringify(r.body).includes(done.body.id)),
+      Boolean,
+    );
+    assert.equal(delivered!.headers.traceparent, `00-${caller.traceId}-${doneRoot.id}-01`);
   });
 
   it('a queued run cancelled before it started has a root and no queue span', async () => {

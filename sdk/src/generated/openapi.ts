@@ -143,7 +143,7 @@ export type paths = {
         };
         /**
          * Retrieve an execution’s trace
-         * @description The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final.
+         * @description The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final; while it runs, every span that has ended (read from any process).
          */
         get: operations["executions-trace"];
         put?: never;
@@ -1353,6 +1353,11 @@ export type components = {
              */
             approvalTimeoutSeconds: number;
             /**
+             * @description Whether its runs’ traces carry their content (messages, tool arguments and results).
+             * @example false
+             */
+            traceContent: boolean;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1527,6 +1532,11 @@ export type components = {
              */
             approvalTimeoutSeconds: number;
             /**
+             * @description Whether its runs’ traces carry their content (messages, tool arguments and results).
+             * @example false
+             */
+            traceContent: boolean;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1614,6 +1624,11 @@ export type components = {
              */
             approvalTimeoutSeconds: number;
             /**
+             * @description Whether its runs’ traces carry their content (messages, tool arguments and results).
+             * @example false
+             */
+            traceContent: boolean;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1668,7 +1683,7 @@ export type components = {
              */
             traceId: string;
             executionId: string;
-            /** @description In start order; complete once the execution is final. */
+            /** @description In start order; complete once the execution is final; while it runs, the spans that have ended (the root and the queue’s come with the end). */
             spans: components["schemas"]["Span"][];
         };
         Span: {
@@ -1725,6 +1740,8 @@ export type components = {
             /** @description Tool calls: the tool’s name. */
             tool?: string;
             toolCallId?: string;
+            /** @description HTTP tool calls: the status the endpoint answered. */
+            httpStatus?: number;
         };
         ConversationList: {
             data: components["schemas"]["ConversationSummary"][];
@@ -3373,6 +3390,12 @@ export interface operations {
                      */
                     approvalTimeoutSeconds?: number;
                     /**
+                     * @description Whether the traces of its runs carry their content: the messages each model call was sent and answered, tool arguments and results, each value capped at 32 KB (docs/traces.md). Off by default.
+                     * @default false
+                     * @example false
+                     */
+                    traceContent?: boolean;
+                    /**
                      * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
                      * @default {}
                      * @example {
@@ -3983,6 +4006,11 @@ export interface operations {
                      * @example 86400
                      */
                     approvalTimeoutSeconds?: number;
+                    /**
+                     * @description Whether the traces of its runs carry their content: the messages each model call was sent and answered, tool arguments and results, each value capped at 32 KB (docs/traces.md). Off by default.
+                     * @example false
+                     */
+                    traceContent?: boolean;
                     /**
                      * @description Replaces the whole metadata (≤ 50 keys); `{}` removes it all.
                      * @example {

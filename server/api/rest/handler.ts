@@ -1,3 +1,4 @@
+import { parseTraceparent } from '../../modules/vocabulary/trace-ids';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../../db/client';
 import { ApiError } from '../../platform/errors';
@@ -96,7 +97,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
       }
       const body = await readBody(req, route, query, preread);
       // The actor carries where the request came from: the audit log records it (docs/audit.md).
-      const actor = key && { ...key, request: { ip: clientAddress(req), userAgent: req.headers['user-agent'] ?? null, requestId } };
+      const actor = key && { ...key, request: { ip: clientAddress(req), userAgent: req.headers['user-agent'] ?? null, requestId, trace: parseTraceparent(req.headers.traceparent) } };
       return callProcedure(target, route.successStatus, { requestId, db, actor, services }, { query, body, params });
     };
     // Idempotency-Key (POST): checked after the scope, before the input (docs/api.md,

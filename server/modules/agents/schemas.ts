@@ -227,6 +227,11 @@ const fields = {
     description: `How long a tool call awaits approval, in seconds (${n(L.approvalTimeoutSeconds.min)}–${n(L.approvalTimeoutSeconds.max)}); still undecided then, it is denied as \`"expired"\` and the run goes on.`,
     example: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   }),
+  traceContent: z.boolean().meta({
+    description:
+      'Whether the traces of its runs carry their content: the messages each model call was sent and answered, tool arguments and results, each value capped at 32 KB (docs/traces.md). Off by default.',
+    example: false,
+  }),
   metadata: metadataSchema,
 };
 
@@ -242,6 +247,7 @@ export const createAgentInput = z
     timeoutSeconds: fields.timeoutSeconds.default(DEFAULT_TIMEOUT_SECONDS),
     maxTotalTokens: fields.maxTotalTokens.default(null),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
+    traceContent: fields.traceContent.default(false),
     metadata: fields.metadata.default({}),
   })
   .meta({ id: 'CreateAgentRequest' });
@@ -264,6 +270,7 @@ export const updateAgentInput = z
     timeoutSeconds: fields.timeoutSeconds.optional(),
     maxTotalTokens: fields.maxTotalTokens.optional(),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.optional(),
+    traceContent: fields.traceContent.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
   })
   .meta({ description: 'The fields to change; the others keep their value.' });
@@ -319,6 +326,7 @@ const agentFields = {
   timeoutSeconds: z.number().int().min(L.timeoutSeconds.min).max(L.timeoutSeconds.max).meta({ description: 'Time limit of one execution, in seconds.', example: DEFAULT_TIMEOUT_SECONDS }),
   maxTotalTokens: z.number().int().nullable().meta({ description: 'The most tokens one execution may use; `null`: no limit.', example: null }),
   approvalTimeoutSeconds: z.number().int().meta({ description: 'How long a tool call awaits approval before it is denied as `"expired"`, in seconds.', example: DEFAULT_APPROVAL_TIMEOUT_SECONDS }),
+  traceContent: z.boolean().meta({ description: 'Whether its runs’ traces carry their content (messages, tool arguments and results).', example: false }),
   // An object with string values (a record would also document `propertyNames`, which says nothing here).
   metadata: z
     .object({})

@@ -93,6 +93,7 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow, whole: bo
     timeoutSeconds: row.timeoutSeconds,
     maxTotalTokens: row.maxTotalTokens,
     approvalTimeoutSeconds: row.approvalTimeoutSeconds,
+    traceContent: row.traceContent,
     metadata: row.metadata,
     environment: row.environment,
     createdAt: row.createdAt.toISOString(),
@@ -262,7 +263,7 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 }
 
 /** What an agent's audit records show of it (its view: MCP header values masked, never the tool secret). */
-const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'metadata'] as const;
+const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'metadata'] as const;
 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
@@ -288,6 +289,7 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         timeoutSeconds: input.timeoutSeconds,
         maxTotalTokens: input.maxTotalTokens,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
+        traceContent: input.traceContent,
         metadata: input.metadata,
         toolSecret: sealToolSecret(id, toolSecret),
         createdAt: now,
@@ -335,7 +337,7 @@ export async function updateAgent(db: Db, actor: Owner | Actor, id: string, inpu
   const changes: Partial<typeof agents.$inferInsert> = {};
   /** The new tools with their MCP header values in plain (to tell a swapped value in the audit record). */
   let plainTools: StoredTool[] | undefined;
-  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'metadata'] as const) {
+  for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'metadata'] as const) {
     if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
   }
   if (input.model !== undefined) {

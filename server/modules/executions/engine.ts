@@ -15,6 +15,7 @@ import { decideToolCalls } from './approvals';
 import { cancelExecution, startExecution } from './service';
 import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
 import { ACTIVE_STATUSES } from '../vocabulary/statuses';
+import type { TraceParent } from '../vocabulary/trace-ids';
 import { followEvents, waitForFinal, watchFinal, type FollowEvent, type FollowOptions, type Watch } from './follow';
 
 // The one face of executions (docs/executions.md, "The engine"): every other module and every
@@ -43,6 +44,8 @@ export interface StartOptions {
   trigger?: ExecutionTrigger;
   /** The API key that started it (budgets on a key count its runs: docs/budgets-plan.md). */
   keyId?: string;
+  /** The caller's trace (a `traceparent` header): the run's root span is its span's child (docs/traces.md). */
+  trace?: TraceParent | null;
 }
 
 export interface Engine {
@@ -55,6 +58,11 @@ export interface Engine {
   /** The execution once final, or as it is when `timeoutMs` passed or `signal` aborted (the run goes on). */
   wait(executionId: string, opts: { timeoutMs: number; signal?: AbortSignal; watch?: Watch }): Promise<ExecutionRow>;
   /** An execution's events after `afterSeq`, live, until its terminal event or `signal` (the edge writes them: server/api/sse.ts). */
+  /**
+   * Until a running execution's process has written what it recorded so far (events, spans: a
+   * trace read live), and writes promptly from then on; at most `timeoutMs`.
+   */
+  catchUp(executionId: string, timeoutMs?: number): Promise<void>;
   follow(opts: FollowOptions): AsyncIterable<FollowEvent>;
   /**
    * Decides tool calls a paused run awaits (docs/approvals.md); the run resumes when none is left.
@@ -71,6 +79,7 @@ export function createEngine(deps: EngineDeps): Engine {
     watch: (executionId) => watchFinal(live, executionId),
     wait: (executionId, opts) => waitForFinal(db, live, executionId, opts.timeoutMs, opts.signal, opts.watch),
     follow: (opts) => followEvents(db, live, opts),
+    catchUp: (id, timeoutMs = 1_000) => live.catchUp(id, timeoutMs),
     decide: (actor, id, decisions) => decideToolCalls(db, actor, id, decisions),
   };
 }
@@ -80,7 +89,7 @@ export function createEngine(deps: EngineDeps): Engine {
  * fair claim starts it after the commit. Refusals are thrown as for `execute` (404, 409
  * `conversation_busy`, …) and roll the caller's transaction back.
  */
-export async function enqueue(tx: Db, scope: Scope, agentId: string, input: ExecuteInput, opts: { trigger: ExecutionTrigger; keyId?: string }): Promise<ExecutionRow> {
+export async function enqueue(tx: Db, scope: Scope, agentId: string, input: ExecuteInput, opts: { trigger: ExecutionTrigger; keyId?: string; trace?: TraceParent | null }): Promise<ExecutionRow> {
   return (await startExecution(tx, scope, agentId, input, opts)).row;
 }
 

@@ -1,3 +1,4 @@
+import type { TraceParent } from '../vocabulary/trace-ids';
 import type { Db } from '../../../db/client';
 import type { ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
@@ -31,7 +32,7 @@ export async function startRun(
   actor: Pick<Actor, 'workspaceId' | 'environment'>,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger; keyId?: string },
+  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger; keyId?: string; trace?: TraceParent | null },
 ): Promise<Run> {
   const slot = opts.inPlace ? (services.executions?.reserve() ?? null) : null;
   let start: Awaited<ReturnType<typeof startExecution>>;
@@ -41,6 +42,7 @@ export async function startRun(
       inline: slot !== null,
       ...(opts.trigger ? { trigger: opts.trigger } : {}),
       ...(opts.keyId ? { keyId: opts.keyId } : {}),
+      ...(opts.trace ? { trace: opts.trace } : {}),
     });
   } catch (err) {
     slot?.release();

@@ -207,11 +207,14 @@ export type SeqEvent = RunEvent & { seq: number };
 
 /**
  * Writes events of a running execution in one statement (with their sequence numbers, then one
- * NOTIFY), moving the reservation up to `reserveTo`. False when the worker's attempt no longer
- * owns the run: nothing is written.
+ * NOTIFY), moving the reservation up to `reserveTo`, with what the run's participants join to it
+ * (`parts`: spans that ended). With no events, the NOTIFY names `written`, the last event already
+ * written (a reader waiting for the run's write wakes). False when the worker's attempt no longer
+ * owns the run: no event is written.
  */
-export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number): Promise<boolean> {
-  if (events.length === 0) return true;
+export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number, parts: StatementPart[] = [], written = 0): Promise<boolean> {
+  if (events.length === 0 && parts.length === 0) return true;
+  const extra = parts.flatMap((p) => p.writes ?? []);
   const rows = await queryRows<{ last: number }>(
     db,
     sql`with s as (
@@ -223,8 +226,9 @@ export async function appendEvents(db: Db, id: string, attempt: number, events: 
       select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data'
       from s, json_array_elements(${JSON.stringify(events)}::json) as e(value)
       returning seq
-    )
-    select max(seq) as last, ${notifyCall(CHANNELS.executionEvents, sql`${id} || ':' || max(seq)`)} from ins having max(seq) is not null`,
+    )${sql.join(extra.map((w, i) => sql`, ${sql.raw(`x${i}`)} as (${w})`), sql``)}
+    select last, ${notifyCall(CHANNELS.executionEvents, sql`${id} || ':' || last`)}
+    from s, (select coalesce(max(seq), ${written}::int) as last from ins) i`,
   );
   return rows.length > 0;
 }

@@ -186,6 +186,9 @@ export interface LocalRun {
   events(): LiveEvent[];
   /** The events up to here are in the database. */
   persisted(): number;
+  /** Writes what the run holds unwritten (events, and what its participants recorded: spans), promptly from now on. */
+  follow(): void;
+  flush(always?: boolean): Promise<void>;
 }
 
 /** The process's tails and terminal-event waiters, fed by one subscription to the bus. */
@@ -193,6 +196,8 @@ export class Live {
   private tails = new Map<string, Tail>();
   private runs = new Map<string, LocalRun>();
   private finals = new Map<string, Set<() => void>>();
+  /** Readers waiting for a run's next write (`catchUp`). */
+  private writes = new Map<string, Set<() => void>>();
   private reading = new Map<string, Promise<void>>();
   private again = new Set<string>();
   private offs: (() => void)[] = [];
@@ -210,11 +215,13 @@ export class Live {
           this.read(tail);
         }
         if (final) for (const fn of [...(this.finals.get(id) ?? [])]) fn();
+        for (const fn of [...(this.writes.get(id) ?? [])]) fn();
       }),
       bus.onReconnect(() => {
         // Signals may have been missed: every remote tail and waiter looks again.
         for (const tail of this.tails.values()) if (!tail.local) this.read(tail);
         for (const set of this.finals.values()) for (const fn of [...set]) fn();
+        for (const set of this.writes.values()) for (const fn of [...set]) fn();
       }),
     );
   }
@@ -286,6 +293,30 @@ export class Live {
     };
   }
 
+  /**
+   * Waits until a running execution's process has written what it recorded so far (its events,
+   * its spans), and has it write promptly from now on: at once for a run in this process; for a
+   * run elsewhere, its next write after asking (NOTIFY `aas_follow`), or `timeoutMs`.
+   */
+  async catchUp(id: string, timeoutMs: number): Promise<void> {
+    const run = this.runs.get(id);
+    if (run) return run.flush();
+    let set = this.writes.get(id);
+    if (!set) this.writes.set(id, (set = new Set()));
+    const waiters = set;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.writes.get(id) === waiters) this.writes.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      waiters.add(done);
+      void this.db.execute(followSignal(id)).catch(done);
+    });
+  }
+
   /** Whether the process holds a tail of this execution (tests, diagnostics). */
   has(id: string): boolean {
     return this.tails.has(id);
@@ -293,7 +324,7 @@ export class Live {
 
   /** Tails, local runs and terminal-event waiters held now (tests, diagnostics). */
   get size(): number {
-    return this.tails.size + this.runs.size + this.finals.size;
+    return this.tails.size + this.runs.size + this.finals.size + this.writes.size;
   }
 
   private follow(tail: Tail): void {

@@ -195,7 +195,7 @@ export async function runModelLoop(
     if (observer?.callEnded) {
       // A call the run's end cut short (a cancel, the timeout) is interrupted, not the model's error.
       const error = !failure ? undefined : opts.signal.aborted ? { code: 'interrupted', message: `The run ended (${String(opts.signal.reason)}) before this call did` } : classifyModelError(failure);
-      observer.callEnded(index, { usage, finishReason, ...(error ? { error } : {}) });
+      observer.callEnded(index, { usage, finishReason, output: { text: step.text, toolCalls: step.toolCalls }, ...(error ? { error } : {}) });
     }
     // The calls that need a person's decision wait (the run pauses after this step); the others run at once.
     const awaited = opts.needsApproval ? calls.filter((c) => opts.needsApproval!(c.toolName)) : [];

@@ -84,6 +84,9 @@ export function observerOf(parts: RunPart[]): RunObserver | undefined {
   };
 }
 
+/** What the parts of a run hand the next write of its events (`RunPart.atProgress`). */
+export const partsInProgress = (parts: RunPart[]): StatementPart[] => parts.flatMap((p) => p.atProgress?.() ?? []);
+
 /** What the parts of a run hand the statement that ends its attempt (the finish, or the pause). */
 export const partsAtEnd = (parts: RunPart[]): StatementPart[] => parts.flatMap((p) => p.atFinish?.() ?? []);
 

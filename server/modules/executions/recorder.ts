@@ -4,6 +4,7 @@ import { eventJson, type Live, type LiveEvent, type LocalRun } from './live';
 import { isFinal, PAUSED_STATUS } from '../vocabulary/statuses';
 import { pauseEvent } from './pause';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
+import type { StatementPart } from '../vocabulary/participants';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the
@@ -28,6 +29,10 @@ export class RunLog implements LocalRun {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private eager = false;
+  /** The attempt's end took what was left (`drain`): nothing more is written here. */
+  private drained = false;
+  /** What the run's participants hand each write (spans that ended): `attach`. */
+  private progress: () => StatementPart[] = () => [];
 
   /** `lost`: called when a write finds the run no longer this worker's (cancelled, or declared lost). */
   constructor(
@@ -69,25 +74,41 @@ export class RunLog implements LocalRun {
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
   }
 
-  /** Someone follows the run from another process: write what is buffered now, and promptly from now on. */
-  follow(): void {
-    if (this.eager) return;
-    this.eager = true;
-    void this.flush();
+  /** What the run's participants hand each write of its events (participants.ts `partsInProgress`). */
+  attach(progress: () => StatementPart[]): void {
+    this.progress = progress;
   }
 
-  /** Writes what is buffered (after every earlier batch). */
-  flush(): Promise<void> {
+  /**
+   * Someone follows the run from another process, or reads its trace: write what is buffered now
+   * (a write even with nothing buffered: its signal answers the reader), and promptly from now on.
+   */
+  follow(): void {
+    this.eager = true;
+    void this.flush(true);
+  }
+
+  /** Something a participant records ended (a span): written promptly while someone follows the run. */
+  nudge(): void {
+    if (this.eager) this.timer ??= setTimeout(() => void this.flush(), EAGER_MS);
+  }
+
+  /** Writes what is buffered (after every earlier batch); `always`: a statement even when nothing is. */
+  flush(always = false): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.drained) return this.chain;
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    if (batch.length > 0) {
-      const last = batch.at(-1)!.seq;
+    const parts = this.progress();
+    if (batch.length > 0 || parts.length > 0 || always) {
+      const last = batch.at(-1)?.seq ?? this.written;
       const reserveTo = last + RESERVE;
+      // Nothing at all to write: the row still takes a no-op update, whose signal wakes the reader.
+      const extra = parts.length > 0 || batch.length > 0 ? parts : [{ writes: [] }];
       this.chain = this.chain.then(async () => {
-        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, reserveTo))) return this.lost();
+        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, Math.max(reserveTo, this.reserved), extra, this.written))) return this.lost();
         this.reserved = Math.max(this.reserved, reserveTo);
         this.written = Math.max(this.written, last);
         this.live.localTail(this.row.id)?.markPersisted(last);
@@ -100,6 +121,7 @@ export class RunLog implements LocalRun {
   async drain(): Promise<RunTail> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.drained = true;
     const pending = this.pending;
     this.pending = [];
     this.pendingBytes = 0;

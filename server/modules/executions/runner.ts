@@ -11,9 +11,10 @@ import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type ResumeFrom } from './model-loop';
-import { callGuard, observerOf, partsAtEnd, runParts } from './participants';
+import { callGuard, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
 import { pause } from './pause';
 import type { RunPart } from '../vocabulary/participants';
+import { traceIdOf } from '../vocabulary/trace-ids';
 import type { RunLog } from './recorder';
 
 // The worker side of an execution: claim it (queued → running, fenced by `attempt`), run the
@@ -112,7 +113,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
 
     // The MCP servers are connected and listed first: one that cannot be is the run's failure.
     try {
-      tools = await openTools(agent, executionId, controller.signal);
+      tools = await openTools(agent, executionId, controller.signal, traceIdOf(row));
     } catch (err) {
       if (err instanceof McpToolError && !controller.signal.aborted) return await end({ status: 'failed', error: { code: err.code, message: err.message } });
       throw err;
@@ -126,8 +127,11 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
       resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
     }
 
-    parts = runParts({ db, row, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
-    const observer = observerOf(parts);
+    parts = runParts({ db, row, agent, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
+    // What the parts record travels with the run's event writes; an end nudges a prompt write while someone follows.
+    recorder.attach(() => partsInProgress(parts));
+    const nudge = () => recorder.nudge();
+    const observer = observerOf([...parts, { observe: { callEnded: nudge, toolEnded: nudge } }]);
     const key = row.environment === 'test' && !resolved.sandboxed && !resume ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
@@ -135,7 +139,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
         // The answer kept for this request stands for the model call (its tokens are the run's usage, at no cost).
         observer?.callStarted?.(0, { messages: history });
         observer?.firstToken?.(0);
-        observer?.callEnded?.(0, { usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens }, finishReason: 'stop' });
+        observer?.callEnded?.(0, { usage: { inputTokens: hit.inputTokens, outputTokens: hit.outputTokens }, finishReason: 'stop', output: { text: hit.output, toolCalls: [] } });
         await recorder.push(recordedEvent('text.delta', { delta: hit.output, step: 0 }));
         const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: hit.output }] };
         return await end({

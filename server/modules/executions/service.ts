@@ -6,6 +6,7 @@ import { transaction } from '../../../db/transaction';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import type { InitialStatus } from '../vocabulary/statuses';
+import type { TraceParent } from '../vocabulary/trace-ids';
 import { ApiError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
@@ -96,7 +97,7 @@ export async function startExecution(
   actor: Scope,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string } = {},
+  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string; trace?: TraceParent | null } = {},
 ): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started; ahead?: number }> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
@@ -186,8 +187,9 @@ export async function startExecution(
       approvalDueAt: null,
       awaitedMs: 0,
       keyId: opts.keyId ?? null,
-      // Its own trace, derived from its id (traces/ids.ts) until a caller's `traceparent` names one.
-      traceId: null,
+      // The caller's trace (`traceparent`), or null: its own, derived from its id (vocabulary/trace-ids.ts).
+      traceId: opts.trace?.traceId ?? null,
+      traceParentId: opts.trace?.parentId ?? null,
     };
     // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
     // with its outbox event, or the wake-up of the workers; with it, the history the run needs.

@@ -282,7 +282,7 @@ export async function runScheduleNow(db: Db, actor: Actor, id: string): Promise<
     // The caller's run: a key's "run now" is that key's (its `block` budget refuses it with 402,
     // its spend counts it), whoever created the schedule; a member's in the dashboard is no key's.
     const keyId = keyOf(actor);
-    const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger, ...(keyId ? { keyId } : {}) });
+    const row = await enqueue(tx, actor, s.agentId, run.input, { trigger: run.trigger, ...(keyId ? { keyId } : {}), trace: actor.request?.trace ?? null });
     await Promise.all([
       tx.update(schedules).set({ lastRunAt: row.createdAt, lastExecutionId: row.id }).where(eq(schedules.id, s.id)),
       audit(tx, actor, { action: 'schedule.run_now', target: { type: 'schedule', id: s.id }, changes: { lastExecutionId: [s.lastExecutionId, row.id] } }),

@@ -57,7 +57,8 @@ export interface McpServerTools {
 type Listed = ListToolsResult['tools'][number];
 
 /** Connects to the server and lists its tools (McpToolError when it cannot; the run's abort rethrown). */
-export async function openMcpTools(spec: StoredMcpTool, opts: { signal: AbortSignal; allowPrivate: boolean; limits: CallLimits }): Promise<McpServerTools> {
+/** `traceparent`: sent with every request to the server (the run's root span: one transport serves all its calls). */
+export async function openMcpTools(spec: StoredMcpTool, opts: { signal: AbortSignal; allowPrivate: boolean; limits: CallLimits; traceparent?: string }): Promise<McpServerTools> {
   const { signal, limits } = opts;
   const secrets = Object.values(spec.headers).filter((v) => v.length >= 4);
   const timer = AbortSignal.timeout(timeouts.connectMs);
@@ -69,7 +70,7 @@ export async function openMcpTools(spec: StoredMcpTool, opts: { signal: AbortSig
       transport: {
         type: 'http',
         url: spec.url,
-        headers: spec.headers,
+        headers: opts.traceparent ? { ...spec.headers, traceparent: opts.traceparent } : spec.headers,
         redirect: 'error',
         fetch: guardedMcpFetch({ allowPrivate: opts.allowPrivate }),
       },

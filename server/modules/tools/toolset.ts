@@ -1,3 +1,4 @@
+import { rootSpanId, toolSpanId, traceparent } from '../vocabulary/trace-ids';
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { agents, StoredHttpTool, StoredMcpTool } from '../../../db/schema';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
@@ -65,7 +66,8 @@ export interface RunTools {
  * cannot be reached or listed throws McpToolError (the run fails with `tool_error`), the run's
  * own abort rethrows as is.
  */
-export async function openTools(agent: AgentRow, executionId: string, signal: AbortSignal): Promise<RunTools> {
+/** `traceId`: the run's trace, whose spans its tool requests name (`traceparent`: docs/traces.md). */
+export async function openTools(agent: AgentRow, executionId: string, signal: AbortSignal, traceId: string): Promise<RunTools> {
   const limits = new CallLimits();
   const tools: ToolSet = {};
   const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http').map((spec) => opened(() => ({ ...spec, url: openUrl(toolUrlPlace(agent.id, spec.name), spec.url) })));
@@ -73,12 +75,12 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   const secrets = http.length > 0 ? opened(() => openToolSecrets(agent)) : null;
   const approvals = new Map<string, Record<string, unknown>>();
   for (const spec of http) {
-    tools[spec.name] = httpTool(agent, spec, secrets!, executionId, signal, limits);
+    tools[spec.name] = httpTool(agent, spec, secrets!, { executionId, traceId }, signal, limits);
     if (spec.approval === 'always') approvals.set(spec.name, spec.parameters);
   }
   // Every name the model sees, lower-cased: an MCP tool's `<name>_<tool>` must not take one.
   const taken = new Set(http.map((t) => t.name.toLowerCase()));
-  const settled = await Promise.allSettled(mcp.map((spec) => openMcpTools(spec, { signal, allowPrivate: allowPrivateUrls(), limits })));
+  const settled = await Promise.allSettled(mcp.map((spec) => openMcpTools(spec, { signal, allowPrivate: allowPrivateUrls(), limits, traceparent: traceparent(traceId, rootSpanId(executionId)) })));
   const servers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const close = async () => {
     await Promise.all(servers.map((s) => s.close()));
@@ -96,7 +98,8 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   return { tools, mcp: offered.map((o) => o.offered), approvals, close };
 }
 
-function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, executionId: string, signal: AbortSignal, limits: CallLimits) {
+function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, run: { executionId: string; traceId: string }, signal: AbortSignal, limits: CallLimits) {
+  const { executionId } = run;
   return tool({
     description: spec.description,
     inputSchema: jsonSchema(spec.parameters as Parameters<typeof jsonSchema>[0]),
@@ -115,7 +118,8 @@ function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecr
         secrets: activeToolSecrets(secrets),
         callId: `${executionId}_${options.toolCallId}`,
         // A receiver dedupes by it too (docs/approvals.md: an approved call runs once).
-        headers: { 'idempotency-key': options.toolCallId },
+        // The receiver's spans join the run's trace, under this call's span (docs/traces.md).
+        headers: { 'idempotency-key': options.toolCallId, traceparent: traceparent(run.traceId, toolSpanId(executionId, options.toolCallId)) },
         signal,
         allowPrivate: allowPrivateUrls(),
       });

@@ -1,19 +1,22 @@
 import type { Db } from '../../../db/client';
-import type { executions } from '../../../db/schema';
+import type { agents, executions } from '../../../db/schema';
 import type { RunParticipant, RunPart, StatementPart } from '../vocabulary/participants';
 import { approvalSpanId, modelSpanId, queueSpanId, rootSpanId, toolSpanId } from '../vocabulary/trace-ids';
-import { spansInsert, type RecordedSpan } from './spans';
+import { capped, spansInsert, type RecordedSpan } from './spans';
 
 // Traces through the run-participant contract (vocabulary/participants.ts; docs/traces.md):
 //   - the run's part records its model calls (first token, tokens, finish reason) and tool calls
 //     in memory as the model loop reports them (`observe`), and the wait of a pause for approval
-//     it resumes from; they are written by the statement that ends the attempt (its finish or its
-//     pause), never by one of their own — unless that statement did not commit (a cancel from
-//     elsewhere), when they are written on their own;
+//     it resumes from; they are written with the run's writes of its events while it goes on
+//     (lazily, or promptly while someone follows the run or reads its trace) and the rest by the
+//     statement that ends the attempt (its finish or its pause), never by one of their own —
+//     unless that statement did not commit (a cancel from elsewhere), when they are written on
+//     their own;
 //   - the root span (`execution`) and the time queued (`queue_wait`) come from the execution's row,
 //     written by whatever statement finishes it (the run's own, a cancel, the worker_lost sweeper).
 
 type ExecutionRow = typeof executions.$inferSelect;
+type AgentRow = typeof agents.$inferSelect;
 
 const iso = (d: Date) => d.toISOString();
 
@@ -23,6 +26,12 @@ const toolError = (result: unknown): string => {
   return (typeof text === 'string' ? text : JSON.stringify(text ?? null)).slice(0, 1000);
 };
 
+/** An HTTP tool's answer names the status its endpoint answered (toolset.ts). */
+const httpStatusOf = (result: unknown): { httpStatus?: number } => {
+  const status = typeof result === 'object' && result !== null ? (result as { status?: unknown }).status : undefined;
+  return typeof status === 'number' && Number.isInteger(status) ? { httpStatus: status } : {};
+};
+
 /** The root and the queue's spans of a finished execution, from its row. */
 function fromRow(row: ExecutionRow): RecordedSpan[] {
   const ended = iso(row.completedAt ?? new Date());
@@ -30,7 +39,8 @@ function fromRow(row: ExecutionRow): RecordedSpan[] {
   const spans: RecordedSpan[] = [
     {
       spanId: rootSpanId(row.id),
-      parentId: null,
+      // A caller's span when it sent a `traceparent` (the run joined its trace).
+      parentId: row.traceParentId,
       name: 'execution',
       startedAt: iso(row.createdAt),
       endedAt: ended,
@@ -49,13 +59,17 @@ interface OpenCall {
   startedAt: string;
   at: number;
   firstTokenMs: number | null;
+  /** The messages it was sent (with `traceContent`), as capped JSON. */
+  input?: string;
 }
 
-function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
+function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): RunPart {
   const root = rootSpanId(row.id);
+  // Content only when the agent asks for it (docs/traces.md, "Content"): serialised as it happens, capped.
+  const content = agent.traceContent;
   const spans: RecordedSpan[] = [];
   const calls = new Map<number, OpenCall>();
-  const tools = new Map<string, { startedAt: string; step: number; name: string }>();
+  const tools = new Map<string, { startedAt: string; step: number; name: string; input?: string }>();
   let taken: RecordedSpan[] = [];
   // A run resumed after its pause for approval: the wait, from the pause to the last decision.
   const paused = row.approval;
@@ -85,8 +99,8 @@ function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
   };
   return {
     observe: {
-      callStarted(step) {
-        calls.set(step, { startedAt: iso(new Date()), at: performance.now(), firstTokenMs: null });
+      callStarted(step, call) {
+        calls.set(step, { startedAt: iso(new Date()), at: performance.now(), firstTokenMs: null, ...(content ? { input: capped(call.messages) } : {}) });
       },
       firstToken(step) {
         const call = calls.get(step);
@@ -104,11 +118,24 @@ function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
           endedAt: iso(new Date()),
           status: end.error ? 'error' : 'ok',
           error: end.error ?? null,
-          data: { step, model, firstTokenMs: call.firstTokenMs, usage: end.usage, finishReason: end.finishReason },
+          data: {
+            step,
+            model,
+            firstTokenMs: call.firstTokenMs,
+            usage: end.usage,
+            finishReason: end.finishReason,
+            ...(content
+              ? {
+                  ...(agent.instructions ? { system: capped(agent.instructions) } : {}),
+                  input: call.input,
+                  output: capped([{ role: 'assistant', content: end.output.text, ...(end.output.toolCalls.length > 0 ? { toolCalls: end.output.toolCalls } : {}) }]),
+                }
+              : {}),
+          },
         });
       },
       toolStarted(step, call) {
-        tools.set(call.id, { startedAt: iso(new Date()), step, name: call.name });
+        tools.set(call.id, { startedAt: iso(new Date()), step, name: call.name, ...(content ? { input: capped(call.arguments) } : {}) });
       },
       toolEnded(step, result) {
         const tool = tools.get(result.id);
@@ -122,9 +149,14 @@ function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
           endedAt: iso(new Date()),
           status: result.isError ? 'error' : 'ok',
           error: result.isError ? { code: 'tool_error', message: toolError(result.result) } : null,
-          data: { step, tool: result.name, toolCallId: result.id },
+          data: { step, tool: result.name, toolCallId: result.id, ...httpStatusOf(result.result), ...(content ? { input: tool.input, output: capped(result.result) } : {}) },
         });
       },
+    },
+    atProgress(): StatementPart | undefined {
+      // Spans that ended, with the run's next write of events (while the run goes on).
+      const ended = spans.splice(0);
+      return ended.length > 0 ? { writes: [spansInsert(row.id, row.environment, ended)] } : undefined;
     },
     atFinish(): StatementPart | undefined {
       taken = [...spans.splice(0), ...interrupted()];
@@ -142,5 +174,5 @@ function tracePart(db: Db, row: ExecutionRow, model: string): RunPart {
 export const tracesParticipant: RunParticipant = {
   name: 'traces',
   at: (moment, row) => (moment === 'finished' ? { writes: [spansInsert(row.id, row.environment, fromRow(row))] } : undefined),
-  run: ({ db, row, model }) => tracePart(db, row, model),
+  run: ({ db, row, agent, model }) => tracePart(db, row, agent, model),
 };

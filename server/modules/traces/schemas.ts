@@ -32,6 +32,7 @@ export const spanSchema = z
     finishReason: z.string().optional(),
     tool: z.string().optional().meta({ description: 'Tool calls: the tool’s name.' }),
     toolCallId: z.string().optional(),
+    httpStatus: z.number().int().optional().meta({ description: 'HTTP tool calls: the status the endpoint answered.' }),
   })
   .meta({ id: 'Span' });
 
@@ -39,7 +40,7 @@ export const traceSchema = z
   .object({
     traceId: z.string().meta({ description: 'The trace id (32 hex digits).', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
     executionId: z.string(),
-    spans: z.array(spanSchema).meta({ description: 'In start order; complete once the execution is final.' }),
+    spans: z.array(spanSchema).meta({ description: 'In start order; complete once the execution is final; while it runs, the spans that have ended (the root and the queue’s come with the end).' }),
   })
   .meta({ id: 'Trace' });
 

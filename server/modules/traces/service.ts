@@ -46,8 +46,23 @@ const split = (model: string) => {
   return at < 0 ? { provider: model, name: model } : { provider: model.slice(0, at), name: model.slice(at + 1) };
 };
 
-export async function getTrace(db: Db, scope: Scope, id: string): Promise<TraceView> {
+/**
+ * The execution's trace. `catchUp`: for a running execution, waits until the process running it
+ * has written the spans it recorded (engine.ts `catchUp`), then reads again.
+ */
+export async function getTrace(db: Db, scope: Scope, id: string, catchUp?: (id: string) => Promise<void>): Promise<TraceView> {
   if (!isId('exe', id)) throw notFound('execution', id);
+  let found = await readTrace(db, scope, id);
+  if (found?.status === 'running' && catchUp) {
+    await catchUp(id);
+    found = await readTrace(db, scope, id);
+  }
+  if (!found) throw notFound('execution', id);
+  const rows = found.spans ? parsed(found.spans) : [];
+  return { traceId: traceIdOf({ id: found.id, traceId: found.trace_id }), executionId: found.id, spans: rows.map((r) => spanView(found, r)) };
+}
+
+async function readTrace(db: Db, scope: Scope, id: string): Promise<Found | undefined> {
   const [found] = await queryRows<Found>(
     db,
     sql`select e.id, e.trace_id, e.agent_id, a.name as agent_name, e.conversation_id, e.environment, e.status,
@@ -59,9 +74,7 @@ export async function getTrace(db: Db, scope: Scope, id: string): Promise<TraceV
       from executions e left join agents a on a.id = e.agent_id
       where e.id = ${id} and e.workspace_id = ${scope.workspaceId} and e.environment = ${scope.environment}`,
   );
-  if (!found) throw notFound('execution', id);
-  const rows = found.spans ? parsed(found.spans) : [];
-  return { traceId: traceIdOf({ id: found.id, traceId: found.trace_id }), executionId: found.id, spans: rows.map((r) => spanView(found, r)) };
+  return found;
 }
 
 function spanView(run: Found, row: SpanRow): SpanView {
@@ -81,6 +94,12 @@ function spanView(run: Found, row: SpanRow): SpanView {
     error: row.error === null ? null : parsed(row.error),
   };
   const usage = data.usage ? { inputTokens: data.usage.inputTokens, outputTokens: data.usage.outputTokens } : undefined;
+  // Content, recorded only when the agent asked for it (docs/traces.md, "Content").
+  const content: Attributes = {
+    ...(data.system !== undefined ? { 'gen_ai.system_instructions': data.system } : {}),
+    ...(data.input !== undefined ? { 'gen_ai.input.messages': data.input } : {}),
+    ...(data.output !== undefined ? { 'gen_ai.output.messages': data.output } : {}),
+  };
   const tokens: Attributes = usage ? { 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens } : {};
   switch (row.name) {
     case 'execution': {
@@ -118,6 +137,7 @@ function spanView(run: Found, row: SpanRow): SpanView {
           ...common,
           'aas.step': data.step ?? 0,
           ...(row.cost_usd !== null ? { 'aas.cost.usd': row.cost_usd } : {}),
+          ...content,
         },
         firstTokenMs: data.firstTokenMs ?? null,
         usage: usage ?? { inputTokens: 0, outputTokens: 0 },
@@ -132,11 +152,14 @@ function spanView(run: Found, row: SpanRow): SpanView {
           'gen_ai.operation.name': 'execute_tool',
           ...(data.tool ? { 'gen_ai.tool.name': data.tool } : {}),
           ...(data.toolCallId ? { 'gen_ai.tool.call.id': data.toolCallId } : {}),
+          ...(data.httpStatus !== undefined ? { 'http.response.status_code': data.httpStatus } : {}),
           ...common,
           'aas.step': data.step ?? 0,
+          ...content,
         },
         ...(data.tool ? { tool: data.tool } : {}),
         ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
+        ...(data.httpStatus !== undefined ? { httpStatus: data.httpStatus } : {}),
       };
     default:
       return { ...base, attributes: { ...common, ...(data.step !== undefined ? { 'aas.step': data.step } : {}) } };

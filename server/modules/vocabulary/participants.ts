@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import type { executions } from '../../../db/schema';
+import type { agents, executions } from '../../../db/schema';
 
 // The run-participant contract (docs/executions.md, "Participants"): what plugs into a run
 // without the engine naming it. Budgets, usage records and the outbox are participants today;
@@ -16,6 +16,7 @@ import type { executions } from '../../../db/schema';
 // (executions/) both stand on it and neither imports the other.
 
 type ExecutionRow = typeof executions.$inferSelect;
+type AgentRow = typeof agents.$inferSelect;
 
 /** Parts of one statement (db/rows.ts `writeAll`): writes (as CTEs) and signals (read by its final select). */
 export interface StatementPart {
@@ -73,6 +74,8 @@ export interface CallUsage {
 export interface RunContext<T = unknown> {
   db: Db;
   row: ExecutionRow;
+  /** The agent as the run read it. */
+  agent: AgentRow;
   /** The model the run calls (after resolving aliases). */
   model: string;
   /** When the run ends, whatever happens (its timeout, and a minute). */
@@ -87,6 +90,8 @@ export interface RunContext<T = unknown> {
 export interface CallEnd {
   usage: CallUsage;
   finishReason: string;
+  /** What the model answered: its text and its tool calls. */
+  output: { text: string; toolCalls: { id: string; name: string; arguments: unknown }[] };
   /** The call failed (the provider's error, as the run's error would say it). */
   error?: { code: string; message: string };
 }
@@ -109,6 +114,11 @@ export interface RunPart {
   /** After a model call, with what it used (also when it failed part way); `last`: no further call is coming. */
   afterCall?(usage: CallUsage, last: boolean): Promise<void>;
   observe?: RunObserver;
+  /**
+   * What the next write of the run's events takes (the recorder's batches: lazily every few
+   * seconds, promptly while someone follows the run from another process): spans that ended since.
+   */
+  atProgress?(): StatementPart | undefined;
   /** What the statement that ends this attempt of the run (its finish, or its pause) takes of this part (asked once, just before it). */
   atFinish?(): StatementPart | undefined;
   /** After the attempt ended however it ended; `finished`: the statement holding `atFinish`'s part committed. */

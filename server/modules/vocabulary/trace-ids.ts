@@ -25,3 +25,31 @@ export const approvalSpanId = (executionId: string, pausedAt: string): string =>
 
 /** The time queued before the run first started. */
 export const queueSpanId = (executionId: string): string => hex(`queue:${executionId}`, 16);
+
+/** A caller's place in its trace, from a W3C `traceparent` header: its trace and its span (the run's root span's parent). */
+export interface TraceParent {
+  traceId: string;
+  parentId: string;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/**
+ * A W3C `traceparent` header (Trace Context level 1), or null when there is none or it is not
+ * one: version `ff`, an all-zero trace or span id, upper-case hex, or version 00 with anything
+ * after its flags. As the recommendation says, a header that does not parse starts a new trace
+ * rather than failing the request.
+ */
+export function parseTraceparent(header: string | string[] | undefined): TraceParent | null {
+  const value = Array.isArray(header) ? (header.length === 1 ? header[0] : undefined) : header;
+  if (value === undefined || value.length > 512) return null;
+  const m = TRACEPARENT.exec(value.trim());
+  if (!m) return null;
+  const [, version, traceId, parentId, , rest] = m;
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return null;
+  if (/^0+$/.test(traceId!) || /^0+$/.test(parentId!)) return null;
+  return { traceId: traceId!, parentId: parentId! };
+}
+
+/** The `traceparent` header naming a span of a run's trace (sampled). */
+export const traceparent = (traceId: string, spanId: string): string => `00-${traceId}-${spanId}-01`;

@@ -1,3 +1,4 @@
+import { rootSpanId, traceparent } from '../vocabulary/trace-ids';
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { events, webhookAttempts, webhookDeliveries, webhooks, type DisabledReason } from '../../../db/schema';
@@ -39,6 +40,13 @@ export function retryDelay(n: number, retryAfterSeconds?: number): number | null
 }
 
 /** The Standard Webhooks body of an event: exactly what `GET /v1/events/:id` answers. */
+/** The trace an event's delivery joins: an execution's event names its run's root span (docs/traces.md); other events none. */
+export function eventTraceparent(type: string, object: unknown): string | null {
+  if (!type.startsWith('execution.') || typeof object !== 'object' || object === null) return null;
+  const { id, traceId } = object as { id?: unknown; traceId?: unknown };
+  return typeof id === 'string' && typeof traceId === 'string' && /^[0-9a-f]{32}$/.test(traceId) ? traceparent(traceId, rootSpanId(id)) : null;
+}
+
 export function payload(e: { id: string; type: string; createdAt: Date; environment: string; object: unknown }): string {
   return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), environment: e.environment, data: { object: e.object } });
 }
@@ -90,6 +98,7 @@ export async function drainWebhook(db: Db, lease: Lease, held: () => boolean = (
               allowPrivate: allowPrivateUrls(),
               requireHttps: hook.environment === 'live',
               timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
+              traceparent: eventTraceparent(d.type, d.object),
             });
       const disabled = await record(db, hook.id, d.id, d.attempts + 1, result, !('unreadable' in target));
       if (disabled) {

@@ -27,6 +27,8 @@ export interface SendOptions {
   allowPrivate: boolean;
   requireHttps: boolean;
   timeoutMs: number;
+  /** A W3C `traceparent` to send (an execution's event: the run's root span, docs/traces.md). */
+  traceparent?: string | null;
 }
 
 export async function sendWebhook(url: string, id: string, body: string, opts: SendOptions): Promise<AttemptResult> {
@@ -47,6 +49,7 @@ export async function sendWebhook(url: string, id: string, body: string, opts: S
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': signatures(opts.secrets, id, now, body),
+    ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
   };
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new Error('timed out')), opts.timeoutMs);

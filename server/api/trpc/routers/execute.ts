@@ -62,7 +62,7 @@ export const execute = safeInput
     let started: Run;
     try {
       // A caller that waits or streams is served fastest by a run in this process (no hand-over).
-      started = await engine.start(actor, agentId, input, { id, inPlace: long !== null, ...(actor.kind === 'key' ? { keyId: actor.keyId } : {}) });
+      started = await engine.start(actor, agentId, input, { id, inPlace: long !== null, ...(actor.kind === 'key' ? { keyId: actor.keyId } : {}), trace: actor.request?.trace ?? null });
     } catch (err) {
       watch?.close();
       open?.close();

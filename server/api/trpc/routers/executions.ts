@@ -49,13 +49,13 @@ export const executionsRouter = router({
         tags,
         summary: 'Retrieve an execution’s trace',
         description:
-          'The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final.',
+          'The spans of the run: the root `execution`, the time queued, each model call (first-token time, tokens, cost), each tool call and each wait for approval, with OpenTelemetry GenAI attributes. Complete once the execution is final; while it runs, every span that has ended (read from any process).',
         successDescription: 'The trace',
       },
     })
     .input(idInput)
     .output(traceSchema)
-    .query(({ ctx, input }) => getTrace(ctx.db, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getTrace(ctx.db, ctx.actor, input.id, (id) => ctx.services.engine.catchUp(id))),
 
   cancel: apiProcedure
     .meta({
