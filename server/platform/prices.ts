@@ -49,3 +49,33 @@ export function pricedFrom(source: SQL, prices: PriceTable = env.MODEL_PRICES as
       else (r.input_tokens * p.input + r.output_tokens * p.output) / 1000000 end)`,
   };
 }
+
+/** A number's shortest decimal text (as JSON writes it, as the database reads prices) as an integer and a scale: 2.5 → 25n, 1. */
+function decimalOf(x: number): { digits: bigint; scale: number } {
+  const [mantissa, exp = '0'] = String(x).toLowerCase().split('e');
+  const [whole, fraction = ''] = mantissa!.split('.');
+  const e = Number(exp);
+  const digits = BigInt(whole! + fraction);
+  const scale = fraction.length - e;
+  return scale >= 0 ? { digits, scale } : { digits: digits * 10n ** BigInt(-scale), scale: 0 };
+}
+
+/**
+ * `callCost` computed here rather than in the database, as an exact decimal string (what leaves
+ * the service: exported spans, docs/traces.md), by the same rule; null: unknown.
+ */
+export function callCostText(environment: string, model: string, inputTokens: number, outputTokens: number, prices: PriceTable = env.MODEL_PRICES as PriceTable): string | null {
+  if (environment === 'test' || model.startsWith('sandbox/') || (inputTokens === 0 && outputTokens === 0)) return '0';
+  const p = Object.hasOwn(prices, model) ? prices[model] : undefined;
+  if (!p) return null;
+  const a = decimalOf(p.input);
+  const b = decimalOf(p.output);
+  const scale = Math.max(a.scale, b.scale);
+  const up = (d: { digits: bigint; scale: number }) => d.digits * 10n ** BigInt(scale - d.scale);
+  // (tokens × price) / 10^6, at `scale + 6` decimals: exact.
+  const units = BigInt(inputTokens) * up(a) + BigInt(outputTokens) * up(b);
+  const text = units.toString().padStart(scale + 7, '0');
+  const whole = text.slice(0, text.length - scale - 6);
+  const fraction = text.slice(text.length - scale - 6).replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}
