@@ -38,7 +38,7 @@ const MODULE_FACES = {
   schedules: 'schemas|service|ticker|timing',
   secrets: 'check|reseal|stored',
   tools: 'http-tool|mcp-tool|schema-pool|toolset',
-  traces: 'participant|schemas|service',
+  traces: 'export|participant|schemas|service',
   usage: 'compactor|participant|prune|requests|schemas|service',
   webhooks: 'dispatcher|relay|schemas|service',
 };

@@ -133,6 +133,13 @@ export const env = createEnv({
     USAGE_ANALYTICS: bool.default(true),
     // `off`: this process records no run traces (docs/traces.md; the benchmark compares the two).
     TRACES: z.enum(['on', 'off']).default('on'),
+    // OTLP export of run traces (docs/traces.md, "Export"): the OpenTelemetry SDK's standard
+    // variables (its exporters read OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION themselves).
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+    OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+    OTEL_SERVICE_NAME: z.string().max(200).optional(),
     // Seconds between a worker process's compactions of usage records into rollups (when records wait).
     USAGE_COMPACT_SECONDS: z.coerce.number().min(0.1).max(3600).default(2),
     // Rows of settled usage buckets each process keeps in memory to answer again (0: none).

@@ -5,6 +5,7 @@ import { describeCreation, type CreatedDatabase } from '../../db/pglite-init';
 import { openBus } from '../platform/notify';
 import { createEngine } from '../modules/executions/engine';
 import { registerRunParticipants } from '../modules/participants';
+import { closeTraceExport, openTraceExport } from '../modules/traces/export';
 import { Live } from '../modules/executions/live';
 import { StreamGuard } from '../platform/streams/guard';
 import { env } from '../platform/env.js';
@@ -136,6 +137,8 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     usage.start();
     // The run's participants (budgets, usage records, the outbox) plug into the engine first.
     registerRunParticipants();
+    // OTLP export of their traces, when an endpoint is set (the SDK is loaded only then).
+    await openTraceExport();
     // The engine reads the pool at each start: the workers (and their pool) start after it.
     const engine = createEngine({ db: database.db, live, pool: () => runtime.executions });
     const mail = mailerFrom(env);
@@ -162,6 +165,8 @@ function describeSealing(r: ResealReport & { check: KeyCheck }): string {
 /** Stops the workers (letting running jobs finish), then closes the stores and the database. */
 export async function closeRuntime(runtime: ProcessRuntime): Promise<void> {
   await runtime.stopWorkers?.();
+  // The spans still queued for the collector go (or are given up) before the process stops.
+  await closeTraceExport();
   // What this process counted of API requests, before the database closes.
   await runtime.usage.stop();
   await runtime.jobs.stop();

@@ -5,7 +5,7 @@ import { intArray, queryRows, textArray } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
 import { limitOf, lockTenant, type Tenant } from './admission';
 import { handOn } from './lines';
-import { momentParts, statementWith } from './participants';
+import { committed, momentParts, statementWith } from './participants';
 import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
@@ -278,7 +278,8 @@ export async function finish(
   run?: RunTail,
 ): Promise<ExecutionRow | null> {
   const pending = run?.pending ?? [];
-  return transaction(db, async (tx) => {
+  let parts: StatementPart[] = [];
+  const row = await transaction(db, async (tx) => {
     const conditions = [eq(executions.id, id), inArray(executions.status, [...move(guard.from, outcome.status).from])];
     if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
     const [row] = await tx
@@ -324,13 +325,15 @@ export async function finish(
     await Promise.all([
       // One statement: the events, the conversation and its messages, the signals, and the
       // participants' parts (the outbox event, the usage record, the last call's charge).
-      tx.execute(statementWith(writes, signals, [...momentParts('finished', row, view), ...(run?.parts ?? [])])),
+      tx.execute(statementWith(writes, signals, (parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])]))),
       extra?.(tx, row),
     ]);
     // After the conversation was freed (above, in order): the next queued turn of its lines may run.
     await handOn(tx, row);
     return row;
   });
+  if (row) committed(parts);
+  return row;
 }
 
 /** Wakes the workers when the tenant has queued runs (one of its slots just freed): a signal of `writeAll`. */

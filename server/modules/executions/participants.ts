@@ -98,6 +98,17 @@ export function momentParts(moment: RunMoment, row: ExecutionRow, view: object):
   });
 }
 
+/** Tells the parts of a statement that it committed (`StatementPart.committed`); a part's failure is its own. */
+export function committed(parts: (StatementPart | undefined)[]): void {
+  for (const part of parts) {
+    try {
+      part?.committed?.();
+    } catch {
+      // What a participant does after a commit never undoes the commit, nor stops the others.
+    }
+  }
+}
+
 /** One statement of the engine's own writes and signals and the participants' parts (db/rows.ts `writeAll`). */
 export function statementWith(writes: SQL[], signals: SQL[], parts: (StatementPart | undefined)[]): SQL {
   const w = [...writes];

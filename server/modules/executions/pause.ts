@@ -5,7 +5,8 @@ import { transaction } from '../../../db/transaction';
 import { executions, type AwaitedCall, type PausedRun, type StoredDecision, type StoredStep } from '../../../db/schema';
 import { CHANNELS, notifyCall } from '../../platform/notify';
 import { recordedEvent, type RecordedEvent } from './events';
-import { momentParts, statementWith } from './participants';
+import { committed, momentParts, statementWith } from './participants';
+import type { StatementPart } from '../vocabulary/participants';
 import { databaseClock, eventsInsert, executionView, queuedSignal, type Clock, type ExecutionRow, type RunTail } from './lifecycle';
 import { move, PAUSED_STATUS } from '../vocabulary/statuses';
 
@@ -48,7 +49,8 @@ const RESUME = move([PAUSED_STATUS], 'queued');
  * Null when the run is no longer this attempt's (cancelled, or declared lost).
  */
 export async function pause(db: Db, id: string, attempt: number, p: Pause, run: RunTail): Promise<ExecutionRow | null> {
-  return transaction(db, async (tx) => {
+  let parts: StatementPart[] = [];
+  const paused = await transaction(db, async (tx) => {
     const [row] = await tx
       .update(executions)
       .set({
@@ -70,11 +72,13 @@ export async function pause(db: Db, id: string, attempt: number, p: Pause, run: 
         [eventsInsert(id, [...run.pending, { seq: row.eventSeq, ...pauseEvent(row) }])],
         // `final`: waiters answer (a `wait` answers at the pause as at a final status).
         [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true }), queuedSignal(row)],
-        [...momentParts('paused', row, executionView(row)), ...(run.parts ?? [])],
+        (parts = [...momentParts('paused', row, executionView(row)), ...(run.parts ?? [])]),
       ),
     );
     return row;
   });
+  if (paused) committed(parts);
+  return paused;
 }
 
 /** A paused run of the scope, its row locked until the transaction ends (decisions are serialised by it); null: not found. */

@@ -5,6 +5,7 @@ import { isFinal, PAUSED_STATUS } from '../vocabulary/statuses';
 import { pauseEvent } from './pause';
 import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 import type { StatementPart } from '../vocabulary/participants';
+import { committed } from './participants';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the
@@ -109,6 +110,7 @@ export class RunLog implements LocalRun {
       const extra = parts.length > 0 || batch.length > 0 ? parts : [{ writes: [] }];
       this.chain = this.chain.then(async () => {
         if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, Math.max(reserveTo, this.reserved), extra, this.written))) return this.lost();
+        committed(parts);
         this.reserved = Math.max(this.reserved, reserveTo);
         this.written = Math.max(this.written, last);
         this.live.localTail(this.row.id)?.markPersisted(last);

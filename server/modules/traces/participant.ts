@@ -3,6 +3,8 @@ import type { agents, executions } from '../../../db/schema';
 import type { RunParticipant, RunPart, StatementPart } from '../vocabulary/participants';
 import { approvalSpanId, modelSpanId, queueSpanId, rootSpanId, toolSpanId } from '../vocabulary/trace-ids';
 import { capped, spansInsert, type RecordedSpan } from './spans';
+import { exportSpans, knowAgent } from './export';
+import { traceIdOf } from '../vocabulary/trace-ids';
 
 // Traces through the run-participant contract (vocabulary/participants.ts; docs/traces.md):
 //   - the run's part records its model calls (first token, tokens, finish reason) and tool calls
@@ -31,6 +33,15 @@ const httpStatusOf = (result: unknown): { httpStatus?: number } => {
   const status = typeof result === 'object' && result !== null ? (result as { status?: unknown }).status : undefined;
   return typeof status === 'number' && Number.isInteger(status) ? { httpStatus: status } : {};
 };
+
+/** The execution as an exported span's attributes name it. */
+const runOf = (row: ExecutionRow) => ({ id: row.id, traceId: traceIdOf(row), agentId: row.agentId, conversationId: row.conversationId, environment: row.environment, status: row.status });
+
+/** Spans written by a statement, handed to the OTLP exporter once it committed (export.ts: nothing when export is off). */
+const written = (row: ExecutionRow, spans: RecordedSpan[]): StatementPart => ({
+  writes: [spansInsert(row.id, row.environment, spans)],
+  committed: () => exportSpans(runOf(row), spans),
+});
 
 /** The root and the queue's spans of a finished execution, from its row. */
 function fromRow(row: ExecutionRow): RecordedSpan[] {
@@ -67,6 +78,7 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): R
   const root = rootSpanId(row.id);
   // Content only when the agent asks for it (docs/traces.md, "Content"): serialised as it happens, capped.
   const content = agent.traceContent;
+  knowAgent(agent.id, agent.name);
   const spans: RecordedSpan[] = [];
   const calls = new Map<number, OpenCall>();
   const tools = new Map<string, { startedAt: string; step: number; name: string; input?: string }>();
@@ -156,23 +168,25 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): R
     atProgress(): StatementPart | undefined {
       // Spans that ended, with the run's next write of events (while the run goes on).
       const ended = spans.splice(0);
-      return ended.length > 0 ? { writes: [spansInsert(row.id, row.environment, ended)] } : undefined;
+      return ended.length > 0 ? written(row, ended) : undefined;
     },
     atFinish(): StatementPart | undefined {
       taken = [...spans.splice(0), ...interrupted()];
-      return taken.length > 0 ? { writes: [spansInsert(row.id, row.environment, taken)] } : undefined;
+      return taken.length > 0 ? written(row, taken) : undefined;
     },
     async settle(finished) {
       // Not written with the end of the attempt (another party ended the run): written on their own.
       const left = [...(finished ? [] : taken), ...spans.splice(0), ...interrupted()];
       taken = [];
-      if (left.length > 0) await db.execute(spansInsert(row.id, row.environment, left));
+      if (left.length === 0) return;
+      await db.execute(spansInsert(row.id, row.environment, left));
+      exportSpans(runOf(row), left);
     },
   };
 }
 
 export const tracesParticipant: RunParticipant = {
   name: 'traces',
-  at: (moment, row) => (moment === 'finished' ? { writes: [spansInsert(row.id, row.environment, fromRow(row))] } : undefined),
+  at: (moment, row) => (moment === 'finished' ? written(row, fromRow(row)) : undefined),
   run: ({ db, row, agent, model }) => tracePart(db, row, agent, model),
 };

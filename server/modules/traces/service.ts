@@ -13,7 +13,7 @@ import type { SpanView, TraceView } from './schemas';
 type Scope = { workspaceId: string; environment: string };
 type Attributes = SpanView['attributes'];
 
-interface SpanRow {
+export interface SpanRow {
   span_id: string;
   parent_id: string | null;
   name: SpanName;
@@ -27,7 +27,7 @@ interface SpanRow {
   total_usd: string | null;
 }
 
-interface Found {
+export interface Found {
   id: string;
   trace_id: string | null;
   agent_id: string;
@@ -77,7 +77,7 @@ async function readTrace(db: Db, scope: Scope, id: string): Promise<Found | unde
   return found;
 }
 
-function spanView(run: Found, row: SpanRow): SpanView {
+export function spanView(run: Found, row: SpanRow): SpanView {
   const data = parsed(row.data);
   const startedAt = iso(row.started_at);
   const endedAt = iso(row.ended_at);

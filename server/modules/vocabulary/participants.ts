@@ -24,6 +24,8 @@ export interface StatementPart {
   signals?: SQL[];
   /** A write whose rows a signal reads: the signal is handed the name the statement gives the write. */
   watched?: { write: SQL; signal(alias: string): SQL }[];
+  /** Called once the statement's transaction committed (a run's finish, its pause, its event writes): what may leave the process now (exported spans). */
+  committed?(): void;
 }
 
 /** Whose run it is: what a budget's target, a usage record, an event's scope match. */
