@@ -19,6 +19,8 @@ export interface SpanData {
   tool?: string;
   toolCallId?: string;
   server?: string;
+  /** The tool as its MCP server lists it. */
+  mcpTool?: string;
   httpStatus?: number;
   /** Content (only when the agent sets `traceContent`): JSON text capped at 32 KB (docs/traces.md, "Content"). */
   system?: string;

@@ -6,6 +6,7 @@ import type { BudgetView } from '../../server/modules/budgets/service';
 import { expectError, expectStatus } from '../expect';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor } from '../executions/helpers';
 import { eventually } from '../eventually';
@@ -21,10 +22,12 @@ const PRICED = 'openai-compatible/fake-1';
 let api: TestServer;
 let fake: FakeOpenAI;
 let tools: ToolServer;
+let mcp: FakeMcpServer;
 
 before(async () => {
   fake = await startFakeOpenAI();
   tools = await startToolServer();
+  mcp = await startMcpServer();
   api = await startServer({
     env: {
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
@@ -38,6 +41,7 @@ after(async () => {
   await api?.close();
   await fake?.close();
   await tools?.close();
+  await mcp?.close();
 });
 
 const tool = (name: string, path = '/echo') => ({ type: 'http', name, description: `The ${name} tool`, url: `${tools.url}${path}`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } } });
@@ -302,6 +306,24 @@ describe('GET /v1/executions/:id/trace', () => {
       Boolean,
     );
     assert.equal(delivered!.headers.traceparent, `00-${caller.traceId}-${doneRoot.id}-01`);
+  });
+
+  it('an MCP tool’s span names its server and the tool as listed; the server’s requests name the run’s root span', async () => {
+    const key = await tenant();
+    const agent = await createAgent(api, key.key, { model: PRICED, tools: [{ type: 'mcp', name: 'docs', url: mcp.url }] });
+    const before = mcp.requests.length;
+    const run = await execute(api, key.key, agent, { input: 'use docs_search for refunds', wait: true });
+    assert.equal(run.body.status, 'succeeded', JSON.stringify(run.body.error));
+    const t = (await trace(key, run.body.id)).body;
+    const [call] = byName(t, 'tool_call');
+    assert.equal(call?.tool, 'docs_search');
+    assert.equal(call?.server, 'docs');
+    assert.equal(call?.attributes['aas.mcp.server'], 'docs');
+    assert.equal(call?.attributes['aas.mcp.tool'], 'search');
+    const [root] = byName(t, 'execution');
+    const sent = mcp.requests.slice(before);
+    assert.ok(sent.length > 0);
+    for (const r of sent) assert.equal(r.headers.traceparent, `00-${t.traceId}-${root!.id}-01`);
   });
 
   it('a queued run cancelled before it started has a root and no queue span', async () => {

@@ -1742,6 +1742,8 @@ export type components = {
             toolCallId?: string;
             /** @description HTTP tool calls: the status the endpoint answered. */
             httpStatus?: number;
+            /** @description MCP tool calls: the MCP server (its name on the agent). */
+            server?: string;
         };
         ConversationList: {
             data: components["schemas"]["ConversationSummary"][];

@@ -127,7 +127,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
       resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
     }
 
-    parts = runParts({ db, row, agent, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
+    parts = runParts({ db, row, agent, mcpTools: tools.mcpTools, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
     // What the parts record travels with the run's event writes; an end nudges a prompt write while someone follows.
     recorder.attach(() => partsInProgress(parts));
     const nudge = () => recorder.nudge();

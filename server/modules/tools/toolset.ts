@@ -56,6 +56,8 @@ export interface RunTools {
    * with the JSON Schema edited arguments must match.
    */
   approvals: Map<string, Record<string, unknown>>;
+  /** The MCP tools by the name the model sees: their server (its name on the agent) and the tool as the server lists it. */
+  mcpTools: Map<string, { server: string; tool: string }>;
   /** Closes the MCP connections; never throws. Call it when the run ends, however it ends. */
   close(): Promise<void>;
 }
@@ -90,12 +92,13 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
     await close();
     throw failed.reason;
   }
-  const offered = servers.flatMap((server: McpServerTools, i) => server.offer(taken).map((o) => ({ ...o, policy: mcp[i]!.approval ?? 'never' })));
+  const offered = servers.flatMap((server: McpServerTools, i) => server.offer(taken).map((o) => ({ ...o, server: mcp[i]!.name, policy: mcp[i]!.approval ?? 'never' })));
+  const mcpTools = new Map(offered.map((o) => [o.name, { server: o.server, tool: o.listedAs }]));
   for (const { name, tool: t, offered: o, listedAs, policy } of offered) {
     tools[name] = t;
     if (policy === 'always' || (typeof policy === 'object' && policy.tools.includes(listedAs))) approvals.set(name, o.inputSchema);
   }
-  return { tools, mcp: offered.map((o) => o.offered), approvals, close };
+  return { tools, mcp: offered.map((o) => o.offered), approvals, mcpTools, close };
 }
 
 function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, run: { executionId: string; traceId: string }, signal: AbortSignal, limits: CallLimits) {

@@ -74,10 +74,15 @@ interface OpenCall {
   input?: string;
 }
 
-function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): RunPart {
+function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, mcpTools: ReadonlyMap<string, { server: string; tool: string }>): RunPart {
   const root = rootSpanId(row.id);
   // Content only when the agent asks for it (docs/traces.md, "Content"): serialised as it happens, capped.
   const content = agent.traceContent;
+  /** An MCP tool names its server (and the tool as the server lists it). */
+  const mcpOf = (name: string): { server?: string; mcpTool?: string } => {
+    const mcp = mcpTools.get(name);
+    return mcp ? { server: mcp.server, mcpTool: mcp.tool } : {};
+  };
   knowAgent(agent.id, agent.name);
   const spans: RecordedSpan[] = [];
   const calls = new Map<number, OpenCall>();
@@ -161,7 +166,7 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): R
           endedAt: iso(new Date()),
           status: result.isError ? 'error' : 'ok',
           error: result.isError ? { code: 'tool_error', message: toolError(result.result) } : null,
-          data: { step, tool: result.name, toolCallId: result.id, ...httpStatusOf(result.result), ...(content ? { input: tool.input, output: capped(result.result) } : {}) },
+          data: { step, tool: result.name, toolCallId: result.id, ...mcpOf(result.name), ...httpStatusOf(result.result), ...(content ? { input: tool.input, output: capped(result.result) } : {}) },
         });
       },
     },
@@ -188,5 +193,5 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string): R
 export const tracesParticipant: RunParticipant = {
   name: 'traces',
   at: (moment, row) => (moment === 'finished' ? written(row, fromRow(row)) : undefined),
-  run: ({ db, row, agent, model }) => tracePart(db, row, agent, model),
+  run: ({ db, row, agent, model, mcpTools }) => tracePart(db, row, agent, model, mcpTools),
 };

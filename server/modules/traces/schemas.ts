@@ -33,6 +33,7 @@ export const spanSchema = z
     tool: z.string().optional().meta({ description: 'Tool calls: the tool’s name.' }),
     toolCallId: z.string().optional(),
     httpStatus: z.number().int().optional().meta({ description: 'HTTP tool calls: the status the endpoint answered.' }),
+    server: z.string().optional().meta({ description: 'MCP tool calls: the MCP server (its name on the agent).' }),
   })
   .meta({ id: 'Span' });
 

@@ -153,6 +153,8 @@ export function spanView(run: Found, row: SpanRow): SpanView {
           ...(data.tool ? { 'gen_ai.tool.name': data.tool } : {}),
           ...(data.toolCallId ? { 'gen_ai.tool.call.id': data.toolCallId } : {}),
           ...(data.httpStatus !== undefined ? { 'http.response.status_code': data.httpStatus } : {}),
+          ...(data.server !== undefined ? { 'aas.mcp.server': data.server } : {}),
+          ...(data.mcpTool !== undefined ? { 'aas.mcp.tool': data.mcpTool } : {}),
           ...common,
           'aas.step': data.step ?? 0,
           ...content,
@@ -160,6 +162,7 @@ export function spanView(run: Found, row: SpanRow): SpanView {
         ...(data.tool ? { tool: data.tool } : {}),
         ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
         ...(data.httpStatus !== undefined ? { httpStatus: data.httpStatus } : {}),
+        ...(data.server !== undefined ? { server: data.server } : {}),
       };
     default:
       return { ...base, attributes: { ...common, ...(data.step !== undefined ? { 'aas.step': data.step } : {}) } };

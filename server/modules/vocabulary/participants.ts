@@ -80,6 +80,8 @@ export interface RunContext<T = unknown> {
   agent: AgentRow;
   /** The model the run calls (after resolving aliases). */
   model: string;
+  /** Its MCP servers' tools by the name the model sees: the server (its name on the agent) and the tool as listed. */
+  mcpTools: ReadonlyMap<string, { server: string; tool: string }>;
   /** When the run ends, whatever happens (its timeout, and a minute). */
   deadline: Date;
   /** Aborted on a cancel or the timeout. */
