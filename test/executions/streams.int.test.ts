@@ -281,7 +281,12 @@ describe('one read per process', () => {
     }
     await new Promise((r) => setTimeout(r, 600)); // statistics are reported up to half a second late
     const used = (await reads()) - before;
-    // Before: every stream read the table on every signal (30 streams × ~10 batches).
-    assert.ok(used < 30, `${used} reads of execution_events for 30 streams`);
+    // Before: every stream read the table on every signal (30 streams × ~10 batches: ~300). Now
+    // one read per signal for all of them, and none once the run feeds the tail from this
+    // process; the counter also sees every other scan of the table in this file's database (the
+    // earlier tests' streams winding down): 2–19 measured through the pool under load, and 30
+    // once in a fresh-clone CI (2026-11-29, the same before and after that day's changes). The
+    // bound is a fifth of reading per stream per signal.
+    assert.ok(used < 60, `${used} reads of execution_events for 30 streams`);
   });
 });
