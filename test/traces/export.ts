@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import type { TraceView } from '../../server/modules/traces/schemas';
 import { expectStatus } from '../expect';
 import { eventually } from '../eventually';
-import type { FakeOpenAI } from '../fakes/openai';
-import type { OtlpReceiver } from '../fakes/otlp-receiver';
-import type { ToolServer } from '../fakes/tool-server';
-import { UNLIMITED, type TestServer } from '../harness';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
+import { startOtlpReceiver, type OtlpReceiver } from '../fakes/otlp-receiver';
+import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startServer, UNLIMITED, type TestServer } from '../harness';
 import { createAgent, execute } from '../executions/helpers';
 
 // What the two OTLP export files (protobuf, JSON) check alike: a tool-using run's spans reach the
@@ -77,4 +78,31 @@ export async function hungCollector(api: TestServer, receiver: OtlpReceiver): Pr
   } finally {
     receiver.hang = false;
   }
+}
+
+/**
+ * The suite of one protocol, against a real local collector: a file of its own each (the
+ * process reads OTEL_* once).
+ */
+export function exportSuite(protocol: 'http/protobuf' | 'http/json', contentType: string): void {
+  let api: TestServer;
+  let fake: FakeOpenAI;
+  let tools: ToolServer;
+  let receiver: OtlpReceiver;
+  before(async () => {
+    [fake, tools, receiver] = await Promise.all([startFakeOpenAI(), startToolServer(), startOtlpReceiver()]);
+    api = await startServer({ env: exportEnv(receiver, fake, protocol) });
+  });
+  after(async () => {
+    await api?.close();
+    await Promise.all([fake?.close(), tools?.close(), receiver?.close()]);
+  });
+  describe(`OTLP export, ${protocol}`, () => {
+    it('sends every span of a run as the trace API shows it', async () => {
+      await exportedAsRead(api, receiver, tools);
+      assert.ok(receiver.requests.length > 0);
+      for (const r of receiver.requests) assert.equal(r.contentType.split(';')[0], contentType);
+    });
+    it('a collector that hangs costs a run nothing', () => hungCollector(api, receiver));
+  });
 }

@@ -213,7 +213,6 @@ export type SeqEvent = RunEvent & { seq: number };
  * owns the run: no event is written.
  */
 export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number, parts: StatementPart[] = [], written = 0): Promise<boolean> {
-  if (events.length === 0 && parts.length === 0) return true;
   const extra = parts.flatMap((p) => p.writes ?? []);
   const rows = await queryRows<{ last: number }>(
     db,

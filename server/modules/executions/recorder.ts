@@ -106,10 +106,9 @@ export class RunLog implements LocalRun {
     if (batch.length > 0 || parts.length > 0 || always) {
       const last = batch.at(-1)?.seq ?? this.written;
       const reserveTo = last + RESERVE;
-      // Nothing at all to write: the row still takes a no-op update, whose signal wakes the reader.
-      const extra = parts.length > 0 || batch.length > 0 ? parts : [{ writes: [] }];
+      // Nothing at all to write (`always`): the row still takes a no-op update, whose signal wakes the reader.
       this.chain = this.chain.then(async () => {
-        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, Math.max(reserveTo, this.reserved), extra, this.written))) return this.lost();
+        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, Math.max(reserveTo, this.reserved), parts, this.written))) return this.lost();
         committed(parts);
         this.reserved = Math.max(this.reserved, reserveTo);
         this.written = Math.max(this.written, last);

@@ -33,11 +33,6 @@ let resource: Resource | undefined;
 /** Agents' names by id, as runs of this process read them (the root span of a run finished here names its agent). */
 const names = new Map<string, string>();
 
-/** Whether spans are exported from this process (an endpoint is set). */
-export function exporting(): boolean {
-  return processor !== null;
-}
-
 /** Loads the SDK and opens the exporter when an endpoint is set (boot, once per process). */
 export async function openTraceExport(): Promise<void> {
   if (processor || (!env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !env.OTEL_EXPORTER_OTLP_ENDPOINT)) return;
