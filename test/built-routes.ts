@@ -40,6 +40,7 @@ export const BUILT_OPERATIONS = [
   'POST /v1/budgets',
   'POST /v1/executions/{id}/approvals',
   'POST /v1/executions/{id}/cancel',
+  'POST /v1/executions/{id}/replay',
   'POST /v1/keys',
   'POST /v1/schedules',
   'POST /v1/schedules/{id}/run',

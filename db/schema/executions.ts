@@ -63,6 +63,24 @@ export interface PausedRun {
   pausedAt: string;
 }
 
+/**
+ * What a replay runs from (docs/traces.md, "Replay"): the original, the step it runs live from,
+ * how its tools answer, its overrides, and what it takes of the original as recorded — the steps
+ * before `fromStep` and, with `tools: "recorded"`, every tool call's result (copied when the
+ * replay is created: the run reads nothing of the original).
+ */
+export interface ReplayPlan {
+  executionId: string;
+  fromStep: number;
+  tools: 'recorded' | 'live';
+  /** The instructions it runs with instead of the agent's (absent: the agent's). */
+  instructions?: string;
+  /** The steps before `fromStep`, as the original recorded them (no usage: they cost nothing here). */
+  prefix: StoredStep[];
+  /** `tools: "recorded"`: the original's tool calls, by tool and canonical JSON of the arguments, with their results. */
+  recorded: { tool: string; arguments: string; result: unknown; isError: boolean }[];
+}
+
 export const executions = pgTable(
   'executions',
   {
@@ -119,6 +137,8 @@ export const executions = pgTable(
     traceId: text('trace_id'),
     // The caller's span its root span is a child of (a `traceparent` it was started with).
     traceParentId: text('trace_parent_id'),
+    // A replay of another execution (docs/traces.md, "Replay"): what it runs from; null for any other run.
+    replay: json('replay').$type<ReplayPlan>(),
   },
   (t) => [
     executionEnvironment.check(t.environment),

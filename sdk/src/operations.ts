@@ -21,6 +21,7 @@ export const OPERATIONS = {
   'executions-trace': 'executions.trace',
   'executions-cancel': 'executions.cancel',
   'executions-approvals': 'executions.approve',
+  'executions-replay': 'executions.replay',
   'executions-stream': 'executions.stream',
   'conversations-list': 'conversations.list',
   'conversations-get': 'conversations.retrieve',

@@ -43,6 +43,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   'budgets-create': { name: 'Monthly cap', target: { type: 'workspace' }, limit: { usd: '25.00' }, period: 'month', action: 'block' },
   'keys-create': { name: 'Production backend', scopes: ['agents:read', 'agents:execute'] },
   'executions-approvals': { decisions: [{ toolCallId: CALL_ID, approve: true }], wait: true },
+  'executions-replay': { fromStep: 0, instructions: 'Help with orders. Be thorough.', wait: true },
 };
 
 /** The two runs of the execute example, with what each says in TypeScript and in curl. */
@@ -160,7 +161,7 @@ function typescript(id: string, ex: Example): string {
   if (isAnalytics(ex.where)) {
     return `// This month so far, a bucket a day:\nconst start = new Date().toISOString().slice(0, 8) + '01';\nconst result = await client.${ex.where}({ start });\nconsole.log(result.data);`;
   }
-  if (id === 'executions-approvals') return `${call('const execution = await ', ex.where, ex.args, ex.body)};\nconsole.log(execution.status, execution.output);`;
+  if (id === 'executions-approvals' || id === 'executions-replay') return `${call('const execution = await ', ex.where, ex.args, ex.body)};\nconsole.log(execution.status, execution.output);`;
   const name = method === 'delete' ? 'deleted' : ['create', 'retrieve', 'update'].includes(method) ? resource.replace(/s$/, '') : method === 'cancel' ? 'execution' : 'result';
   return `${call(`const ${name} = await `, ex.where, ex.args, ex.body)};`;
 }

@@ -204,6 +204,13 @@ export const ERROR_CATALOGUE = [
     description: 'The execution has already finished (succeeded, failed or cancelled).',
   },
   {
+    code: 'execution_not_final',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The execution has not finished yet (queued, running or awaiting approval): replay it once it has.',
+  },
+  {
     code: 'already_member',
     status: 409,
     type: 'invalid_request_error',

@@ -114,6 +114,15 @@ securitySuite(() => api, {
 });
 
 securitySuite(() => api, {
+  method: 'POST',
+  path: '/v1/executions/{id}/replay',
+  scope: 'agents:execute',
+  successStatus: 202,
+  body: () => ({ fromStep: 0 }),
+  create: async (_api, owner) => (await finishedExecution(owner)).id,
+});
+
+securitySuite(() => api, {
   method: 'GET',
   path: '/v1/conversations',
   scope: 'agents:execute',

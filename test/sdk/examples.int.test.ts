@@ -30,8 +30,8 @@ const STORY = [
   'openapi', 'models-list',
   'keys-create', 'keys-list', 'keys-revoke',
   'agents-create', 'agents-list', 'agents-get', 'agents-update', 'agents-rotateToolSecret',
-  // Both runs ask for a refund, whose tool waits for approval: the first is approved, the second cancelled.
-  'agents-execute', 'executions-list', 'executions-get', 'executions-trace', 'executions-stream', 'executions-approvals', 'executions-cancel',
+  // Both runs ask for a refund, whose tool waits for approval: the first is approved (then replayed), the second cancelled.
+  'agents-execute', 'executions-list', 'executions-get', 'executions-trace', 'executions-stream', 'executions-approvals', 'executions-replay', 'executions-cancel',
   'conversations-list', 'conversations-get', 'conversations-delete',
   'schedules-create', 'schedules-list', 'schedules-get', 'schedules-update', 'schedules-run', 'schedules-delete',
   'webhooks-create', 'webhooks-list', 'webhooks-get', 'webhooks-update', 'webhooks-rotateSecret', 'webhooks-test', 'webhooks-deliveries', 'webhooks-resend', 'webhooks-delete',

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { Client, ConflictError, OPERATIONS, verifyWebhook, WebhookVerificationError, type ExecutionEvent } from '../../sdk/src/index';
+import { Client, ConflictError, NotFoundError, OPERATIONS, verifyWebhook, WebhookVerificationError, type ExecutionEvent } from '../../sdk/src/index';
 import document from '../../sdk/openapi.json' with { type: 'json' };
 
 // Every operation of the OpenAPI document, called through the typed client against the real
@@ -80,13 +80,21 @@ describe('the typed client covers the API', () => {
     const trace = await c.executions.trace(paused.id);
     assert.equal(trace.traceId, finished.traceId);
     assert.deepEqual([...new Set(trace.spans.map((s) => s.name))].sort(), ['approval_wait', 'execution', 'model_call', 'queue_wait', 'tool_call']);
-    assert.ok((await c.executions.list({ agentId: agent.id })).data.length >= 1);
+    // Its replay from the tool's step: the recorded refund answers, nothing is refunded twice.
+    const refunds = tools.requests.length;
+    const again = await c.executions.replay(paused.id, { fromStep: 0, wait: true });
+    assert.equal(again.status, 'succeeded');
+    assert.deepEqual(again.replayOf, { executionId: paused.id, fromStep: 0, tools: 'recorded' });
+    assert.equal(tools.requests.length, refunds, 'no tool called');
+    const notYet = await c.executions.replay('exe_nope', { fromStep: 0 }).catch((e: unknown) => e);
+    assert.ok(notYet instanceof NotFoundError);
+    assert.ok((await c.executions.list({ agentId: agent.id })).data.length >= 2);
     const done = await c.executions.cancel(paused.id).catch((e: unknown) => e);
     assert.ok(done instanceof ConflictError && done.code === 'execution_not_cancellable');
 
     // Conversations.
     const conversations = await c.conversations.list({ agentId: agent.id });
-    assert.equal(conversations.data[0]!.id, paused.conversationId);
+    assert.deepEqual(conversations.data.map((x) => x.id), [again.conversationId, paused.conversationId], 'the replay’s conversation is its own');
     await c.conversations.retrieve(paused.conversationId);
     assert.equal((await c.conversations.delete(paused.conversationId)).deleted, true);
 

@@ -214,6 +214,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/executions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an execution
+         * @description A new execution of the same agent (`replayOf`): the steps before `fromStep` are taken from the original as recorded (no model call, no tool call, no cost), the rest runs live with `input`, `instructions` or `model` overridden. With `tools: "recorded"` (default) no tool is ever called: a call equal to one the original made (tool and arguments) gets its recorded result, any other `{"error":"not_recorded"}`. The original must be final; its conversation is not touched.
+         */
+        post: operations["executions-replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -739,6 +759,21 @@ export type components = {
              * @example 4bf92f3577b34da6a3ce929d0e0e4736
              */
             traceId: string;
+            /** @description A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run. */
+            replayOf: {
+                /** @example exe_01JD8X40A1B2C3D4E5F6G7H8J9 */
+                executionId: string;
+                /**
+                 * @description The first step run live; the steps before it are the original’s, as recorded.
+                 * @example 1
+                 */
+                fromStep: number;
+                /**
+                 * @description `recorded`: tool calls answered from the original’s results, no tool called; `live`: tools called for real.
+                 * @enum {string}
+                 */
+                tools: "recorded" | "live";
+            } | null;
         };
         /** @description What the run waits for in `requires_action`; `null` in every other status. */
         RequiredAction: {
@@ -5598,6 +5633,306 @@ export interface operations {
              *     - `execution_not_awaiting_approval`: The execution is not in `requires_action`: nothing of it awaits a decision (it resumed, finished or was cancelled).
              *     - `tool_call_already_decided`: A tool call of the decisions was approved or denied already (by another request, a person, or its expiry).
              *     - `approval_expired`: A tool call of the decisions passed its `expiresAt`: it is denied as `"expired"` (by this request if the service had not yet), and no decision can approve it now.
+             *     - `idempotency_conflict`: This `Idempotency-Key` was used with another body or endpoint, or its first request is still in progress.
+             */
+            409: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "executions-replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution to replay (`exe_…`), final. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The step (a model call, `steps[].index`) to run live from; the steps before it are taken from the original as recorded: no model call, no tool call, no cost.
+                     * @example 1
+                     */
+                    fromStep: number;
+                    /**
+                     * @description The user message instead of the original’s (1–100,000 characters).
+                     * @example What is the status of order 1042?
+                     */
+                    input?: string;
+                    /** @description The system instructions instead of the agent’s (at most 32,000 characters; `""`: none). */
+                    instructions?: string;
+                    /**
+                     * @description The model instead of the agent’s, as `provider/model`.
+                     * @example sandbox/echo
+                     */
+                    model?: string;
+                    /**
+                     * @description `recorded` (default): a tool call whose tool and arguments equal one the original made gets its recorded result without the tool being called; any other call answers the model `{"error":"not_recorded"}`. `live`: tools are called for real (approval policies apply).
+                     * @example recorded
+                     * @enum {string}
+                     */
+                    tools?: "recorded" | "live";
+                    /**
+                     * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
+                     * @example {
+                     *       "ticket": "T-1042"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @description `true`: answer 200 with the finished execution instead of 202 at once.
+                     * @example false
+                     */
+                    wait?: boolean;
+                    /**
+                     * @description `true`: answer with a `text/event-stream` of the execution’s events.
+                     * @example false
+                     */
+                    stream?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description `wait: true`: the finished replay (or, past the agent’s timeout plus 30 s, as it is then). `stream: true`: its event stream. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                    /**
+                     * @example id: 2
+                     *     event: text.delta
+                     *     data: {"type":"text.delta","delta":"Hello","step":0}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Queued: the replay, like any execution. */
+            202: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. `error.code` is one of:
+             *
+             *     - `execution_not_final`: The execution has not finished yet (queued, running or awaiting approval): replay it once it has.
              *     - `idempotency_conflict`: This `Idempotency-Key` was used with another body or endpoint, or its first request is still in progress.
              */
             409: {

@@ -5,6 +5,7 @@ import type { Answer, Body, Conversation, ConversationSummary, Execution, QueryO
 import { followStream, Resource, runOrStream, seg } from './base.js';
 
 type ApproveParams = Omit<Body<'executions-approvals'>, 'wait' | 'stream'>;
+type ReplayParams = Omit<Body<'executions-replay'>, 'wait' | 'stream'>;
 
 /** `/v1/executions` (scope agents:execute; reads agents:read). */
 export class Executions extends Resource {
@@ -38,6 +39,19 @@ export class Executions extends Resource {
     return runOrStream(this.transport, `/executions/${seg(id)}/approvals`, params, options, id);
   }
 
+  /**
+   * Replays a finished execution: a new one of the same agent (`replayOf`) whose steps before
+   * `fromStep` are the original's as recorded (no model call, no tool call, no cost) and the rest
+   * run live with `input`, `instructions` or `model` overridden. With `tools: "recorded"` (the
+   * default) no tool is ever called. Resolves like `agents.execute`: at once, with `wait: true`
+   * once final, or with `stream: true` as its events.
+   */
+  replay(id: string, params: ReplayParams & { stream: true; wait?: false }, options?: RequestOptions): ExecutionStream;
+  replay(id: string, params: ReplayParams & { wait?: boolean; stream?: false }, options?: RequestOptions): Promise<Execution>;
+  replay(id: string, params: Body<'executions-replay'>, options?: RequestOptions): Promise<Execution> | ExecutionStream;
+  replay(id: string, params: Body<'executions-replay'>, options?: RequestOptions): Promise<Execution> | ExecutionStream {
+    return runOrStream(this.transport, `/executions/${seg(id)}/replay`, params, options);
+  }
 
   /**
    * The execution's events — from the start, or after `after` (an event's sequence number) —

@@ -5,18 +5,17 @@ import type { Query } from './body';
 import type { MarkerReplay } from './idempotency';
 import type { RawRoute } from './routes';
 import type { Services } from '../../modules/runtime';
-import { executionView } from '../../modules/executions/engine';
+import { executionView, LONGEST_RUN_SECONDS, WAIT_GRACE_SECONDS } from '../../modules/executions/engine';
 import { findExecutionState } from '../../modules/executions/service';
 import { isFinal } from '../../modules/vocabulary/statuses';
 import { closeSignal, writeEventsTo } from '../sse';
 import { eventStreamContent, eventStreamDescription } from '../event-stream-doc';
-import { WAIT_GRACE_SECONDS } from '../trpc/routers/execute';
 
 // The long answers of executions: an execution's event stream (execute with `stream: true`, the
 // stream route, their replays) and a `wait` (execute with `wait: true`, its replay), each written
 // by the one writer of event streams (server/api/sse.ts) or as the execution once final. Execute
-// itself is a procedure (server/api/trpc/routers/execute.ts) that asks for these through
-// `ctx.reply` (procedures.ts); the stream route reads a header, so it stays a raw route.
+// itself is a procedure whose meta declares these answers (`eventStream`), asking for one through
+// `ctx.reply` (procedures.ts, trpc/long-answer.ts); the stream route reads a header, so it stays a raw route.
 
 const errorIfQuery = (query: Query) => {
   const [param] = Object.keys(query);
@@ -104,5 +103,5 @@ export const replayExecution = ({ engine, streams }: Services): MarkerReplay => 
     return eventStreamAnswer(engine, id, { stop: open.signal, done: open.close, afterSeq });
   }
   const waiting = streams.acquireWait(key.workspaceId);
-  return waitAnswer(async (signal) => executionView(await engine.wait(id, { timeoutMs: (900 + WAIT_GRACE_SECONDS) * 1000, signal })), waiting);
+  return waitAnswer(async (signal) => executionView(await engine.wait(id, { timeoutMs: (LONGEST_RUN_SECONDS + WAIT_GRACE_SECONDS) * 1000, signal })), waiting);
 };

@@ -10,13 +10,15 @@ import { startRun, type Run } from './execute';
 import { lineState, lockScheduleLine, MAX_WAITING_TURNS } from './lines';
 import type { Live } from './live';
 import type { ExecutionPool } from './pool';
-import type { DecideInput, ExecuteInput, ExecutionView } from './schemas';
+import type { DecideInput, ExecuteInput, ExecutionView, ReplayInput } from './schemas';
+import { planReplay } from './replay';
 import { decideToolCalls } from './approvals';
 import { cancelExecution, startExecution } from './service';
 import { cancelAgentExecutions, executionView, type ExecutionRow } from './lifecycle';
 import { ACTIVE_STATUSES } from '../vocabulary/statuses';
 import type { TraceParent } from '../vocabulary/trace-ids';
 import { followEvents, waitForFinal, watchFinal, type FollowEvent, type FollowOptions, type Watch } from './follow';
+export { LONGEST_RUN_SECONDS, WAIT_GRACE_SECONDS } from './follow';
 
 // The one face of executions (docs/executions.md, "The engine"): every other module and every
 // edge starts, cancels, waits for and follows runs through this file, and reads them through
@@ -51,6 +53,11 @@ export interface StartOptions {
 export interface Engine {
   /** Creates an execution: in place when asked and possible, queued otherwise. */
   start(scope: Scope, agentId: string, input: ExecuteInput, opts: StartOptions): Promise<Run>;
+  /**
+   * Replays a final execution of the scope (docs/traces.md, "Replay"): a new execution of its
+   * agent from `fromStep`, the steps before as recorded (404 unknown, 409 `execution_not_final`).
+   */
+  replay(scope: Scope, id: string, input: ReplayInput, opts: StartOptions): Promise<Run>;
   /** Cancels a queued or running execution of the scope (404 unknown, 409 `execution_not_cancellable` when final). */
   cancel(scope: Scope, id: string): Promise<ExecutionView>;
   /** A subscription to an execution's terminal event, opened before the execution exists (so `wait` misses nothing). */
@@ -75,6 +82,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const { db, live } = deps;
   return {
     start: (scope, agentId, input, opts) => startRun({ executions: deps.pool() }, db, scope, agentId, input, opts),
+    replay: async (scope, id, input, opts) => {
+      const { agentId, input: run, replay } = await planReplay(db, scope, id, input);
+      return startRun({ executions: deps.pool() }, db, scope, agentId, run, { ...opts, replay });
+    },
     cancel: (scope, id) => cancelExecution(db, scope, id),
     watch: (executionId) => watchFinal(live, executionId),
     wait: (executionId, opts) => waitForFinal(db, live, executionId, opts.timeoutMs, opts.signal, opts.watch),

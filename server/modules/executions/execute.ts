@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids';
 import type { ExecutionPool } from './pool';
 import type { ExecuteInput } from './schemas';
 import { startExecution } from './service';
+import type { ReplayStart } from './replay';
 import type { ExecutionRow } from './lifecycle';
 
 // The one entry point that starts an execution, for every face: REST's execute (async, wait,
@@ -32,7 +33,7 @@ export async function startRun(
   actor: Pick<Actor, 'workspaceId' | 'environment'>,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger; keyId?: string; trace?: TraceParent | null },
+  opts: { id?: string; inPlace: boolean; trigger?: ExecutionTrigger; keyId?: string; trace?: TraceParent | null; replay?: ReplayStart },
 ): Promise<Run> {
   const slot = opts.inPlace ? (services.executions?.reserve() ?? null) : null;
   let start: Awaited<ReturnType<typeof startExecution>>;
@@ -43,6 +44,7 @@ export async function startRun(
       ...(opts.trigger ? { trigger: opts.trigger } : {}),
       ...(opts.keyId ? { keyId: opts.keyId } : {}),
       ...(opts.trace ? { trace: opts.trace } : {}),
+      ...(opts.replay ? { replay: opts.replay } : {}),
     });
   } catch (err) {
     slot?.release();

@@ -94,6 +94,12 @@ export async function* followEvents(db: Db, live: Live, opts: FollowOptions): As
   }
 }
 
+/** How long `wait: true` waits beyond the run's own timeout before answering with the execution as it is. */
+export const WAIT_GRACE_SECONDS = 30;
+
+/** The longest an agent's run may take (agents' `timeoutSeconds` at most): how long a wait for a run whose timeout is not at hand may last, before the grace. */
+export const LONGEST_RUN_SECONDS = 900;
+
 /** A subscription to an execution's terminal event, to open before the execution starts (see `waitForFinal`). */
 export function watchFinal(live: Live, executionId: string) {
   let pending = false;

@@ -76,6 +76,8 @@ export async function runModelLoop(
     /** The tools whose calls wait for a person's decision (none: every call runs). */
     needsApproval?: (toolName: string) => boolean;
     resume?: ResumeFrom;
+    /** A replay's steps taken as recorded (docs/traces.md, "Replay"): sent back to the model as they were, the loop going on after them. */
+    recorded?: StoredStep[];
     guard?: CallGuard;
     /** What watches the loop as it happens (the run's participants: traces). */
     observer?: RunObserver;
@@ -94,6 +96,13 @@ export async function runModelLoop(
     return out;
   };
   let first = 0;
+  for (const step of opts.recorded ?? []) {
+    const answered = answer(step, step.toolResults);
+    steps.push(step);
+    messages.push(...answered);
+    responseMessages.push(...answered);
+    first = step.index + 1;
+  }
   if (opts.resume) {
     const { step: index, results, calls } = opts.resume;
     const step = steps[index]!;

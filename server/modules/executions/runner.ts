@@ -13,6 +13,7 @@ import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type ResumeFrom } from './model-loop';
 import { callGuard, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
 import { pause } from './pause';
+import { recordedTools } from './replay';
 import type { RunPart } from '../vocabulary/participants';
 import { traceIdOf } from '../vocabulary/trace-ids';
 import type { RunLog } from './recorder';
@@ -80,7 +81,10 @@ export interface RunControl {
  * Runs a running execution to its end and records the outcome. Never throws. Returns the
  * execution as it finished, or null when another party ended it (cancelled, or declared lost).
  */
-export async function runAgent(db: Db, { row, agent, history: messageRows, carried }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
+export async function runAgent(db: Db, { row, agent: stored, history: messageRows, carried }: Started, { controller, log: recorder }: RunControl): Promise<ExecutionRow | null> {
+  // A replay runs with its overrides (replay.ts): the model it was created with, the instructions it was given.
+  const plan = row.replay;
+  const agent = stored && plan ? { ...stored, model: row.model, ...(plan.instructions !== undefined ? { instructions: plan.instructions || null } : {}) } : stored;
   const executionId = row.id;
   let final: ExecutionRow | null = null;
   const attempt = row.attempt;
@@ -122,6 +126,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
     // A run resumed after a pause for approval goes on from what it kept (docs/approvals.md).
     const paused = row.approval;
     let resume: ResumeFrom | undefined;
+    if (plan?.tools === 'recorded') tools = { ...tools, tools: recordedTools(tools.tools, plan.recorded), approvals: new Map() };
     if (paused) {
       if (paused.calls.some((c) => c.decision === null)) throw new Error(`execution ${executionId} was resumed with calls still awaiting a decision`);
       resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
@@ -132,7 +137,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
     recorder.attach(() => partsInProgress(parts));
     const nudge = () => recorder.nudge();
     const observer = observerOf([...parts, { observe: { callEnded: nudge, toolEnded: nudge } }]);
-    const key = row.environment === 'test' && !resolved.sandboxed && !resume ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
+    const key = row.environment === 'test' && !resolved.sandboxed && !resume && !plan ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
@@ -165,6 +170,7 @@ export async function runAgent(db: Db, { row, agent, history: messageRows, carri
         maxTotalTokens: agent.maxTotalTokens,
         needsApproval: (name) => tools!.approvals.has(name),
         resume,
+        ...(plan && !resume ? { recorded: plan.prefix } : {}),
         guard: callGuard(parts),
         observer,
       },

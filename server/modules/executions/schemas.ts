@@ -144,7 +144,39 @@ export const executionSchema = z.object({
   startedAt: timestamp.nullable(),
   completedAt: timestamp.nullable(),
   traceId: z.string().meta({ description: 'The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
+  replayOf: z
+    .object({
+      executionId: z.string().meta({ example: EXAMPLE_EXECUTION }),
+      fromStep: z.number().int().meta({ description: 'The first step run live; the steps before it are the original’s, as recorded.', example: 1 }),
+      tools: z.enum(['recorded', 'live']).meta({ description: '`recorded`: tool calls answered from the original’s results, no tool called; `live`: tools called for real.' }),
+    })
+    .nullable()
+    .meta({ description: 'A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run.' }),
 }).meta({ id: 'Execution' });
+
+/** The most steps a replay may take of its original (agents' `maxSteps` at most). */
+export const MAX_REPLAY_STEP = 100;
+
+export const replayInput = z.strictObject({
+  fromStep: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_REPLAY_STEP)
+    .meta({ description: 'The step (a model call, `steps[].index`) to run live from; the steps before it are taken from the original as recorded: no model call, no tool call, no cost.', example: 1 }),
+  input: executeInput.shape.input.optional().meta({ description: 'The user message instead of the original’s (1–100,000 characters).' }),
+  instructions: z.string().max(32_000).optional().meta({ description: 'The system instructions instead of the agent’s (at most 32,000 characters; `""`: none).' }),
+  model: z.string().max(200).optional().meta({ description: 'The model instead of the agent’s, as `provider/model`.', example: 'sandbox/echo' }),
+  tools: z.enum(['recorded', 'live']).optional().meta({
+    description:
+      '`recorded` (default): a tool call whose tool and arguments equal one the original made gets its recorded result without the tool being called; any other call answers the model `{"error":"not_recorded"}`. `live`: tools are called for real (approval policies apply).',
+    example: 'recorded',
+  }),
+  metadata: metadata.optional(),
+  wait: executeInput.shape.wait,
+  stream: executeInput.shape.stream,
+});
+export type ReplayInput = z.infer<typeof replayInput>;
 
 export const executionListSchema = pageEnvelopeSchema(executionSchema).meta({ id: 'ExecutionList' });
 

@@ -18,6 +18,7 @@ import { lockTenant, mayStartNow } from './admission';
 import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, RESERVE, startedParts, type ExecutionRow } from './lifecycle';
 import { startColumns, statementWith } from './participants';
+import type { ReplayStart } from './replay';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -97,11 +98,12 @@ export async function startExecution(
   actor: Scope,
   agentId: string,
   input: ExecuteInput,
-  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string; trace?: TraceParent | null } = {},
+  opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string; trace?: TraceParent | null; replay?: ReplayStart } = {},
 ): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started; ahead?: number }> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
-  const continued = input.conversationId;
+  // A replay starts a conversation of its own (the original's is never written: replay.ts).
+  const continued = opts.replay ? undefined : input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
   return transaction(db, async (tx) => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
@@ -125,7 +127,7 @@ export async function startExecution(
     const lockQ = opts.inline ? lockTenant(tx, actor) : null;
     // The participants' columns (participants.ts: a `block` budget that refuses the run, read
     // here so that a refusal writes nothing).
-    const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: sql`${agents.model}` });
+    const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: opts.replay ? sql`${opts.replay.model}` : sql`${agents.model}` });
     const agentQ = tx
       .select({
         ...participants.columns,
@@ -170,7 +172,7 @@ export async function startExecution(
       outputTokens: 0,
       errorCode: null,
       errorMessage: null,
-      model: agent.model,
+      model: opts.replay?.model ?? agent.model,
       cached: false,
       metadata: input.metadata ?? {},
       trigger: opts.trigger ?? { type: 'api' },
@@ -190,7 +192,10 @@ export async function startExecution(
       // The caller's trace (`traceparent`), or null: its own, derived from its id (vocabulary/trace-ids.ts).
       traceId: opts.trace?.traceId ?? null,
       traceParentId: opts.trace?.parentId ?? null,
+      replay: opts.replay?.plan ?? null,
     };
+    // A replay's conversation holds what the original's model saw before its turn, then its own turn.
+    const earlier = opts.replay?.history ?? [];
     // Round trip 2, one statement (db/rows.ts `writeAll`): the rows, and either the started event
     // with its outbox event, or the wake-up of the workers; with it, the history the run needs.
     const writes: SQL[] = [];
@@ -199,9 +204,10 @@ export async function startExecution(
       writes.push(
         tx
           .insert(conversations)
-          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1, lastMessageAt: sql`now()` })
+          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1 + earlier.length, lastMessageAt: sql`now()` })
           .getSQL(),
       );
+      if (earlier.length > 0) writes.push(tx.insert(messages).values(earlier.map((m) => ({ ...m, id: newId('msg'), conversationId }))).getSQL());
     }
     writes.push(tx.insert(executions).values(row).getSQL());
     // A turn waiting in its conversation's line has its user message written when its turn comes.
@@ -215,7 +221,7 @@ export async function startExecution(
       return { row, timeoutSeconds: agent.timeoutSeconds, ...(waiting ? { ahead: waiting.ahead } : {}) };
     }
     // A new conversation's history is the message just written: nothing to read back.
-    const historyQ = continued === undefined ? Promise.resolve([{ modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
+    const historyQ = continued === undefined ? Promise.resolve([...earlier, { modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
     const [history] = await Promise.all([historyQ, written]);
     return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, carried } };
   });

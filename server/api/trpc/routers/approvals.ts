@@ -1,17 +1,13 @@
 import { z } from 'zod';
-import { ApiError } from '../../../platform/errors';
 import { assertSafeKeys } from '../../../platform/metadata';
-import { executionView } from '../../../modules/executions/engine';
+import { executionView, LONGEST_RUN_SECONDS, WAIT_GRACE_SECONDS, type ExecutionRow, type Watch } from '../../../modules/executions/engine';
 import { decideInput, executionSchema } from '../../../modules/executions/schemas';
 import { apiProcedure } from '../init';
-import { WAIT_GRACE_SECONDS } from './execute';
+import { longAnswerOf, withLongAnswer } from '../long-answer';
 
 // POST /v1/executions/{id}/approvals, and the dashboard's Approve / Deny (docs/approvals.md).
 // Like execute: 200 with the execution at once, or with `wait` the execution once final or
-// paused again, or with `stream` its events from these decisions on (through ctx.reply).
-
-/** The longest an agent's run may take (agents' `timeoutSeconds` at most): how long `wait` waits, plus the grace. */
-const LONGEST_RUN_SECONDS = 900;
+// paused again, or with `stream` its events from these decisions on (execute's handling: long-answer.ts).
 
 /**
  * zod drops a top-level `__proto__` key of a record without a word: edited arguments would run
@@ -42,32 +38,11 @@ export const approvals = safeArguments
   .input(decideInput.extend({ id: z.string().meta({ description: 'The execution (`exe_…`).' }) }))
   .output(executionSchema)
   .mutation(async ({ ctx, input: { id, decisions, wait, stream } }) => {
-    const { actor, reply } = ctx;
-    const { engine, streams } = ctx.services;
-    if (wait && stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const long = wait ? 'wait' : stream ? 'stream' : null;
-    if (long && !reply) throw new ApiError('invalid_parameter', `'${long}' is for the REST API: follow the execution’s stream instead`, { param: long });
-    const open = long === 'stream' && actor.kind === 'key' ? await streams.acquire({ kind: 'key', id: actor.keyId, workspaceId: actor.workspaceId }) : null;
-    const waiting = long === 'wait' ? streams.acquireWait(actor.workspaceId) : null;
-    // Listening before the decisions are written: the resumed run's end is never missed.
-    const watch = long === 'wait' ? engine.watch(id) : undefined;
-    let decided: Awaited<ReturnType<typeof engine.decide>>;
-    try {
-      decided = await engine.decide(actor, id, decisions);
-    } catch (err) {
-      watch?.close();
-      open?.close();
-      waiting?.();
-      throw err;
-    }
-    const { row, afterSeq } = decided;
-    if (open) reply!.stream(row.id, { stop: open.signal, done: open.close, afterSeq });
-    else if (waiting) {
-      reply!.wait(
-        row.id,
-        async (signal) => executionView(await engine.wait(row.id, { timeoutMs: (LONGEST_RUN_SECONDS + WAIT_GRACE_SECONDS) * 1000, signal, watch })),
-        waiting,
-      );
-    }
+    const { engine } = ctx.services;
+    const long = longAnswerOf(ctx, { wait, stream });
+    // A wait listens before the decisions are written: the resumed run's end is never missed.
+    const settle = ({ row }: { row: ExecutionRow }, signal: AbortSignal, watch: Watch | undefined) =>
+      engine.wait(row.id, { timeoutMs: (LONGEST_RUN_SECONDS + WAIT_GRACE_SECONDS) * 1000, signal, watch });
+    const { row } = await withLongAnswer(ctx, long, id, () => engine.decide(ctx.actor, id, decisions), settle);
     return executionView(row);
   });

@@ -1,23 +1,20 @@
 import { z } from 'zod';
-import { ApiError } from '../../../platform/errors';
 import { newId } from '../../../platform/ids';
 import { assertSafeKeys } from '../../../platform/metadata';
-import { executionView, type Run } from '../../../modules/executions/engine';
+import { executionView, WAIT_GRACE_SECONDS, type Engine, type Run, type Watch } from '../../../modules/executions/engine';
 import { executeInput, executionSchema } from '../../../modules/executions/schemas';
 import { apiProcedure } from '../init';
+import { longAnswerOf, withLongAnswer } from '../long-answer';
 
 // POST /v1/agents/{id}/execute, and the dashboard's playground: a procedure like the others.
-// Without `wait` or `stream` it answers 202 with the execution at once. With either, it asks its
-// REST edge for a long answer (ctx.reply: the event stream, or the execution once final), which
-// an Idempotency-Key keeps as a marker the moment the execution exists; the procedure still
-// returns the execution as created. The dashboard face has no `reply`: its runs start in place
+// Without `wait` or `stream` it answers 202 with the execution at once. With either (declared by
+// its meta `eventStream`), its REST edge answers long (long-answer.ts: the event stream, or the
+// execution once final), which an Idempotency-Key keeps as a marker the moment the execution
+// exists; the procedure still returns the execution as created. The dashboard face has no `reply`: its runs start in place
 // (the playground follows them at once) with the trigger `playground`.
 
-/** How long `wait: true` waits beyond the agent's own timeout before answering with the execution as it is. */
-export const WAIT_GRACE_SECONDS = 30;
-
 /** zod drops a `__proto__` key of a record without a word: metadata's keys are checked on the raw input. */
-const safeInput = apiProcedure.use(async ({ getRawInput, next }) => {
+export const safeInput = apiProcedure.use(async ({ getRawInput, next }) => {
   assertSafeKeys(await getRawInput().catch(() => undefined), 'metadata');
   return next();
 });
@@ -42,47 +39,29 @@ export const execute = safeInput
   .input(executeInput.extend({ id: z.string().meta({ description: 'The agent to run.' }) }))
   .output(executionSchema)
   .mutation(async ({ ctx, input: { id: agentId, ...input } }) => {
-    const { actor, reply } = ctx;
-    const { engine, streams } = ctx.services;
-    if (input.wait && input.stream) throw new ApiError('parameter_conflict', "'wait' and 'stream' cannot both be true", { param: 'stream' });
-    const long = input.wait ? 'wait' : input.stream ? 'stream' : null;
-    if (long && !reply) throw new ApiError('invalid_parameter', `'${long}' is for the REST API: follow the execution’s stream instead`, { param: long });
+    const { actor } = ctx;
+    const { engine } = ctx.services;
+    const long = longAnswerOf(ctx, input);
     if (!long && actor.kind === 'user') {
       // The playground follows its run at once: in place when it can.
       const { row } = await engine.start(actor, agentId, input, { inPlace: true, trigger: { type: 'playground' } });
       return executionView(row);
     }
     const id = newId('exe');
-    // A stream counts against the key's open streams, a wait against the workspace's waiting
-    // requests, before anything is created.
-    const open = long === 'stream' && actor.kind === 'key' ? await streams.acquire({ kind: 'key', id: actor.keyId, workspaceId: actor.workspaceId }) : null;
-    const waiting = long === 'wait' ? streams.acquireWait(actor.workspaceId) : null;
-    // `wait: true` listens for the terminal event before the execution exists (never too late).
-    const watch = long === 'wait' ? engine.watch(id) : undefined;
-    let started: Run;
-    try {
-      // A caller that waits or streams is served fastest by a run in this process (no hand-over).
-      started = await engine.start(actor, agentId, input, { id, inPlace: long !== null, ...(actor.kind === 'key' ? { keyId: actor.keyId } : {}), trace: actor.request?.trace ?? null });
-    } catch (err) {
-      watch?.close();
-      open?.close();
-      waiting?.();
-      throw err;
-    }
-    const { row, timeoutSeconds, running, ahead = 0 } = started;
-    if (open) reply!.stream(row.id, { stop: open.signal, done: open.close });
-    else if (waiting) {
-      reply!.wait(
-        row.id,
-        async (signal) => {
-          // Run here: its outcome as recorded (unless another party ended it: then read it).
-          const final = running ? await running : null;
-          if (final) watch?.close();
-          const done = final ?? (await engine.wait(row.id, { timeoutMs: (timeoutSeconds * (1 + ahead) + WAIT_GRACE_SECONDS) * 1000, signal, watch }));
-          return executionView(done);
-        },
-        waiting,
-      );
-    }
+    // A caller that waits or streams is served fastest by a run in this process (no hand-over).
+    const begin = () => engine.start(actor, agentId, input, { id, inPlace: long !== null, ...(actor.kind === 'key' ? { keyId: actor.keyId } : {}), trace: actor.request?.trace ?? null });
+    const { row } = await withLongAnswer(ctx, long, id, begin, settleRun(engine));
     return executionView(row);
   });
+
+/** What a `wait` on a started run answers: its outcome as recorded when it ran here, else the execution once final (or past its timeout, its place in line and the grace). */
+export const settleRun =
+  (engine: Engine) =>
+  async ({ row, running, timeoutSeconds, ahead = 0 }: Run, signal: AbortSignal, watch: Watch | undefined) => {
+    const final = running ? await running : null;
+    if (final) {
+      watch?.close();
+      return final;
+    }
+    return engine.wait(row.id, { timeoutMs: (timeoutSeconds * (1 + ahead) + WAIT_GRACE_SECONDS) * 1000, signal, watch });
+  };

@@ -15,6 +15,7 @@ import { getTrace } from '../../../modules/traces/service';
 import { apiProcedure, router } from '../init';
 import { approvals } from './approvals';
 import { execute } from './execute';
+import { replay } from './replay';
 
 const tags = ['Executions'];
 
@@ -77,6 +78,7 @@ export const executionsRouter = router({
 
   execute,
   approvals,
+  replay,
 });
 
 const conversationTags = ['Conversations'];
