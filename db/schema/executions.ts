@@ -24,6 +24,8 @@ export interface StoredDecision {
   arguments: unknown;
   decidedBy: DecidedBy;
   decidedAt: string;
+  /** The span of the request that decided (its `traceparent`): the run's `approval_wait` span links to it (docs/traces.md). */
+  trace?: { traceId: string; spanId: string };
 }
 
 /** One step of a run as the API shows it (`steps[]`): a model call, with its tool calls and results. */

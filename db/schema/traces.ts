@@ -22,6 +22,8 @@ export interface SpanData {
   /** The tool as its MCP server lists it. */
   mcpTool?: string;
   httpStatus?: number;
+  /** Approval waits: the spans of the requests that decided (their `traceparent`), as OpenTelemetry links. */
+  links?: { traceId: string; spanId: string }[];
   /** Content (only when the agent sets `traceContent`): JSON text capped at 32 KB (docs/traces.md, "Content"). */
   system?: string;
   input?: string;

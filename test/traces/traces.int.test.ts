@@ -8,7 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
 import { startMcpServer, type FakeMcpServer } from '../fakes/mcp-server';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
-import { createAgent, execute, waitFor } from '../executions/helpers';
+import { createAgent, execute, waitFor, type Execution } from '../executions/helpers';
 import { eventually } from '../eventually';
 import { dayStart } from '../usage/helpers';
 
@@ -212,14 +212,20 @@ describe('GET /v1/executions/:id/trace', () => {
     assert.deepEqual(byName(before, 'model_call').length, 1, 'the paused attempt wrote its call with the pause');
     assert.equal(byName(before, 'execution').length, 0, 'no root before the run is final');
     const callId = paused.body.requiredAction!.toolCalls[0]!.id;
-    const decided = await api.request<{ status: string }>('POST', `/v1/executions/${paused.body.id}/approvals`, { key: key.key, body: { decisions: [{ toolCallId: callId, approve: true }], wait: true } });
+    // The decision carries its caller's span (a `traceparent`): the wait links to it.
+    const approver = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    const headers = { traceparent: `00-${approver.traceId}-${approver.spanId}-01` };
+    const decided = await api.request<Execution>('POST', `/v1/executions/${paused.body.id}/approvals`, { key: key.key, headers, body: { decisions: [{ toolCallId: callId, approve: true }], wait: true } });
     expectStatus(decided, 200);
     assert.equal(decided.body.status, 'succeeded');
+    assert.equal(decided.body.traceId, paused.body.traceId, 'the run keeps its trace');
+    assert.equal(JSON.stringify(decided.body.steps).includes(approver.traceId), false, 'the decision’s span is the trace’s, not the step’s');
     const t = (await trace(key, paused.body.id)).body;
     const [root] = byName(t, 'execution');
     const [wait] = byName(t, 'approval_wait');
     assert.equal(wait?.parentId, root!.id);
     assert.equal(wait?.startedAt, paused.body.requiredAction!.toolCalls[0]!.requestedAt);
+    assert.deepEqual(wait?.links, [approver], 'linked to the span of the request that decided');
     const calls = byName(t, 'model_call');
     assert.equal(calls.length, 2);
     const [refund] = byName(t, 'tool_call');

@@ -73,7 +73,15 @@ export async function decideToolCalls(
         throw new ApiError('invalid_parameter', `The arguments ${why}`, { param: `decisions.${n}.arguments` });
       }
     }
-    decided.set(call.id, { approved: d.approve, reason: d.reason ?? null, arguments: d.arguments ?? call.arguments, decidedBy: decidedByOf(actor), decidedAt });
+    const trace = actor.request?.trace;
+    decided.set(call.id, {
+      approved: d.approve,
+      reason: d.reason ?? null,
+      arguments: d.arguments ?? call.arguments,
+      decidedBy: decidedByOf(actor),
+      decidedAt,
+      ...(trace ? { trace: { traceId: trace.traceId, spanId: trace.parentId } } : {}),
+    });
   }
 
   type Outcome = { row: ExecutionRow; afterSeq: number } | { expired: { n: number; call: AwaitedCall } };

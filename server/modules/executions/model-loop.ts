@@ -4,6 +4,7 @@ import type { AwaitedCall, StoredStep } from '../../../db/schema';
 import type { CallUsage, CallVerdict, ModelCall, RefusalCode, RunObserver } from '../vocabulary/participants';
 import { classifyModelError } from '../models/registry';
 import type { EventData } from './events';
+import { shownDecision } from './pause';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
 // the model answers without tools or `maxSteps` calls were made. Each call goes through the AI
@@ -123,7 +124,8 @@ export async function runModelLoop(
     const decisions = new Map(calls.map((c) => [c.id, c.decision!]));
     steps[index] = {
       ...step,
-      toolCalls: step.toolCalls.map((c) => (decisions.has(c.id) ? { ...c, approval: decisions.get(c.id)! } : c)),
+      // The decision as the step shows it (the deciding request's span goes to the trace only).
+      toolCalls: step.toolCalls.map((c) => (decisions.has(c.id) ? { ...c, approval: shownDecision(decisions.get(c.id)!) } : c)),
       toolResults: [...step.toolResults, ...decided.map(({ invalid: _, ...r }) => r)],
     };
     const answered = answer(steps[index]!, all);

@@ -91,6 +91,9 @@ export async function lockPaused(tx: Db, scope: { workspaceId: string; environme
   return row ?? null;
 }
 
+/** A decision as steps and events show it: the deciding request's span goes to the trace only (docs/traces.md). */
+export const shownDecision = ({ trace: _, ...decision }: StoredDecision): Omit<StoredDecision, 'trace'> => decision;
+
 /**
  * Records decisions on calls of a paused run whose row `lockPaused` holds: each in the run's
  * approval and its step (`toolCalls[].approval`), a `tool.approval_decided` event each. With no
@@ -101,12 +104,12 @@ export async function recordDecisions(tx: Db, row: ExecutionRow, decisions: Map<
   const approval = row.approval!;
   const calls = approval.calls.map((c) => (decisions.has(c.id) ? { ...c, decision: decisions.get(c.id)! } : c));
   const steps = row.steps.map((s) =>
-    s.index === approval.step ? { ...s, toolCalls: s.toolCalls.map((c) => (decisions.has(c.id) ? { ...c, approval: decisions.get(c.id)! } : c)) } : s,
+    s.index === approval.step ? { ...s, toolCalls: s.toolCalls.map((c) => (decisions.has(c.id) ? { ...c, approval: shownDecision(decisions.get(c.id)!) } : c)) } : s,
   );
   const due = dueAt(calls);
   const events = calls
     .filter((c) => decisions.has(c.id))
-    .map((c, i) => ({ seq: row.eventSeq + 1 + i, ...recordedEvent('tool.approval_decided', { toolCallId: c.id, name: c.tool, step: approval.step, ...c.decision! }) }));
+    .map((c, i) => ({ seq: row.eventSeq + 1 + i, ...recordedEvent('tool.approval_decided', { toolCallId: c.id, name: c.tool, step: approval.step, ...shownDecision(c.decision!) }) }));
   const last = row.eventSeq + events.length;
   const resume = due === null;
   const [written] = await tx

@@ -95,7 +95,7 @@ export function exportSpans(run: ExportRun, spans: RecordedSpan[]): void {
         duration: hr(view.durationMs),
         status: view.error ? { code: SpanStatusCode.ERROR, message: `${view.error.code}: ${view.error.message}` } : { code: SpanStatusCode.OK },
         attributes: { ...view.attributes, ...(view.firstTokenMs != null ? { 'aas.first_token_ms': view.firstTokenMs } : {}) },
-        links: [],
+        links: (view.links ?? []).map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED } })),
         events: [],
         ended: true,
         resource: resource!,

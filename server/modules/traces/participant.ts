@@ -92,6 +92,8 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, mc
   const paused = row.approval;
   if (paused) {
     const decided = paused.calls.flatMap((c) => (c.decision ? [c.decision.decidedAt] : [])).sort();
+    // The requests that decided, each once, when they carried a `traceparent`.
+    const links = [...new Map(paused.calls.flatMap((c) => (c.decision?.trace ? [[`${c.decision.trace.traceId}-${c.decision.trace.spanId}`, c.decision.trace] as const] : []))).values()];
     spans.push({
       spanId: approvalSpanId(row.id, paused.pausedAt),
       parentId: root,
@@ -99,7 +101,7 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, mc
       startedAt: paused.pausedAt,
       endedAt: decided.at(-1) ?? iso(new Date()),
       status: 'ok',
-      data: { step: paused.step },
+      data: { step: paused.step, ...(links.length > 0 ? { links } : {}) },
     });
   }
   /** Calls and tools still open when the attempt ends (a cancel, a timeout): ended now, as interrupted. */

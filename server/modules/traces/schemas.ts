@@ -34,6 +34,10 @@ export const spanSchema = z
     toolCallId: z.string().optional(),
     httpStatus: z.number().int().optional().meta({ description: 'HTTP tool calls: the status the endpoint answered.' }),
     server: z.string().optional().meta({ description: 'MCP tool calls: the MCP server (its name on the agent).' }),
+    links: z
+      .array(z.object({ traceId: z.string(), spanId: z.string() }))
+      .optional()
+      .meta({ description: 'Approval waits: the spans of the decisions’ requests that carried a `traceparent` (OpenTelemetry span links).' }),
   })
   .meta({ id: 'Span' });
 

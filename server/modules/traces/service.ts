@@ -165,6 +165,6 @@ export function spanView(run: Found, row: SpanRow): SpanView {
         ...(data.server !== undefined ? { server: data.server } : {}),
       };
     default:
-      return { ...base, attributes: { ...common, ...(data.step !== undefined ? { 'aas.step': data.step } : {}) } };
+      return { ...base, attributes: { ...common, ...(data.step !== undefined ? { 'aas.step': data.step } : {}) }, ...(data.links ? { links: data.links } : {}) };
   }
 }
