@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai';
 import { startToolServer, type ToolServer } from '../fakes/tool-server';
+import { startOtlpReceiver, type OtlpReceiver } from '../fakes/otlp-receiver';
 import type { TraceView } from '../../server/modules/traces/schemas';
 import { DB_KIND } from '../harness';
 import { callProcess, QUICK_LOST_WORKER, seedTenant, startScaledOut, startWorker, stop, type Proc, type ScaledOut } from '../processes';
@@ -22,6 +23,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   let scaled: ScaledOut;
   let fake: FakeOpenAI;
   let tools: ToolServer;
+  let collector: OtlpReceiver;
   let a: Proc;
   let b: Proc;
   let worker: Proc;
@@ -39,7 +41,11 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
   before(async () => {
     fake = await startFakeOpenAI();
     tools = await startToolServer();
+    collector = await startOtlpReceiver();
     scaled = await startScaledOut({
+      // Every process exports the spans it records (docs/traces.md, "Export").
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: 'aas-scaled',
       REDIS_URL,
       TEST_MODE_REAL_MODELS: 'true',
       OPENAI_COMPATIBLE_BASE_URL: fake.url,
@@ -56,6 +62,7 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     await Promise.all([stop(a), stop(b), stop(worker)]);
     await fake?.close();
     await tools?.close();
+    await collector?.close();
     await scaled?.close();
   });
 
@@ -90,6 +97,39 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     assert.equal(done.status, 'succeeded');
     const whole = await call<TraceView>(b, 'GET', `/v1/executions/${queued.body.id}/trace`);
     assert.deepEqual(whole.body.spans.map((s) => s.name).sort(), ['execution', 'model_call', 'model_call', 'queue_wait', 'tool_call']);
+  });
+
+  it('OTLP export: a run queued on web A, paused, approved on web B with a traceparent, run by the worker: every span reaches the collector as read, the wait linked to the decision', async () => {
+    const refund = { type: 'http', name: 'refund', description: 'Refunds', url: `${tools.url}/echo`, method: 'POST', parameters: { type: 'object', properties: { q: { type: 'string' } } }, approval: 'always' };
+    const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'exported', model: 'openai-compatible/fake-1', tools: [refund] });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const queued = await call<Execution>(a, 'POST', `/v1/agents/${agent.body.id}/execute`, { input: 'use refund for order 9' });
+    const paused = await until(b, queued.body.id, (e) => e.status === 'requires_action');
+    const approver = { traceId: 'c'.repeat(32), spanId: 'd'.repeat(16) };
+    const decided = await fetch(`${b.url}/v1/executions/${paused.id}/approvals`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', traceparent: `00-${approver.traceId}-${approver.spanId}-01` },
+      body: JSON.stringify({ decisions: [{ toolCallId: paused.requiredAction!.toolCalls[0]!.id, approve: true }] }),
+    });
+    assert.equal(decided.status, 200);
+    const done = await until(a, queued.body.id, final);
+    assert.equal(done.status, 'succeeded');
+    const read = await call<TraceView>(b, 'GET', `/v1/executions/${queued.body.id}/trace`);
+    assert.deepEqual(read.body.spans.map((s) => s.name).sort(), ['approval_wait', 'execution', 'model_call', 'model_call', 'queue_wait', 'tool_call']);
+    const got = await eventually(
+      'the spans reach the collector',
+      async () => collector.spans.filter((s) => s.traceId === done.traceId),
+      (spans) => spans.length === read.body.spans.length,
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
+    for (const want of read.body.spans) {
+      const s = got.find((g) => g.spanId === want.id);
+      assert.ok(s, `span ${want.name} exported`);
+      assert.equal(s.parentSpanId, want.parentId ?? '');
+      assert.equal(s.resource['service.name'], 'aas-scaled');
+      assert.equal(s.attributes['aas.execution.id'], queued.body.id);
+    }
+    assert.deepEqual(got.find((s) => s.name === 'approval_wait')!.links, [approver], 'the wait links to the deciding request’s span');
   });
 
   it('a cancel on web B aborts the model call in the worker within a second', async () => {

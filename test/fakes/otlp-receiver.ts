@@ -39,9 +39,11 @@ const root = protobuf.Root.fromJSON({
         startTimeUnixNano: { type: 'fixed64', id: 7 },
         endTimeUnixNano: { type: 'fixed64', id: 8 },
         attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
+        links: { rule: 'repeated', type: 'Link', id: 13 },
         status: { type: 'Status', id: 15 },
       },
     },
+    Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 }, traceState: { type: 'string', id: 3 }, attributes: { rule: 'repeated', type: 'KeyValue', id: 4 } } },
     ScopeSpans: { fields: { scope: { type: 'InstrumentationScope', id: 1 }, spans: { rule: 'repeated', type: 'Span', id: 2 } } },
     ResourceSpans: { fields: { resource: { type: 'Resource', id: 1 }, scopeSpans: { rule: 'repeated', type: 'ScopeSpans', id: 2 } } },
     ExportTraceServiceRequest: { fields: { resourceSpans: { rule: 'repeated', type: 'ResourceSpans', id: 1 } } },
@@ -60,6 +62,8 @@ export interface ReceivedSpan {
   endMs: number;
   statusCode: number;
   attributes: Record<string, unknown>;
+  /** The span's links (ids as hex). */
+  links: { traceId: string; spanId: string }[];
   resource: Record<string, unknown>;
 }
 
@@ -112,6 +116,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               endMs: nanos(s.endTimeUnixNano),
               statusCode: Number((s.status as { code?: number } | undefined)?.code ?? 0),
               attributes: attrs(s.attributes as { key: string; value?: Any }[]),
+              links: ((s.links ?? []) as { traceId?: Uint8Array; spanId?: Uint8Array }[]).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
               resource,
             });
           }
