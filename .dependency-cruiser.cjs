@@ -101,9 +101,9 @@ module.exports = {
       name: 'executions-name-no-participant',
       severity: 'error',
       comment:
-        "The engine's files import no run participant (budgets, usage, events, traces): each plugs in through the contract in vocabulary/participants.ts, registered at boot (server/modules/participants.ts).",
+        "The engine's files import no run participant (budgets, usage, events, approvals, traces): each plugs in through the contract in vocabulary/participants.ts, registered at boot (server/modules/participants.ts).",
       from: { path: '^server/modules/executions/', pathNot: '\\.test\\.tsx?$' },
-      to: { path: '^server/modules/(budgets|usage|events|traces)/' },
+      to: { path: '^server/modules/(budgets|usage|events|approvals|traces)/' },
     },
     {
       name: 'no-cycle-between-modules',

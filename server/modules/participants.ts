@@ -1,4 +1,5 @@
 import { env } from '../platform/env.js';
+import { approvalsParticipant } from './approvals/participant';
 import { budgetsParticipant } from './budgets/participant';
 import { eventsParticipant } from './events/participant';
 import { registerParticipants } from './executions/participants';
@@ -8,13 +9,15 @@ import type { RunParticipant } from './vocabulary/participants';
 
 // The run's participants (vocabulary/participants.ts), registered with the engine once per
 // process by processes/boot.ts: budgets (the start's refusal, each call's guard and charge),
-// usage records and the outbox (joined to the statements of the lifecycle's moments), traces
+// usage records and the outbox (joined to the statements of the lifecycle's moments), approvals
+// (the tool calls that wait for a person's decision), traces
 // (each call recorded in memory, written with the statement that ends the attempt).
 
 export const RUN_PARTICIPANTS: readonly RunParticipant[] = [
   budgetsParticipant as RunParticipant,
   usageParticipant,
   eventsParticipant,
+  approvalsParticipant,
   // TRACES=off: no spans (what the benchmark compares against: docs/traces.md).
   ...(env.TRACES === 'on' ? [tracesParticipant] : []),
 ];

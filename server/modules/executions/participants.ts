@@ -50,6 +50,19 @@ export function runParts(context: Omit<RunContext, 'started'>, started?: Record<
   });
 }
 
+/** The tools whose calls a part holds for a decision (`RunPart.holds`): the schema edited arguments must match, by tool; undefined when none holds any. */
+export function heldBy(parts: RunPart[]): ((tool: string) => Record<string, unknown> | undefined) | undefined {
+  const holding = parts.filter((p) => p.holds);
+  if (holding.length === 0) return undefined;
+  return (tool) => {
+    for (const part of holding) {
+      const schema = part.holds!(tool);
+      if (schema) return schema;
+    }
+    return undefined;
+  };
+}
+
 /** The model loop's guard made of the run's parts: the first refusal stops the run; the smallest answer allowed wins. */
 export function callGuard(parts: RunPart[]): CallGuard | undefined {
   const before = parts.filter((p) => p.beforeCall);

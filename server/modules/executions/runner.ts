@@ -11,7 +11,7 @@ import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
 import { runModelLoop, type ResumeFrom } from './model-loop';
-import { callGuard, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
+import { callGuard, heldBy, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
 import { pause } from './pause';
 import { recordedTools } from './replay';
 import type { RunPart } from '../vocabulary/participants';
@@ -126,16 +126,19 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
     // A run resumed after a pause for approval goes on from what it kept (docs/approvals.md).
     const paused = row.approval;
     let resume: ResumeFrom | undefined;
-    if (plan?.tools === 'recorded') tools = { ...tools, tools: recordedTools(tools.tools, plan.recorded), approvals: new Map() };
+    // A replay's recorded tools: none is called (nothing for a participant to hold either: approvals/participant.ts).
+    if (plan?.tools === 'recorded') tools = { ...tools, tools: recordedTools(tools.tools, plan.recorded) };
     if (paused) {
       if (paused.calls.some((c) => c.decision === null)) throw new Error(`execution ${executionId} was resumed with calls still awaiting a decision`);
       resume = { steps: row.steps, messages: paused.messages as ModelMessage[], step: paused.step, results: paused.results, calls: paused.calls };
     }
 
-    parts = runParts({ db, row, agent, mcpTools: tools.mcpTools, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
+    parts = runParts({ db, row, agent, tools: tools.offered, model: resolved.used, deadline: new Date(Date.now() + agent.timeoutSeconds * 1000 + 60_000), signal: controller.signal }, carried);
     // What the parts record travels with the run's event writes; an end nudges a prompt write while someone follows.
     recorder.attach(() => partsInProgress(parts));
     const nudge = () => recorder.nudge();
+    // The tools whose calls wait for a person's decision (a participant's: approvals).
+    const held = heldBy(parts);
     const observer = observerOf([...parts, { observe: { callEnded: nudge, toolEnded: nudge } }]);
     const key = row.environment === 'test' && !resolved.sandboxed && !resume && !plan ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
@@ -168,7 +171,7 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
         temperature: agent.temperature,
         signal: controller.signal,
         maxTotalTokens: agent.maxTotalTokens,
-        needsApproval: (name) => tools!.approvals.has(name),
+        ...(held ? { needsApproval: (name: string) => held(name) !== undefined } : {}),
         resume,
         ...(plan && !resume ? { recorded: plan.prefix } : {}),
         guard: callGuard(parts),
@@ -202,7 +205,7 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
     if (loop.paused) {
       const at = new Date();
       const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
-      const calls = loop.paused.calls.map((c) => ({ ...c, parameters: tools!.approvals.get(c.tool) ?? null, requestedAt: at.toISOString(), expiresAt: expires, decision: null }));
+      const calls = loop.paused.calls.map((c) => ({ ...c, parameters: held?.(c.tool) ?? null, requestedAt: at.toISOString(), expiresAt: expires, decision: null }));
       const approval = { step: loop.paused.step, messages: loop.responseMessages, results: loop.paused.results, calls, pausedAt: at.toISOString() };
       const tail = await recorder.drain();
       final = await pause(db, executionId, attempt, { ...base, approval }, { ...tail, parts: partsAtEnd(parts) });

@@ -1,4 +1,5 @@
 import { rootSpanId, toolSpanId, traceparent } from '../vocabulary/trace-ids';
+import type { OfferedTool } from '../vocabulary/participants';
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { agents, StoredHttpTool, StoredMcpTool } from '../../../db/schema';
 import { allowPrivateUrls } from '../../platform/net/private-urls';
@@ -51,13 +52,8 @@ export interface RunTools {
   tools: ToolSet;
   /** The MCP tools offered, as the model sees them (for the test-mode answer cache's key). */
   mcp: McpOffered[];
-  /**
-   * The tools a person approves each call of (docs/approvals.md), by the name the model sees,
-   * with the JSON Schema edited arguments must match.
-   */
-  approvals: Map<string, Record<string, unknown>>;
-  /** The MCP tools by the name the model sees: their server (its name on the agent) and the tool as the server lists it. */
-  mcpTools: Map<string, { server: string; tool: string }>;
+  /** Every tool offered, by the name the model sees: the agent's tool it comes from, the MCP tool as listed, its parameters (what the run's participants read: approvals, traces). */
+  offered: Map<string, OfferedTool>;
   /** Closes the MCP connections; never throws. Call it when the run ends, however it ends. */
   close(): Promise<void>;
 }
@@ -75,10 +71,10 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
   const http = agent.tools.filter((t): t is StoredHttpTool => t.type === 'http').map((spec) => opened(() => ({ ...spec, url: openUrl(toolUrlPlace(agent.id, spec.name), spec.url) })));
   const mcp = agent.tools.filter((t): t is StoredMcpTool => t.type === 'mcp').map((spec) => opened(() => openMcpTool(agent.id, spec)));
   const secrets = http.length > 0 ? opened(() => openToolSecrets(agent)) : null;
-  const approvals = new Map<string, Record<string, unknown>>();
+  const offered = new Map<string, OfferedTool>();
   for (const spec of http) {
     tools[spec.name] = httpTool(agent, spec, secrets!, { executionId, traceId }, signal, limits);
-    if (spec.approval === 'always') approvals.set(spec.name, spec.parameters);
+    offered.set(spec.name, { source: spec.name, parameters: spec.parameters });
   }
   // Every name the model sees, lower-cased: an MCP tool's `<name>_<tool>` must not take one.
   const taken = new Set(http.map((t) => t.name.toLowerCase()));
@@ -92,13 +88,12 @@ export async function openTools(agent: AgentRow, executionId: string, signal: Ab
     await close();
     throw failed.reason;
   }
-  const offered = servers.flatMap((server: McpServerTools, i) => server.offer(taken).map((o) => ({ ...o, server: mcp[i]!.name, policy: mcp[i]!.approval ?? 'never' })));
-  const mcpTools = new Map(offered.map((o) => [o.name, { server: o.server, tool: o.listedAs }]));
-  for (const { name, tool: t, offered: o, listedAs, policy } of offered) {
+  const listed = servers.flatMap((server: McpServerTools, i) => server.offer(taken).map((o) => ({ ...o, server: mcp[i]!.name })));
+  for (const { name, tool: t, offered: o, listedAs, server } of listed) {
     tools[name] = t;
-    if (policy === 'always' || (typeof policy === 'object' && policy.tools.includes(listedAs))) approvals.set(name, o.inputSchema);
+    offered.set(name, { source: server, mcpTool: listedAs, parameters: o.inputSchema });
   }
-  return { tools, mcp: offered.map((o) => o.offered), approvals, mcpTools, close };
+  return { tools, mcp: listed.map((o) => o.offered), offered, close };
 }
 
 function httpTool(agent: AgentRow, spec: StoredHttpTool, secrets: OpenedToolSecrets, run: { executionId: string; traceId: string }, signal: AbortSignal, limits: CallLimits) {

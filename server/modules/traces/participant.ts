@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/client';
 import type { agents, executions } from '../../../db/schema';
-import type { RunParticipant, RunPart, StatementPart } from '../vocabulary/participants';
+import type { OfferedTool, RunParticipant, RunPart, StatementPart } from '../vocabulary/participants';
 import { approvalSpanId, modelSpanId, queueSpanId, rootSpanId, toolSpanId } from '../vocabulary/trace-ids';
 import { capped, spansInsert, type RecordedSpan } from './spans';
 import { exportSpans, knowAgent } from './export';
@@ -74,14 +74,14 @@ interface OpenCall {
   input?: string;
 }
 
-function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, mcpTools: ReadonlyMap<string, { server: string; tool: string }>): RunPart {
+function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, offered: ReadonlyMap<string, OfferedTool>): RunPart {
   const root = rootSpanId(row.id);
   // Content only when the agent asks for it (docs/traces.md, "Content"): serialised as it happens, capped.
   const content = agent.traceContent;
   /** An MCP tool names its server (and the tool as the server lists it). */
   const mcpOf = (name: string): { server?: string; mcpTool?: string } => {
-    const mcp = mcpTools.get(name);
-    return mcp ? { server: mcp.server, mcpTool: mcp.tool } : {};
+    const mcp = offered.get(name);
+    return mcp?.mcpTool !== undefined ? { server: mcp.source, mcpTool: mcp.mcpTool } : {};
   };
   knowAgent(agent.id, agent.name);
   const spans: RecordedSpan[] = [];
@@ -195,5 +195,5 @@ function tracePart(db: Db, row: ExecutionRow, agent: AgentRow, model: string, mc
 export const tracesParticipant: RunParticipant = {
   name: 'traces',
   at: (moment, row) => (moment === 'finished' ? written(row, fromRow(row)) : undefined),
-  run: ({ db, row, agent, model, mcpTools }) => tracePart(db, row, agent, model, mcpTools),
+  run: ({ db, row, agent, model, tools }) => tracePart(db, row, agent, model, tools),
 };

@@ -3,8 +3,7 @@ import type { Db } from '../../../db/client';
 import type { agents, executions } from '../../../db/schema';
 
 // The run-participant contract (docs/executions.md, "Participants"): what plugs into a run
-// without the engine naming it. Budgets, usage records and the outbox are participants today;
-// traces come next. A participant registers with the engine at boot (processes/boot.ts) and
+// without the engine naming it: budgets, usage records, the outbox, approvals and traces. A participant registers with the engine at boot (processes/boot.ts) and
 // contributes to three places of every run, each of which stays one statement:
 //   - the start: columns read by the statement that starts a run (its verdict read back with the
 //     agent: a participant may refuse the run there, before anything is written);
@@ -72,6 +71,16 @@ export interface CallUsage {
   outputTokens: number;
 }
 
+/** A tool the run's model is offered, by the name the model sees. */
+export interface OfferedTool {
+  /** The agent's tool it comes from (its `name` on the agent): an HTTP tool, or an MCP server. */
+  source: string;
+  /** MCP tools: the tool as the server lists it. */
+  mcpTool?: string;
+  /** The JSON Schema of its arguments. */
+  parameters: Record<string, unknown>;
+}
+
 /** What a participant's part in one run is given when the run's model loop begins. */
 export interface RunContext<T = unknown> {
   db: Db;
@@ -80,8 +89,8 @@ export interface RunContext<T = unknown> {
   agent: AgentRow;
   /** The model the run calls (after resolving aliases). */
   model: string;
-  /** Its MCP servers' tools by the name the model sees: the server (its name on the agent) and the tool as listed. */
-  mcpTools: ReadonlyMap<string, { server: string; tool: string }>;
+  /** The tools the model is offered, by the name it sees (none is called when a replay answers them from its record). */
+  tools: ReadonlyMap<string, OfferedTool>;
   /** When the run ends, whatever happens (its timeout, and a minute). */
   deadline: Date;
   /** Aborted on a cancel or the timeout. */
@@ -114,6 +123,12 @@ export interface RunObserver {
 
 /** A participant's part in one run, in the process running it. */
 export interface RunPart {
+  /**
+   * Whether a call of this tool waits for a person's decision (approvals: the run pauses after
+   * the call's step, docs/approvals.md): the JSON Schema edited arguments must match, or
+   * undefined when the call runs at once.
+   */
+  holds?(tool: string): Record<string, unknown> | undefined;
   beforeCall?(call: ModelCall): Promise<CallVerdict>;
   /** After a model call, with what it used (also when it failed part way); `last`: no further call is coming. */
   afterCall?(usage: CallUsage, last: boolean): Promise<void>;
