@@ -1779,6 +1779,11 @@ export type components = {
             httpStatus?: number;
             /** @description MCP tool calls: the MCP server (its name on the agent). */
             server?: string;
+            /** @description Approval waits: the spans of the decisions’ requests that carried a `traceparent` (OpenTelemetry span links). */
+            links?: {
+                traceId: string;
+                spanId: string;
+            }[];
         };
         ConversationList: {
             data: components["schemas"]["ConversationSummary"][];
