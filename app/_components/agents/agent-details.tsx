@@ -87,6 +87,14 @@ export function AgentDetails({ agent }: { agent: Agent }) {
             </div>
           )}
         </DetailRow>
+        <DetailRow label="Traces">
+          <span data-testid="agent-trace-content" data-on={agent.traceContent}>
+            {agent.traceContent ? 'Timings, tokens, cost and content' : 'Timings, tokens and cost'}
+          </span>
+          <span className="block text-xs text-slate-500">
+            {agent.traceContent ? 'Messages, tool arguments and results are recorded on each run’s trace' : 'Messages, tool arguments and results are not recorded'}
+          </span>
+        </DetailRow>
         {metadata.length > 0 && (
           <DetailRow label="Metadata">
             <MetadataList metadata={agent.metadata} />

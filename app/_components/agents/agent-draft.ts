@@ -63,6 +63,8 @@ export interface AgentDraft {
   timeoutSeconds: string;
   maxTotalTokens: string;
   approvalTimeoutSeconds: string;
+  /** Whether its runs' traces carry their content (messages, tool arguments and results): off by default. */
+  traceContent: boolean;
   tools: ToolDraft[];
 }
 
@@ -90,7 +92,7 @@ function toolDraftOf(t: Agent['tools'][number]): ToolDraft {
 }
 
 export function emptyDraft(): AgentDraft {
-  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), maxTotalTokens: '', approvalTimeoutSeconds: String(DEFAULT_APPROVAL_TIMEOUT_SECONDS), tools: [] };
+  return { name: '', description: '', model: DEFAULT_MODEL, instructions: '', temperature: '', maxSteps: String(DEFAULT_MAX_STEPS), timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS), maxTotalTokens: '', approvalTimeoutSeconds: String(DEFAULT_APPROVAL_TIMEOUT_SECONDS), traceContent: false, tools: [] };
 }
 
 export function draftOf(agent: Agent): AgentDraft {
@@ -104,6 +106,7 @@ export function draftOf(agent: Agent): AgentDraft {
     timeoutSeconds: String(agent.timeoutSeconds),
     maxTotalTokens: agent.maxTotalTokens === null ? '' : String(agent.maxTotalTokens),
     approvalTimeoutSeconds: String(agent.approvalTimeoutSeconds),
+    traceContent: agent.traceContent,
     tools: agent.tools.map(toolDraftOf),
   };
 }
@@ -198,6 +201,7 @@ const draftSchema = z.object({
   timeoutSeconds: numeric,
   maxTotalTokens: z.string().transform((s) => (s.trim() === '' ? null : Number(s.trim()))),
   approvalTimeoutSeconds: numeric,
+  traceContent: z.boolean(),
   tools: z.array(toolDraft),
 });
 

@@ -18,6 +18,12 @@ const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature
 const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'];
 const L = AGENT_LIMITS;
 
+/** A checkbox drawn as an on/off switch (still a checkbox to the keyboard and to forms; `role="switch"` to screen readers). */
+const SWITCH =
+  'relative mt-0.5 h-5 w-9 shrink-0 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors checked:bg-indigo-600 ' +
+  'before:absolute before:top-0.5 before:left-0.5 before:size-4 before:rounded-full before:bg-white before:shadow-sm before:transition-transform checked:before:translate-x-4 ' +
+  'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
+
 /** Where a problem shows: the field its param names (`tools.0.parameters.type` → `tools.0.parameters`), or null for the form. */
 function placeOf(param: string, toolCount: number): string | null {
   const [head, index, field] = param.split('.');
@@ -154,6 +160,35 @@ export function AgentForm({
           description="HTTP endpoints the model may call, each request carrying the model's arguments as JSON and a signature you can verify; and remote MCP servers, whose tools the model is offered."
         >
           <ToolsEditor errorOf={errorOf} />
+        </Section>
+
+        <Section
+          title="Traces"
+          description={
+            <>
+              Every run records a trace: each model call and tool call with its timing, tokens and cost, on the execution’s page and at{' '}
+              <code className="font-mono text-xs">GET /v1/executions/{'{id}'}/trace</code>.
+            </>
+          }
+        >
+          <label htmlFor="agent-traceContent" className="flex cursor-pointer items-start gap-3">
+            <input
+              id="agent-traceContent"
+              type="checkbox"
+              role="switch"
+              aria-describedby="agent-traceContent-hint"
+              className={SWITCH}
+              {...register('traceContent')}
+              data-testid="agent-trace-content"
+            />
+            <span className="min-w-0">
+              <span className="block text-sm font-medium text-slate-800">Record content in traces</span>
+              <span id="agent-traceContent-hint" className="mt-0.5 block text-xs text-slate-500">
+                The messages each model call was sent and answered, and each tool call’s arguments and result, on the run’s trace (each value up to 32 KB).
+                Off by default: content may hold personal data. Applies to the runs that start after you save.
+              </span>
+            </span>
+          </label>
         </Section>
 
         <div className="flex flex-col-reverse gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:justify-end">

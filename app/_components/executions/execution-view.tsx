@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { hasErrorCode } from '@/app/_lib/errors';
 import { PendingCall } from '../approvals/pending-call';
 import { useEnvironment, useTRPC } from '../providers';
@@ -14,23 +14,13 @@ import { CancelExecutionDialog } from './cancel-execution-dialog';
 import { ConversationPanel } from './conversation-panel';
 import { ExecutionFacts } from './execution-facts';
 import { ExecutionSteps } from './execution-steps';
+import { Section } from './section';
 import { isActive, StatusBadge } from './status-badge';
+import { TraceSection } from './trace-section';
 import { useExecutionStream } from './use-execution-stream';
 
 /** While it waits for a decision, how often the execution is read again (decided elsewhere, or expired). */
 const PAUSED_POLL_MS = 3_000;
-
-function Section({ title, children, testId, aside }: { title: string; children: ReactNode; testId?: string; aside?: ReactNode }) {
-  return (
-    <Card className="overflow-hidden" data-testid={testId}>
-      <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 sm:px-5">
-        <h2 className="font-semibold text-slate-900">{title}</h2>
-        {aside}
-      </div>
-      {children}
-    </Card>
-  );
-}
 
 const TEXT = 'px-4 py-4 text-sm break-words whitespace-pre-wrap text-slate-800 sm:px-5';
 
@@ -173,6 +163,7 @@ export function ExecutionView({ id }: { id: string }) {
           <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{e.steps.length === 1 ? '1 model call' : `${e.steps.length} model calls`}</span>}>
             <ExecutionSteps steps={e.steps} active={active} awaiting={new Set(awaited.map((c) => c.id))} />
           </Section>
+          <TraceSection execution={e} now={Math.max(now, execution.dataUpdatedAt)} />
           <ConversationPanel conversationId={e.conversationId} executionId={e.id} />
         </div>
         <ExecutionFacts execution={e} agentName={agent.data?.name ?? null} agentGone={agent.isError} now={Math.max(now, execution.dataUpdatedAt)} />
