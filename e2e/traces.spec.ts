@@ -147,8 +147,8 @@ test('a run with tool calls: the waterfall, a model call’s tokens and cost, a 
   await expect(details.getByTestId('span-attributes')).toContainText('gen_ai.operation.name');
   await expect(details.getByTestId('span-attributes')).toContainText('chat');
   await expect(details.getByTestId('span-no-content')).toContainText('Record content in traces');
-  // No replay yet: the button is there only when the page gives it something to do.
-  await expect(details.getByTestId('replay-from-here')).toHaveCount(0);
+  // A final run, seen by its owner: it can be replayed from here (e2e/replay.spec.ts).
+  await expect(details.getByTestId('replay-from-here')).toBeVisible();
 
   // A tool call: its arguments and result (from the run's steps: no content recorded).
   await spanRow(page, 'tool_call').click();
@@ -245,6 +245,11 @@ test('live: the spans appear while the run goes on, the root when it ends', asyn
   await expect(page.getByTestId('trace-pending-root')).toBeVisible();
   await expect(spanRow(page, 'execution')).toHaveCount(0);
   await shots(page, 'trace-live-1280');
+  // Not final yet: nothing to replay.
+  await spanRow(page, 'model_call').click();
+  await expect(page.getByTestId('span-details')).toHaveAttribute('data-span-name', 'model_call');
+  await expect(page.getByTestId('replay-from-here')).toHaveCount(0);
+  await expect(page.getByTestId('replay-execution')).toHaveCount(0);
 
   // The end: the root, the queue wait, the tool call and the answer.
   await expect(page.getByTestId('execution-page')).toHaveAttribute('data-status', 'succeeded', soon);

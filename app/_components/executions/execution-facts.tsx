@@ -12,6 +12,7 @@ import { DetailRow } from '../detail-row';
 import { IdText } from '../id-text';
 import { useTRPC } from '../providers';
 import { Badge, Card, MetadataList } from '../ui';
+import { executionHref, REPLAY_TOOLS_WORDS } from './replay-of';
 import { scheduleHref, TRIGGER_LABELS, type Trigger } from './trigger';
 import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
@@ -73,10 +74,16 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
           ) : (
             <>
               {TRIGGER_LABELS[e.trigger.type]}
-              {note(e.trigger.type === 'playground' ? 'A message sent in the playground' : 'A call of the REST API')}
+              {note(e.trigger.type === 'playground' ? (e.replayOf ? 'A replay started in the dashboard' : 'A message sent in the playground') : 'A call of the REST API')}
             </>
           )}
         </DetailRow>
+        {e.replayOf && (
+          <DetailRow dense label="Replay of" testId="execution-facts-replay">
+            <IdText value={e.replayOf.executionId} href={executionHref(e.replayOf.executionId)} testId="execution-facts-replay-id" />
+            {note(`From step ${e.replayOf.fromStep + 1}, with ${REPLAY_TOOLS_WORDS[e.replayOf.tools]}${e.replayOf.tools === 'recorded' ? ': no tool called' : ''}`)}
+          </DetailRow>
+        )}
         <DetailRow dense label="Model" testId="execution-model">
           <code className="font-mono text-xs break-all">{e.model}</code>
         </DetailRow>

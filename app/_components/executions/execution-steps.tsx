@@ -9,10 +9,10 @@ import { JsonBlock } from './json-block';
 // a call that needed approval was decided, and what they answered (folded JSON, so a long run
 // stays readable).
 
-function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boolean; active: boolean; awaiting: ReadonlySet<string> }) {
+function Step({ step, open, active, awaiting, recorded }: { step: ExecutionStep; open: boolean; active: boolean; awaiting: ReadonlySet<string>; recorded: boolean }) {
   const duration = durationBetween(step.startedAt, step.completedAt, Date.parse(step.completedAt));
   return (
-    <details className="group" open={open} data-testid="execution-step">
+    <details className="group" open={open} data-testid="execution-step" data-recorded={recorded || undefined}>
       <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-3 gap-y-1 px-4 py-3 select-none hover:bg-slate-50 sm:px-5 [&::-webkit-details-marker]:hidden">
         <span aria-hidden className="inline-block text-slate-400 transition-transform group-open:rotate-90">
           ▸
@@ -22,6 +22,11 @@ function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boo
           {finishReasonWords(step.finishReason)}
         </Badge>
         {step.toolCalls.length > 0 && <Badge tone="indigo">{step.toolCalls.length === 1 ? '1 tool call' : `${step.toolCalls.length} tool calls`}</Badge>}
+        {recorded && (
+          <Badge tone="amber" title="Taken from the replayed execution as recorded: no model or tool call, no cost" data-testid="step-recorded">
+            Recorded
+          </Badge>
+        )}
         <span className="ml-auto text-xs text-slate-500">
           {formatCount(step.usage.totalTokens)} tokens{duration !== null && ` · ${formatDuration(duration)}`}
         </span>
@@ -62,8 +67,21 @@ function Step({ step, open, active, awaiting }: { step: ExecutionStep; open: boo
 
 const NONE: ReadonlySet<string> = new Set();
 
-/** `awaiting`: the ids of the calls awaiting a decision (a paused run's). */
-export function ExecutionSteps({ steps, active, awaiting = NONE }: { steps: ExecutionStep[]; active: boolean; awaiting?: ReadonlySet<string> }) {
+/**
+ * `awaiting`: the ids of the calls awaiting a decision (a paused run's). `recordedBefore`: a
+ * replay's `fromStep`: the steps before it are the original's, as recorded (no model call).
+ */
+export function ExecutionSteps({
+  steps,
+  active,
+  awaiting = NONE,
+  recordedBefore = 0,
+}: {
+  steps: ExecutionStep[];
+  active: boolean;
+  awaiting?: ReadonlySet<string>;
+  recordedBefore?: number;
+}) {
   if (steps.length === 0) {
     return (
       <p className="px-4 py-6 text-center text-sm text-slate-500 sm:px-5">
@@ -74,7 +92,7 @@ export function ExecutionSteps({ steps, active, awaiting = NONE }: { steps: Exec
   return (
     <div className="divide-y divide-slate-100">
       {steps.map((s) => (
-        <Step key={s.index} step={s} open={steps.length <= 3} active={active} awaiting={awaiting} />
+        <Step key={s.index} step={s} open={steps.length <= 3} active={active} awaiting={awaiting} recorded={s.index < recordedBefore} />
       ))}
     </div>
   );

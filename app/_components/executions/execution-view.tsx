@@ -14,6 +14,8 @@ import { CancelExecutionDialog } from './cancel-execution-dialog';
 import { ConversationPanel } from './conversation-panel';
 import { ExecutionFacts } from './execution-facts';
 import { ExecutionSteps } from './execution-steps';
+import { ReplayDialog } from './replay-dialog';
+import { ReplayOf } from './replay-of';
 import { Section } from './section';
 import { isActive, StatusBadge } from './status-badge';
 import { TraceSection } from './trace-section';
@@ -21,6 +23,13 @@ import { useExecutionStream } from './use-execution-stream';
 
 /** While it waits for a decision, how often the execution is read again (decided elsewhere, or expired). */
 const PAUSED_POLL_MS = 3_000;
+
+/** "3 model calls", or a replay's "2 model calls · 1 step recorded". */
+function stepsSummary(steps: number, recorded: number): string {
+  const calls = steps - recorded;
+  const made = calls === 1 ? '1 model call' : `${calls} model calls`;
+  return recorded === 0 ? made : `${made} · ${recorded === 1 ? '1 step' : `${recorded} steps`} recorded`;
+}
 
 const TEXT = 'px-4 py-4 text-sm break-words whitespace-pre-wrap text-slate-800 sm:px-5';
 
@@ -41,6 +50,8 @@ export function ExecutionView({ id }: { id: string }) {
   // The agent's name, when it still exists (a deleted agent's executions stay readable).
   const agent = useQuery({ ...trpc.agents.get.queryOptions({ id: agentId ?? '' }), enabled: agentId !== undefined, staleTime: 60_000, retry: false });
   const [cancelling, setCancelling] = useState(false);
+  /** The step (0-based) the replay dialog starts from; null while it is closed. */
+  const [replayFrom, setReplayFrom] = useState<number | null>(null);
   const can = useCan();
   const now = useClock(execution.data !== undefined && isActive(execution.data.status));
 
@@ -69,6 +80,10 @@ export function ExecutionView({ id }: { id: string }) {
   const active = isActive(e.status);
   const paused = e.status === 'requires_action';
   const awaited = e.requiredAction?.toolCalls ?? [];
+  // A final execution can be replayed, by those who may run agents (the server checks again).
+  const replayable = !active && can.build;
+  /** A replay's steps taken from its original as recorded (no model call). */
+  const recorded = Math.min(e.replayOf?.fromStep ?? 0, e.steps.length);
   return (
     <div className="space-y-6" data-testid="execution-page" data-status={e.status}>
       <Breadcrumb href="/dashboard/executions" parent="Executions" current={e.id} />
@@ -81,12 +96,18 @@ export function ExecutionView({ id }: { id: string }) {
           <div className="mt-1 text-slate-500">
             <IdText value={e.id} testId="execution-id" />
           </div>
+          {e.replayOf && <ReplayOf replayOf={e.replayOf} className="mt-1.5" testId="execution-replay-of" />}
         </div>
         <div className="flex flex-wrap gap-2">
           {!agent.isError && (
             <ButtonLink href={`/dashboard/agents/${e.agentId}`} variant="secondary" data-testid="execution-agent-link">
               Open agent
             </ButtonLink>
+          )}
+          {replayable && (
+            <Button variant="secondary" onClick={() => setReplayFrom(0)} data-testid="replay-execution">
+              Replay
+            </Button>
           )}
           {active && can.build && (
             <Button variant="danger" onClick={() => setCancelling(true)} data-testid="cancel-execution">
@@ -160,15 +181,16 @@ export function ExecutionView({ id }: { id: string }) {
               </p>
             )}
           </Section>
-          <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{e.steps.length === 1 ? '1 model call' : `${e.steps.length} model calls`}</span>}>
-            <ExecutionSteps steps={e.steps} active={active} awaiting={new Set(awaited.map((c) => c.id))} />
+          <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{stepsSummary(e.steps.length, recorded)}</span>}>
+            <ExecutionSteps steps={e.steps} active={active} awaiting={new Set(awaited.map((c) => c.id))} recordedBefore={recorded} />
           </Section>
-          <TraceSection execution={e} now={Math.max(now, execution.dataUpdatedAt)} />
+          <TraceSection execution={e} now={Math.max(now, execution.dataUpdatedAt)} onReplayFrom={replayable ? setReplayFrom : undefined} />
           <ConversationPanel conversationId={e.conversationId} executionId={e.id} />
         </div>
         <ExecutionFacts execution={e} agentName={agent.data?.name ?? null} agentGone={agent.isError} now={Math.max(now, execution.dataUpdatedAt)} />
       </div>
 
+      {replayFrom !== null && replayable && <ReplayDialog key={replayFrom} execution={e} fromStep={replayFrom} onClose={() => setReplayFrom(null)} />}
       {cancelling && (
         <CancelExecutionDialog
           execution={e}

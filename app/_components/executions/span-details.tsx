@@ -14,7 +14,7 @@ import { SpanContent } from './span-messages';
 // The selected span of a trace: its status and error, timings, a model call's tokens, cost, first
 // token and finish reason, a tool call's arguments and result, its attributes as key/value pairs,
 // and the content the agent recorded (its `traceContent`): the messages a model call was sent and
-// answered. `onReplayFrom`, when given, offers "Replay from here" on a model call (not built yet).
+// answered. `onReplayFrom`, when given, offers "Replay from here" on a model call (replay-dialog.tsx).
 
 const SPAN_WORDS: Record<Span['name'], string> = {
   execution: 'The run',

@@ -30,7 +30,7 @@ export function TraceSection({
   execution: Execution;
   /** The clock (ticking while the run goes on): the live axis ends there. */
   now: number;
-  /** A later "Replay from here" on a model call: given, each model call's details offer it (its 0-based step). */
+  /** "Replay from here" on a model call: given, each model call's details offer it (its 0-based step). */
   onReplayFrom?: (step: number) => void;
 }) {
   const trpc = useTRPC();
@@ -61,6 +61,8 @@ export function TraceSection({
   const selected = spans?.find((s) => s.id === selectedId) ?? null;
 
   const count = spans?.length ?? 0;
+  /** A replay's steps taken as recorded: they made no call, so they have no span. */
+  const recorded = Math.min(e.replayOf?.fromStep ?? 0, e.steps.length);
   const aside = (
     <span className="flex items-center gap-1.5 text-xs text-slate-500" data-testid="trace-summary">
       {active && trace.data && <Spinner className="size-3 text-indigo-500" />}
@@ -85,6 +87,11 @@ export function TraceSection({
         </p>
       ) : (
         <div ref={body}>
+          {recorded > 0 && (
+            <p className="border-b border-slate-100 px-4 py-2 text-xs text-slate-500 sm:px-5" data-testid="trace-recorded-note">
+              {recorded === 1 ? 'Step 1 was' : `Steps 1–${recorded} were`} taken from the replayed execution as recorded: no model or tool call, so no span.
+            </p>
+          )}
           <TraceWaterfall waterfall={waterfall} live={active} selectedId={selectedId} onSelect={(id) => setSelectedId((current) => (current === id ? null : id))} />
           {selected ? (
             <SpanDetails
