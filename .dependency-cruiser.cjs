@@ -26,7 +26,8 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 // To widen a face, add the file here on purpose (and say why in the commit); lists shrink as
 // modules gain one face each (docs/engine-plan.md, step 10).
 const MODULE_FACES = {
-  agents: 'schemas|service',
+  // versions, labels: the agent's versions and labels (docs/versions.md), their own routes and start-up phase.
+  agents: 'labels|schemas|service|version-schemas|versions',
   audit: 'actions|record|schemas|service',
   budgets: 'alerts|ledger|participant|reserve|schemas|service',
   auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|session|sessions|signin-errors|signup|users',

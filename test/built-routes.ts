@@ -2,6 +2,7 @@
 // document must both hold exactly these — nothing unbuilt, nothing dashboard-only.
 export const BUILT_OPERATIONS = [
   'DELETE /v1/agents/{id}',
+  'DELETE /v1/agents/{id}/labels/{label}',
   'DELETE /v1/budgets/{id}',
   'DELETE /v1/conversations/{id}',
   'DELETE /v1/keys/{id}',
@@ -9,6 +10,8 @@ export const BUILT_OPERATIONS = [
   'DELETE /v1/webhooks/{id}',
   'GET /v1/agents',
   'GET /v1/agents/{id}',
+  'GET /v1/agents/{id}/versions',
+  'GET /v1/agents/{id}/versions/{version}',
   'GET /v1/analytics/executions',
   'GET /v1/analytics/requests',
   'GET /v1/audit-events',
@@ -48,4 +51,5 @@ export const BUILT_OPERATIONS = [
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend',
   'POST /v1/webhooks/{id}/rotate-secret',
   'POST /v1/webhooks/{id}/test',
+  'PUT /v1/agents/{id}/labels/{label}',
 ];

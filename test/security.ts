@@ -12,7 +12,7 @@ import type { ApiResponse, SeededKey, TestServer } from './harness';
 // resources.
 
 export interface RouteSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path; `{id}` (and any other `{name}`) stands for a resource made with `create`. */
   path: string;
   /** The scope the route needs. */

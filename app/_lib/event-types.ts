@@ -14,6 +14,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'agent.created': 'An agent was created',
   'agent.updated': 'An agent’s settings changed',
   'agent.deleted': 'An agent was deleted',
+  'agent.label_moved': 'A label of an agent (production, staging…) moved to another version',
   'key.created': 'An API key was created',
   'key.revoked': 'An API key was revoked',
   'conversation.deleted': 'A conversation was deleted',

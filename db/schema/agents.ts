@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, real, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, real, text, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, ts } from './columns';
 
@@ -69,6 +69,11 @@ export const agents = pgTable(
     approvalTimeoutSeconds: integer('approval_timeout_seconds').notNull().default(86_400),
     // Whether its runs' traces carry the content (prompts, answers, tool arguments and results: docs/traces.md).
     traceContent: boolean('trace_content').notNull().default(false),
+    // The latest version (docs/versions.md): its behaviour is this row's; 0 until start-up gives an
+    // agent made before versions its version 1.
+    version: integer('version').notNull().default(0),
+    // Labels and the versions they point at; null: follows the latest (`production` always exists).
+    labels: jsonb('labels').$type<Record<string, number | null>>().notNull().default({ production: null }),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     // Signs the agent's HTTP tool calls (Standard Webhooks, `whsec_…`); never in an API response.
     toolSecret: text('tool_secret').notNull(),
@@ -86,5 +91,43 @@ export const agents = pgTable(
       .on(t.workspaceId, t.environment, t.id)
       .where(sql`${t.deletedAt} is null`),
     index('agents_unsealed_idx').on(t.id).where(unsealedAgent(t)),
+    // Agents made before versions, until start-up gives them their version 1 (versions.ts).
+    index('agents_unversioned_idx').on(t.id).where(sql`${t.version} = 0`),
   ],
+);
+
+/** What a version keeps of an agent (docs/versions.md): every field of its behaviour, as stored (secrets sealed). */
+export interface AgentConfig {
+  model: string;
+  instructions: string | null;
+  tools: StoredTool[];
+  temperature: number | null;
+  maxSteps: number;
+  timeoutSeconds: number;
+  maxTotalTokens: number | null;
+  approvalTimeoutSeconds: number;
+  traceContent: boolean;
+}
+
+/** Who made a version: a user, an API key, or the service (an agent's first version when versions began). */
+export type VersionAuthor = { type: 'user'; id: string; email: string | null } | { type: 'key'; id: string; prefix: string | null } | { type: 'system' };
+
+// An agent's versions (docs/versions.md): immutable, one per change of its behaviour, kept as
+// long as the agent's row (a deleted agent's stay with it: its executions name them).
+export const agentVersions = pgTable(
+  'agent_versions',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    config: jsonb('config').$type<AgentConfig>().notNull(),
+    // sha256 of the canonical JSON of the config as the API shows it (secrets masked).
+    digest: text('digest').notNull(),
+    createdBy: jsonb('created_by').$type<VersionAuthor>().notNull(),
+    note: text('note'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  // The primary key serves every read: one version, and an agent's newest first.
+  (t) => [primaryKey({ columns: [t.agentId, t.version] })],
 );

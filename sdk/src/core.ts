@@ -36,7 +36,7 @@ export interface RequestOptions {
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Under /v1, with its path parameters already encoded. */
   path: string;
   query?: Query;

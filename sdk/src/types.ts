@@ -23,6 +23,7 @@ export type Answer<O extends OperationId> = operations[O]['responses'] extends i
   : never;
 
 export type Agent = Schemas['Agent'];
+export type AgentVersion = Schemas['AgentVersion'];
 export type CreatedAgent = Schemas['CreatedAgent'];
 export type Execution = Schemas['Execution'];
 export type ExecutionStatus = Execution['status'];

@@ -1,3 +1,4 @@
+import { giveFirstVersions } from '../modules/agents/versions';
 import { openDatabase, type Database } from '../../db/client';
 import { DataDirLockedError } from '../../db/lock';
 import { migrateDatabase } from '../../db/migrate';
@@ -117,6 +118,8 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
       // Values stored before secrets were sealed (or by an older process during an upgrade).
       return { ...(await resealSecrets(database.db, keyring, 'plaintext')), check };
     });
+    // Agents made before versions get their version 1 (docs/versions.md).
+    await phases.run('agentVersions', (n: number) => (n > 0 ? `version 1 given to ${n} agents made before versions` : 'every agent has its versions'), () => giveFirstVersions(database.db));
     const limits = createRateLimits({
       database,
       redisUrl: env.REDIS_URL,

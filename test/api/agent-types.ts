@@ -23,6 +23,8 @@ export interface Agent {
   maxTotalTokens: number | null;
   approvalTimeoutSeconds: number;
   traceContent: boolean;
+  version: number;
+  labels: Record<string, number>;
   metadata: Record<string, string>;
   environment: 'live' | 'test';
   createdAt: string;
@@ -54,6 +56,7 @@ export const AGENT_FIELDS = [
   'environment',
   'id',
   'instructions',
+  'labels',
   'maxSteps',
   'maxTotalTokens',
   'metadata',
@@ -64,6 +67,7 @@ export const AGENT_FIELDS = [
   'tools',
   'traceContent',
   'updatedAt',
+  'version',
 ];
 
 /** A valid HTTP tool (public IP literal: no DNS needed), with fields overridden. */

@@ -57,6 +57,8 @@ describe('POST /v1/agents', () => {
     assert.match(a.toolSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const { id: _id, toolSecret: _secret, createdAt, updatedAt, ...rest } = a;
     assert.deepEqual(rest, {
+      version: 1,
+      labels: { production: 1 },
       name: 'Triage',
       description: null,
       model: 'sandbox/echo',
@@ -78,8 +80,10 @@ describe('POST /v1/agents', () => {
 
   it('keeps every field given, exactly (tool method defaults to POST)', async () => {
     const a = await made(FULL);
-    const { id: _id, toolSecret: _s, createdAt: _c, updatedAt: _u, environment, ...fields } = a;
+    const { id: _id, toolSecret: _s, createdAt: _c, updatedAt: _u, environment, version, labels, ...fields } = a;
     assert.equal(environment, 'test');
+    assert.equal(version, 1);
+    assert.deepEqual(labels, { production: 1 });
     const [first, second] = FULL.tools;
     assert.deepEqual(fields, { ...FULL, tools: [{ ...first, method: 'POST', approval: 'never' }, second] });
     const { toolSecret: _secret, ...view } = a;
@@ -132,7 +136,7 @@ describe('PATCH /v1/agents/:id', () => {
     const res = await patch(a.id, { name: ' Renamed ', maxSteps: 3 });
     expectStatus(res, 200);
     const { toolSecret: _s, ...view } = a;
-    assert.deepEqual({ ...res.body, updatedAt: view.updatedAt }, { ...view, name: 'Renamed', maxSteps: 3 });
+    assert.deepEqual({ ...res.body, updatedAt: view.updatedAt }, { ...view, name: 'Renamed', maxSteps: 3, version: 2, labels: { production: 2 } }, 'a behaviour change: version 2');
     assert.ok(res.body.updatedAt > a.updatedAt, `${res.body.updatedAt} ≤ ${a.updatedAt}`);
     assert.equal(res.body.createdAt, a.createdAt);
     assert.deepEqual((await get(a.id)).body, res.body);

@@ -39,7 +39,7 @@ describe('records of each kind of change over the API', () => {
     const list = await records(o, `&targetId=${agent}`);
     assert.deepEqual(actions(list, o.id), ['agent.created', 'agent.updated', 'agent.tool_secret_rotated', 'agent.deleted']);
     const updated = list.find((r) => r.action === 'agent.updated')!;
-    assert.deepEqual(updated.changes, { name: ['Support', 'Support v2'], maxSteps: [updated.changes!.maxSteps![0], 7] });
+    assert.deepEqual(updated.changes, { name: ['Support', 'Support v2'], maxSteps: [updated.changes!.maxSteps![0], 7], version: [1, 2] }, 'a behaviour change is a version');
     assert.deepEqual(list.find((r) => r.action === 'agent.tool_secret_rotated')!.changes, { toolSecret: [null, 'rotated'] });
     const text = JSON.stringify(list);
     assert.ok(!text.includes('mcp-secret-123') && !text.includes(rotated.body.toolSecret), 'never a secret');
@@ -65,7 +65,7 @@ describe('records of each kind of change over the API', () => {
     expectStatus(await api.request('DELETE', `/v1/agents/${agent}`, { key: o.key }), 200);
 
     const updates = (await records(o, `&targetId=${agent}&action=agent.updated`)).reverse();
-    assert.deepEqual(updates[0]!.changes, { 'tools.Docs.headers.Authorization': [null, 'rotated'] });
+    assert.deepEqual(updates[0]!.changes, { 'tools.Docs.headers.Authorization': [null, 'rotated'], version: [1, 2] });
     assert.equal(updates[1]!.changes, null, 'a no-op shows no change');
     const scheduleGone = (await records(o, `&targetId=${s.body.id}`)).find((r) => r.action === 'schedule.deleted')!;
     assert.equal((scheduleGone.actor as { id: string }).id, o.id);

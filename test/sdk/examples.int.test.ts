@@ -30,6 +30,7 @@ const STORY = [
   'openapi', 'models-list',
   'keys-create', 'keys-list', 'keys-revoke',
   'agents-create', 'agents-list', 'agents-get', 'agents-update', 'agents-rotateToolSecret',
+  'agents-listVersions', 'agents-retrieveVersion', 'agents-moveLabel', 'agents-removeLabel',
   // Both runs ask for a refund, whose tool waits for approval: the first is approved (then replayed), the second cancelled.
   'agents-execute', 'executions-list', 'executions-get', 'executions-trace', 'executions-stream', 'executions-approvals', 'executions-replay', 'executions-cancel',
   'conversations-list', 'conversations-get', 'conversations-delete',

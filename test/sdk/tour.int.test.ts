@@ -64,6 +64,15 @@ describe('the typed client covers the API', () => {
     assert.ok((await c.agents.list()).data.some((a) => a.id === agent.id));
     await c.agents.update(agent.id, { description: 'Pays back' });
     assert.match((await c.agents.rotateToolSecret(agent.id)).toolSecret, /^tsec_|./);
+    // Versions and labels: a behaviour change is version 2; staging pinned to 1, then removed.
+    const v2 = await c.agents.update(agent.id, { maxSteps: 6, versionNote: 'More steps' });
+    assert.equal(v2.version, 2);
+    const listed = [];
+    for await (const v of c.agents.listVersions(agent.id, { limit: 1 })) listed.push(v.version);
+    assert.deepEqual(listed, [2, 1]);
+    assert.equal((await c.agents.retrieveVersion(agent.id, 2)).note, 'More steps');
+    assert.deepEqual((await c.agents.moveLabel(agent.id, 'staging', { version: 1 })).labels, { production: 2, staging: 1 });
+    assert.deepEqual((await c.agents.removeLabel(agent.id, 'staging')).labels, { production: 2 });
     const paused = await c.agents.execute(agent.id, { input: 'refund order 7', wait: true });
     assert.equal(paused.status, 'requires_action');
     const callId = paused.requiredAction!.toolCalls[0]!.id;

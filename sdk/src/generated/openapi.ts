@@ -100,6 +100,64 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an agent’s versions */
+        get: operations["agents-listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a version of an agent */
+        get: operations["agents-retrieveVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/labels/{label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Point a label at a version
+         * @description Creates or moves a label (at most 20 an agent). Executions started from the answer on, in every process, run the version it points at. `production` runs by default and follows the latest version until moved; `"latest"` makes a label follow again. Rolling back is moving `production` to an older version.
+         */
+        put: operations["agents-moveLabel"];
+        post?: never;
+        /**
+         * Remove a label
+         * @description Any label but `production`.
+         */
+        delete: operations["agents-removeLabel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/executions": {
         parameters: {
             query?: never;
@@ -1402,6 +1460,21 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The latest version (docs/versions.md): every change of the agent’s behaviour makes one.
+             * @example 3
+             */
+            version: number;
+            /**
+             * @description Its labels and the versions they point at; `production` always exists and runs by default.
+             * @example {
+             *       "production": 3,
+             *       "staging": 4
+             *     }
+             */
+            labels: {
+                [key: string]: number;
+            };
+            /**
              * @description The environment the agent lives in: `live` or `test`.
              * @example live
              * @enum {string}
@@ -1581,6 +1654,21 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The latest version (docs/versions.md): every change of the agent’s behaviour makes one.
+             * @example 3
+             */
+            version: number;
+            /**
+             * @description Its labels and the versions they point at; `production` always exists and runs by default.
+             * @example {
+             *       "production": 3,
+             *       "staging": 4
+             *     }
+             */
+            labels: {
+                [key: string]: number;
+            };
+            /**
              * @description The environment the agent lives in: `live` or `test`.
              * @example live
              * @enum {string}
@@ -1673,6 +1761,21 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The latest version (docs/versions.md): every change of the agent’s behaviour makes one.
+             * @example 3
+             */
+            version: number;
+            /**
+             * @description Its labels and the versions they point at; `production` always exists and runs by default.
+             * @example {
+             *       "production": 3,
+             *       "staging": 4
+             *     }
+             */
+            labels: {
+                [key: string]: number;
+            };
+            /**
              * @description The environment the agent lives in: `live` or `test`.
              * @example live
              * @enum {string}
@@ -1701,6 +1804,100 @@ export type components = {
              * @example 2026-11-21T20:31:07.123Z
              */
             previousToolSecretExpiresAt: string;
+        };
+        AgentVersionList: {
+            data: components["schemas"]["AgentVersion"][];
+            /** @description Older versions exist. */
+            hasMore: boolean;
+            /** @description The last version’s number, when older ones exist: pass it as after. */
+            nextCursor?: string;
+            /** @description The first version’s number, when newer ones exist: pass it as before. */
+            prevCursor?: string;
+        };
+        AgentVersion: {
+            /** @example agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK */
+            agentId: string;
+            /**
+             * @description The version number: 1 when the agent was created, one more at each change of its behaviour.
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:31:07.123Z
+             */
+            createdAt: string;
+            createdBy: components["schemas"]["VersionAuthor"];
+            /**
+             * @description What the change was for (`versionNote` of the create or update).
+             * @example Shorter answers
+             */
+            note: string | null;
+            /**
+             * @description sha256 (hex) of the canonical JSON (keys sorted) of `config`: equal behaviour shown, equal digest.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            digest: string;
+            config: components["schemas"]["AgentConfig"];
+        };
+        /** @description Who made the version: a signed-in user, an API key, or the service (the first version of an agent made before versions began). */
+        VersionAuthor: {
+            /** @constant */
+            type: "user";
+            id: string;
+            email: string | null;
+        } | {
+            /** @constant */
+            type: "key";
+            id: string;
+            prefix: string | null;
+        } | {
+            /** @constant */
+            type: "system";
+        };
+        /** @description The agent’s behaviour in this version (tool URLs shown as the agent’s are; MCP header values never). */
+        AgentConfig: {
+            /**
+             * @description The model, as `provider/model`.
+             * @example openai/gpt-4o-mini
+             */
+            model: string;
+            /**
+             * @description The system prompt.
+             * @example You are a friendly support agent.
+             */
+            instructions: string | null;
+            tools: components["schemas"]["AgentTool"][];
+            /**
+             * @description `null`: the provider’s default.
+             * @example 0.2
+             */
+            temperature: number | null;
+            /**
+             * @description Most model calls in one execution.
+             * @example 5
+             */
+            maxSteps: number;
+            /**
+             * @description Time limit of one execution, in seconds.
+             * @example 120
+             */
+            timeoutSeconds: number;
+            /**
+             * @description The most tokens one execution may use; `null`: no limit.
+             * @example null
+             */
+            maxTotalTokens: number | null;
+            /**
+             * @description How long a tool call awaits approval before it is denied as `"expired"`, in seconds.
+             * @example 86400
+             */
+            approvalTimeoutSeconds: number;
+            /**
+             * @description Whether its runs’ traces carry their content (messages, tool arguments and results).
+             * @example false
+             */
+            traceContent: boolean;
         };
         ExecutionList: {
             data: components["schemas"]["Execution"][];
@@ -2096,7 +2293,7 @@ export type components = {
              * @example execution.succeeded
              * @enum {string}
              */
-            eventType: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+            eventType: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
             /**
              * @description `pending` (not delivered yet; retried on schedule), `succeeded` (a 2xx answer), `failed` (every attempt failed, or the webhook was disabled).
              * @example succeeded
@@ -2167,7 +2364,7 @@ export type components = {
              * @example agent.created
              * @enum {string}
              */
-            type: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+            type: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -2564,7 +2761,7 @@ export type components = {
              * @example key.created
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
+            action: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
             actor: components["schemas"]["AuditActor"];
             /** @description What was changed. */
             target: {
@@ -3447,6 +3644,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description A note kept on the version this makes (at most 500 characters); ignored when no version is made.
+                     * @example Shorter answers
+                     */
+                    versionNote?: string;
                 };
             };
         };
@@ -4062,6 +4264,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description A note kept on the version this makes (at most 500 characters); ignored when no version is made.
+                     * @example Shorter answers
+                     */
+                    versionNote?: string;
                 };
             };
         };
@@ -4407,6 +4614,730 @@ export interface operations {
              *     - `unsupported_media_type`: The request body is not `application/json`.
              */
             415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agents-listVersions": {
+        parameters: {
+            query?: {
+                /** @description How many versions to return, 1–100. Default: 20. */
+                limit?: number;
+                /** @description A version number: return the versions older than it (the `nextCursor` of the previous page). */
+                after?: string;
+                /** @description A version number: return the versions just newer than it. */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its versions, newest first */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_cursor`: `after` or `before` is not an id of the listed resource.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agents-retrieveVersion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+                /** @description The version number. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersion"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agents-moveLabel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+                /** @description The label: lower-case letters, digits and `-`, 1–40 characters. */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The version the label points at, or `"latest"`: it follows the latest version from now on (as `production` does until moved).
+                     * @example 3
+                     */
+                    version: number | "latest";
+                };
+            };
+        };
+        responses: {
+            /** @description The agent, with its labels */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agents-removeLabel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+                /** @description The label: lower-case letters, digits and `-`, 1–40 characters. */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent, with its labels */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
                 headers: {
                     /** @description Identifier of this request (req_…), also in error.requestId */
                     "X-Request-Id"?: string;
@@ -6849,7 +7780,7 @@ export interface operations {
                      */
                     url: string;
                     /**
-                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
+                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
                      * @example [
                      *       "execution.succeeded",
                      *       "execution.failed"
@@ -7414,7 +8345,7 @@ export interface operations {
                      */
                     url?: string;
                     /**
-                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
+                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
                      * @example [
                      *       "execution.succeeded",
                      *       "execution.failed"
@@ -8477,7 +9408,7 @@ export interface operations {
                 /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
                 before?: string;
                 /** @description Only events of this type. Events are kept 30 days. */
-                type?: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+                type?: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -11358,7 +12289,7 @@ export interface operations {
                 /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
                 before?: string;
                 /** @description Only this action. Records are kept 365 days. */
-                action?: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
+                action?: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
                 /** @description Only changes made by this user (`usr_…`) or key (`key_…`). */
                 actorId?: string;
                 /** @description Only changes of this resource. */

@@ -1,7 +1,7 @@
 import type { RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
 import type { ExecutionStream } from '../stream.js';
-import type { Agent, Answer, Body, Execution, QueryOf } from '../types.js';
+import type { Agent, AgentVersion, Answer, Body, Execution, QueryOf } from '../types.js';
 import { Resource, runOrStream, seg } from './base.js';
 
 type ExecuteParams = Omit<Body<'agents-execute'>, 'wait' | 'stream'>;
@@ -26,6 +26,28 @@ export class Agents extends Resource {
 
   delete(id: string, options?: RequestOptions): Promise<Answer<'agents-delete'>> {
     return this.del('agents-delete', `/agents/${seg(id)}`, options);
+  }
+
+  /** The agent's versions, newest first (docs/versions.md): one per change of its behaviour. */
+  listVersions(id: string, params?: Omit<QueryOf<'agents-listVersions'>, 'id'>, options?: RequestOptions): PagedList<AgentVersion> {
+    return this.paged<AgentVersion>('agents-listVersions', `/agents/${seg(id)}/versions`, params, options);
+  }
+
+  retrieveVersion(id: string, version: number | string, options?: RequestOptions): Promise<Answer<'agents-retrieveVersion'>> {
+    return this.get('agents-retrieveVersion', `/agents/${seg(id)}/versions/${version}`, undefined, options);
+  }
+
+  /**
+   * Points a label at a version (`"latest"`: it follows the latest). Moving `production` to an
+   * older version is a rollback: executions started from the answer on run it.
+   */
+  moveLabel(id: string, label: string, params: Body<'agents-moveLabel'>, options?: RequestOptions): Promise<Answer<'agents-moveLabel'>> {
+    return this.put('agents-moveLabel', `/agents/${seg(id)}/labels/${seg(label)}`, params, options);
+  }
+
+  /** Removes a label (any but `production`). */
+  removeLabel(id: string, label: string, options?: RequestOptions): Promise<Answer<'agents-removeLabel'>> {
+    return this.del('agents-removeLabel', `/agents/${seg(id)}/labels/${seg(label)}`, options);
   }
 
   /** A new signing secret for the agent's HTTP tools (shown this once). */

@@ -23,6 +23,10 @@ export abstract class Resource {
     return this.transport.json({ method: 'PATCH', path, body, options });
   }
 
+  protected put<O extends OperationId>(_op: O, path: string, body: Body<O>, options?: RequestOptions): Promise<Answer<O>> {
+    return this.transport.json({ method: 'PUT', path, body, options });
+  }
+
   protected del<O extends OperationId>(_op: O, path: string, options?: RequestOptions): Promise<Answer<O>> {
     return this.transport.json({ method: 'DELETE', path, options });
   }

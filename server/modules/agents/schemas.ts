@@ -235,6 +235,9 @@ const fields = {
   metadata: metadataSchema,
 };
 
+/** What a change is for: kept on the version it makes (none is made when the behaviour does not change). */
+const versionNote = z.string().max(500).meta({ description: 'A note kept on the version this makes (at most 500 characters); ignored when no version is made.', example: 'Shorter answers' });
+
 export const createAgentInput = z
   .strictObject({
     name: fields.name,
@@ -249,6 +252,7 @@ export const createAgentInput = z
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
     traceContent: fields.traceContent.default(false),
     metadata: fields.metadata.default({}),
+    versionNote: versionNote.optional(),
   })
   .meta({ id: 'CreateAgentRequest' });
 
@@ -272,6 +276,7 @@ export const updateAgentInput = z
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.optional(),
     traceContent: fields.traceContent.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
+    versionNote: versionNote.optional(),
   })
   .meta({ description: 'The fields to change; the others keep their value.' });
 
@@ -332,6 +337,11 @@ const agentFields = {
     .object({})
     .catchall(z.string())
     .meta({ description: 'Your own key-value pairs.', example: { team: 'support' } }),
+  version: z.number().int().meta({ description: 'The latest version (docs/versions.md): every change of the agent’s behaviour makes one.', example: 3 }),
+  labels: z
+    .object({})
+    .catchall(z.number().int())
+    .meta({ description: 'Its labels and the versions they point at; `production` always exists and runs by default.', example: { production: 3, staging: 4 } }),
   environment: z.enum(ENVIRONMENTS).meta({ description: 'The environment the agent lives in: `live` or `test`.', example: 'live' }),
   createdAt: timestamp.meta({ description: 'When the agent was created.' }),
   updatedAt: timestamp.meta({ description: 'When the agent was last changed.' }),

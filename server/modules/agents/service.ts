@@ -23,6 +23,7 @@ import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
 import { rotatedHeaders } from './rotated-headers';
 import { assertSafeHeaderNames, checkHeaders, storedTools, toolView, usesMasked, type StoredTools } from './mcp-headers';
 import { MASKED_HEADER } from './schemas';
+import { BEHAVIOUR_FIELDS, writeVersion } from './versions';
 import {
   MAX_PARAMETERS_BYTES,
   type agentSchema,
@@ -95,10 +96,17 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow, whole: bo
     approvalTimeoutSeconds: row.approvalTimeoutSeconds,
     traceContent: row.traceContent,
     metadata: row.metadata,
+    version: row.version,
+    labels: labelsView(row),
     environment: row.environment,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** The agent's labels with the versions they point at now (one following the latest shows the latest). */
+export function labelsView(row: Pick<AgentRow, 'version' | 'labels'>): Record<string, number> {
+  return Object.fromEntries(Object.entries(row.labels).map(([label, version]) => [label, version ?? row.version]));
 }
 
 // ---- checks ----
@@ -291,11 +299,14 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
         traceContent: input.traceContent,
         metadata: input.metadata,
+        version: 1,
         toolSecret: sealToolSecret(id, toolSecret),
         createdAt: now,
         updatedAt: now,
       })
       .returning();
+    // Its version 1 (docs/versions.md), with the agent.
+    await writeVersion(tx, row!, actor, input.versionNote ?? null);
     // The event and the audit record show URLs masked; the caller, who wrote them, gets them whole.
     const view = agentView(row!, false);
     await emitAudited(tx, actor, 'agent.created', view, actor, { action: 'agent.created', target: { type: 'agent', id }, changes: changesOf(null, view, AGENT_AUDITED) });
@@ -337,8 +348,9 @@ export async function updateAgent(db: Db, actor: Owner | Actor, id: string, inpu
   const changes: Partial<typeof agents.$inferInsert> = {};
   /** The new tools with their MCP header values in plain (to tell a swapped value in the audit record). */
   let plainTools: StoredTool[] | undefined;
+  const { versionNote: _note, ...fields } = input;
   for (const field of ['name', 'description', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'metadata'] as const) {
-    if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
+    if (fields[field] !== undefined) Object.assign(changes, { [field]: fields[field] });
   }
   if (input.model !== undefined) {
     checkModel(input.model);
@@ -362,16 +374,25 @@ export async function updateAgent(db: Db, actor: Owner | Actor, id: string, inpu
     // The agent as it was (locked until the commit): the audit record shows what changed.
     const [before] = await tx.select().from(agents).where(owned(actor, id)).for('update');
     if (!before) throw notFound('agent', id);
-    const [row] = await tx
+    const [updated] = await tx
       .update(agents)
       .set({ ...changes, updatedAt: now })
       .where(owned(actor, id))
       .returning();
-    if (!row) throw notFound('agent', id);
-    const [was, view] = [agentView(before, false), agentView(row, false)];
-    const changed = { ...changesOf(was, view, AGENT_AUDITED), ...(plainTools ? rotatedHeaders(id, before.tools, plainTools) : {}) };
+    if (!updated) throw notFound('agent', id);
+    let row = updated;
+    const [was, shown] = [agentView(before, false), agentView(row, false)];
+    const changed = { ...changesOf(was, shown, AGENT_AUDITED), ...(plainTools ? rotatedHeaders(id, before.tools, plainTools) : {}) };
     // A credential changed under the mask: the record says the tools changed, masked.
-    if (!changed.tools && hiddenUrlChanged(before.tools, row.tools)) changed.tools = [was.tools, view.tools];
+    if (!changed.tools && hiddenUrlChanged(before.tools, row.tools)) changed.tools = [was.tools, shown.tools];
+    // A change of its behaviour is a new version (docs/versions.md); a rename, metadata or nothing changed is none.
+    if (Object.keys(changed).some((k) => (BEHAVIOUR_FIELDS as readonly string[]).includes(k.split('.')[0]!))) {
+      const [versioned] = await tx.update(agents).set({ version: before.version + 1 }).where(eq(agents.id, id)).returning();
+      row = versioned!;
+      await writeVersion(tx, row, actor, input.versionNote ?? null);
+      changed.version = [before.version, row.version];
+    }
+    const view = agentView(row, false);
     await emitAudited(tx, actor, 'agent.updated', view, actor, { action: 'agent.updated', target: { type: 'agent', id }, changes: changed });
     return agentView(row, wholeFor(actor));
   });

@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   'agent.updated',
   'agent.deleted',
   'agent.tool_secret_rotated',
+  'agent.label_moved',
+  'agent.label_removed',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'agent.created',
   'agent.updated',
   'agent.deleted',
+  'agent.label_moved',
   'key.created',
   'key.revoked',
   'conversation.deleted',

@@ -12,6 +12,7 @@ import {
 } from '../../../modules/agents/schemas';
 import { PAGE_ERRORS } from '../../../platform/pagination';
 import { apiProcedure, router } from '../init';
+import { agentVersionProcedures } from './agent-versions';
 
 const tags = ['Agents'];
 
@@ -110,4 +111,5 @@ export const agentsRouter = router({
     .input(agentIdInput)
     .output(deletedAgentSchema)
     .mutation(({ ctx, input }) => deleteAgent(ctx.db, ctx.actor, input.id)),
+  ...agentVersionProcedures,
 });

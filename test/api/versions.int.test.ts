@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { AgentVersionView } from '../../server/modules/agents/version-schemas';
+import type { AgentView } from '../../server/modules/agents/service';
+import { canonicalJson } from '../../server/platform/canonical-json';
+import { expectError, expectStatus } from '../expect';
+import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { securitySuite } from '../security';
+
+// Agent versions and labels (docs/versions.md): every change of behaviour makes an immutable
+// version (never a rename, metadata or a no-op), listed newest first with author, note and
+// digest; labels point at versions (`production` follows the latest until moved), every move
+// audited and sent as `agent.label_moved`; bad input is refused and writes nothing.
+
+let api: TestServer;
+before(async () => {
+  api = await startServer();
+});
+after(async () => {
+  await api?.close();
+});
+
+type VersionList = { data: AgentVersionView[]; hasMore: boolean; nextCursor?: string; prevCursor?: string };
+const tenant = (): Promise<SeededKey> => api.seed.key({ ...UNLIMITED, environment: 'live' });
+const create = async (key: SeededKey, body: Record<string, unknown> = {}) => {
+  const res = await api.request<AgentView>('POST', '/v1/agents', { key: key.key, body: { name: 'Versioned', instructions: 'One.', ...body } });
+  expectStatus(res, 201);
+  return res.body;
+};
+const patch = (key: SeededKey, id: string, body: Record<string, unknown>) => api.request<AgentView>('PATCH', `/v1/agents/${id}`, { key: key.key, body });
+const versions = (key: SeededKey, id: string, query = '') => api.request<VersionList>('GET', `/v1/agents/${id}/versions${query}`, { key: key.key });
+const label = (key: SeededKey, id: string, name: string, version: unknown) => api.request<AgentView>('PUT', `/v1/agents/${id}/labels/${encodeURIComponent(name)}`, { key: key.key, body: { version } });
+
+describe('agent versions', () => {
+  it('creating is version 1; a behaviour change is the next; a rename, metadata or a no-op makes none', async () => {
+    const key = await tenant();
+    const agent = await create(key, { versionNote: 'First cut' });
+    assert.equal(agent.version, 1);
+    assert.deepEqual(agent.labels, { production: 1 });
+    const first = await versions(key, agent.id);
+    expectStatus(first, 200);
+    const [v1] = first.body.data;
+    assert.equal(v1!.version, 1);
+    assert.equal(v1!.note, 'First cut');
+    assert.deepEqual(v1!.createdBy, { type: 'key', id: key.id, prefix: v1!.createdBy.type === 'key' ? v1!.createdBy.prefix : null });
+    assert.match(v1!.createdBy.type === 'key' ? (v1!.createdBy.prefix ?? '') : '', /^svc_/);
+    assert.equal(v1!.config.instructions, 'One.');
+    assert.equal(v1!.digest, createHash('sha256').update(canonicalJson(v1!.config)).digest('hex'), 'the digest is of the canonical config shown');
+
+    for (const body of [{ name: 'Renamed' }, { metadata: { team: 'a' } }, { description: 'x' }, { instructions: 'One.' }, {}]) {
+      const res = await patch(key, agent.id, { ...body, versionNote: 'ignored' });
+      expectStatus(res, 200);
+      assert.equal(res.body.version, 1, JSON.stringify(body));
+    }
+    const changed = await patch(key, agent.id, { instructions: 'Two.', versionNote: 'Shorter' });
+    assert.equal(changed.body.version, 2);
+    assert.deepEqual(changed.body.labels, { production: 2 }, 'production follows the latest');
+    const temp = await patch(key, agent.id, { temperature: 0.5 });
+    assert.equal(temp.body.version, 3);
+    const list = await versions(key, agent.id);
+    assert.deepEqual(list.body.data.map((v) => [v.version, v.note, v.config.instructions, v.config.temperature]), [
+      [3, null, 'Two.', 0.5],
+      [2, 'Shorter', 'Two.', null],
+      [1, 'First cut', 'One.', null],
+    ]);
+    const one = await api.request<AgentVersionView>('GET', `/v1/agents/${agent.id}/versions/2`, { key: key.key });
+    expectStatus(one, 200);
+    assert.deepEqual(one.body, list.body.data[1]);
+    expectError(await api.request('GET', `/v1/agents/${agent.id}/versions/9`, { key: key.key }), 404, 'resource_not_found', 'version');
+    expectError(await api.request('GET', `/v1/agents/${agent.id}/versions/abc`, { key: key.key }), 400, 'invalid_parameter', 'version');
+  });
+
+  it('pages newest first on the version number', async () => {
+    const key = await tenant();
+    const agent = await create(key);
+    for (const n of [2, 3, 4]) await patch(key, agent.id, { maxSteps: n + 1 });
+    const page1 = await versions(key, agent.id, '?limit=2');
+    assert.deepEqual(page1.body.data.map((v) => v.version), [4, 3]);
+    assert.equal(page1.body.hasMore, true);
+    assert.equal(page1.body.nextCursor, '3');
+    const page2 = await versions(key, agent.id, `?limit=2&after=${page1.body.nextCursor}`);
+    assert.deepEqual(page2.body.data.map((v) => v.version), [2, 1]);
+    assert.equal(page2.body.hasMore, false);
+    assert.equal(page2.body.prevCursor, '2');
+    const back = await versions(key, agent.id, '?limit=2&before=2');
+    assert.deepEqual(back.body.data.map((v) => v.version), [4, 3]);
+    expectError(await versions(key, agent.id, '?after=x'), 400, 'invalid_cursor', 'after');
+    expectError(await versions(key, agent.id, '?after=1&before=2'), 400, 'parameter_conflict');
+  });
+
+  it('an MCP header value stays write-only in versions; changing it is a new version', async () => {
+    const key = await tenant();
+    const mcp = { type: 'mcp', name: 'docs', url: 'https://93.184.215.14/mcp', headers: { Authorization: 'Bearer one-secret' } };
+    const agent = await create(key, { tools: [mcp] });
+    const rotated = await patch(key, agent.id, { tools: [{ ...mcp, headers: { Authorization: 'Bearer two-secret' } }] });
+    assert.equal(rotated.body.version, 2, 'a new credential is new behaviour');
+    const list = await versions(key, agent.id);
+    const text = JSON.stringify(list.body);
+    assert.ok(!text.includes('one-secret') && !text.includes('two-secret'), 'no header value in any version');
+    assert.equal(list.body.data[0]!.digest, list.body.data[1]!.digest, 'the digest is of what is shown: the masked config');
+    const kept = await patch(key, agent.id, { tools: [{ ...mcp, headers: { Authorization: '********' } }] });
+    assert.equal(kept.body.version, 2, 'the masked value kept: no change');
+  });
+});
+
+describe('agent labels', () => {
+  it('moves, follows the latest, removes; each move audited and sent as agent.label_moved', async () => {
+    const key = await tenant();
+    const agent = await create(key);
+    await patch(key, agent.id, { instructions: 'Two.' });
+    const staged = await label(key, agent.id, 'staging', 1);
+    expectStatus(staged, 200);
+    assert.deepEqual(staged.body.labels, { production: 2, staging: 1 });
+    const pinned = await label(key, agent.id, 'production', 1);
+    assert.deepEqual(pinned.body.labels, { production: 1, staging: 1 });
+    const three = await patch(key, agent.id, { instructions: 'Three.' });
+    assert.deepEqual(three.body.labels, { production: 1, staging: 1 }, 'a moved production stays where it was put');
+    const follow = await label(key, agent.id, 'production', 'latest');
+    assert.deepEqual(follow.body.labels, { production: 3, staging: 1 });
+    const removed = await api.request<AgentView>('DELETE', `/v1/agents/${agent.id}/labels/staging`, { key: key.key });
+    expectStatus(removed, 200);
+    assert.deepEqual(removed.body.labels, { production: 3 });
+
+    const audit = await api.request<{ data: { action: string; changes: Record<string, unknown> }[] }>('GET', `/v1/audit-events?targetId=${agent.id}&limit=100`, { key: key.key });
+    expectStatus(audit, 200);
+    const moves = audit.body.data.filter((e) => e.action.startsWith('agent.label_')).reverse();
+    assert.deepEqual(moves.map((e) => [e.action, e.changes]), [
+      ['agent.label_moved', { 'labels.staging': [null, 1] }],
+      ['agent.label_moved', { 'labels.production': ['latest', 1] }],
+      ['agent.label_moved', { 'labels.production': [1, 'latest'] }],
+      ['agent.label_removed', { 'labels.staging': [1, null] }],
+    ]);
+    const events = await api.request<{ data: { type: string; data: { object: AgentView & { labelMoved: unknown } } }[] }>('GET', '/v1/events?type=agent.label_moved&limit=10', { key: key.key });
+    expectStatus(events, 200);
+    assert.equal(events.body.data.length, 4);
+    assert.deepEqual(events.body.data[0]!.data.object.labelMoved, { label: 'staging', from: 1, to: null, followsLatest: false });
+    assert.deepEqual(events.body.data[1]!.data.object.labelMoved, { label: 'production', from: 1, to: 3, followsLatest: true });
+  });
+
+  it('refuses bad names, unknown versions, the 21st label, removing production; nothing written', async () => {
+    const key = await tenant();
+    const agent = await create(key);
+    for (const bad of ['Prod', 'a'.repeat(41), '__proto__', 'prödüction', 'with space', 'a_b']) {
+      expectError(await label(key, agent.id, bad, 1), 400, 'invalid_parameter', 'label');
+    }
+    expectError(await label(key, agent.id, 'staging', 2), 400, 'invalid_parameter', 'version');
+    expectError(await label(key, agent.id, 'staging', 0), 400, 'invalid_parameter', 'version');
+    expectError(await label(key, agent.id, 'staging', 'newest'), 400, 'invalid_parameter', 'version');
+    expectError(await label(key, agent.id, 'staging', 1.5), 400, 'invalid_parameter', 'version');
+    expectError(await api.request('DELETE', `/v1/agents/${agent.id}/labels/production`, { key: key.key }), 400, 'invalid_parameter', 'label');
+    expectError(await api.request('DELETE', `/v1/agents/${agent.id}/labels/nope`, { key: key.key }), 404, 'resource_not_found', 'label');
+    for (let i = 1; i < 20; i++) expectStatus(await label(key, agent.id, `l-${i}`, 1), 200);
+    expectError(await label(key, agent.id, 'one-too-many', 1), 400, 'invalid_parameter', 'label');
+    expectStatus(await label(key, agent.id, 'l-1', 'latest'), 200);
+    const after = await api.request<AgentView>('GET', `/v1/agents/${agent.id}`, { key: key.key });
+    assert.equal(Object.keys(after.body.labels).length, 20);
+    assert.equal(Object.hasOwn(after.body.labels, 'staging'), false);
+  });
+
+  it('a label move racing another: both land, none lost (the row lock)', async () => {
+    const key = await tenant();
+    const agent = await create(key);
+    const moves = await Promise.all(Array.from({ length: 10 }, (_, i) => label(key, agent.id, `race-${i}`, 1)));
+    for (const m of moves) expectStatus(m, 200);
+    const after = await api.request<AgentView>('GET', `/v1/agents/${agent.id}`, { key: key.key });
+    assert.equal(Object.keys(after.body.labels).length, 11);
+  });
+});
+
+/** An agent of the owner's workspace, made with a key of its own (the owner may hold only the route's scope). */
+async function agentOf(owner: SeededKey): Promise<string> {
+  const admin = await api.seed.key({ workspace: owner.workspace, environment: owner.environment });
+  const res = await api.request<AgentView>('POST', '/v1/agents', { key: admin.key, body: { name: 'Sec' } });
+  expectStatus(res, 201);
+  await api.request('PUT', `/v1/agents/${res.body.id}/labels/staging`, { key: admin.key, body: { version: 1 } });
+  return res.body.id;
+}
+
+securitySuite(() => api, { method: 'GET', path: '/v1/agents/{id}/versions', scope: 'agents:read', successStatus: 200, create: (_a, owner) => agentOf(owner) });
+securitySuite(() => api, {
+  method: 'GET',
+  path: '/v1/agents/{id}/versions/{version}',
+  scope: 'agents:read',
+  successStatus: 200,
+  create: async (_a, owner) => ({ id: await agentOf(owner), version: '1' }),
+});
+securitySuite(() => api, {
+  method: 'PUT',
+  path: '/v1/agents/{id}/labels/{label}',
+  scope: 'agents:write',
+  successStatus: 200,
+  body: () => ({ version: 1 }),
+  create: async (_a, owner) => ({ id: await agentOf(owner), label: 'staging' }),
+});
+securitySuite(() => api, {
+  method: 'DELETE',
+  path: '/v1/agents/{id}/labels/{label}',
+  scope: 'agents:write',
+  successStatus: 200,
+  create: async (_a, owner) => ({ id: await agentOf(owner), label: 'staging' }),
+});
