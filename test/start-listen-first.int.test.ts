@@ -143,7 +143,7 @@ describe('npm start listens before its database is ready', () => {
     assert.deepEqual(lines.slice(0, listening).map((l) => l.phase), ['serverBundle', 'code'], proc.output);
     assert.deepEqual(
       lines.slice(listening + 1, readyLine).filter((l) => l.phase).map((l) => l.phase),
-      ['appCode', 'database', 'migrations', 'secrets', 'rateLimits', 'jobs', 'workers'],
+      ['appCode', 'database', 'migrations', 'secrets', 'agentVersions', 'rateLimits', 'jobs', 'workers'],
       proc.output,
     );
     assert.match(lines[listening]!.msg, /; \/v1 answers once the database is ready$/);

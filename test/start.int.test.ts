@@ -103,7 +103,7 @@ const logLines = (output: string) =>
 
 /** The start-up phases of an API-only `npm start`, in the order they are logged: before it listens, and after. */
 const BEFORE_LISTENING = ['serverBundle', 'code'];
-const AFTER_LISTENING = ['appCode', 'database', 'migrations', 'secrets', 'rateLimits', 'jobs', 'workers'];
+const AFTER_LISTENING = ['appCode', 'database', 'migrations', 'secrets', 'agentVersions', 'rateLimits', 'jobs', 'workers'];
 
 describe('npm start under a process manager', () => {
   let migratedDataDir: string | undefined;

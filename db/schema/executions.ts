@@ -141,6 +141,8 @@ export const executions = pgTable(
     traceParentId: text('trace_parent_id'),
     // A replay of another execution (docs/traces.md, "Replay"): what it runs from; null for any other run.
     replay: json('replay').$type<ReplayPlan>(),
+    // The version of its agent it runs (docs/versions.md); null for runs from before versions.
+    agentVersion: integer('agent_version'),
   },
   (t) => [
     executionEnvironment.check(t.environment),
@@ -191,6 +193,8 @@ export const conversations = pgTable(
     // Kept with every message written (executions/messages.ts), so a list page reads them from
     // its own rows instead of counting each conversation's messages.
     messageCount: integer('message_count').notNull().default(0),
+    // The agent version its first turn ran: later turns run it too unless they name one (docs/versions.md).
+    agentVersion: integer('agent_version'),
     lastMessageAt: ts('last_message_at').notNull().defaultNow(),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),

@@ -7,6 +7,7 @@ import { canonicalJson } from '../../server/platform/canonical-json';
 import { expectError, expectStatus } from '../expect';
 import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
 import { securitySuite } from '../security';
+import { eventually } from '../eventually';
 
 // Agent versions and labels (docs/versions.md): every change of behaviour makes an immutable
 // version (never a rename, metadata or a no-op), listed newest first with author, note and
@@ -165,6 +166,63 @@ describe('agent labels', () => {
     for (const m of moves) expectStatus(m, 200);
     const after = await api.request<AgentView>('GET', `/v1/agents/${agent.id}`, { key: key.key });
     assert.equal(Object.keys(after.body.labels).length, 11);
+  });
+});
+
+type Run = { id: string; status: string; agentVersion: number | null; model: string; conversationId: string; error: { code: string } | null };
+const run = (key: SeededKey, id: string, body: Record<string, unknown>) => api.request<Run>('POST', `/v1/agents/${id}/execute`, { key: key.key, body: { input: 'hello there', wait: true, ...body } });
+
+describe('which version runs', () => {
+  // Version 1 runs freely; version 2 caps a run at 1 token (it fails max_tokens_exceeded) on another model: which one ran shows.
+  async function twoVersions(key: SeededKey) {
+    const agent = await create(key, { model: 'sandbox/echo' });
+    expectStatus(await patch(key, agent.id, { model: 'sandbox/slow', maxTotalTokens: 1 }), 200);
+    return agent.id;
+  }
+  const ranV1 = (r: Run) => r.status === 'succeeded' && r.model === 'sandbox/echo' && r.agentVersion === 1;
+  const ranV2 = (r: Run) => r.status === 'failed' && r.error?.code === 'max_tokens_exceeded' && r.model === 'sandbox/slow' && r.agentVersion === 2;
+
+  it('production by default; a version or a label when asked; a moved production from the answer on', async () => {
+    const key = await tenant();
+    const id = await twoVersions(key);
+    assert.ok(ranV2((await run(key, id, {})).body), 'production follows the latest: version 2');
+    assert.ok(ranV1((await run(key, id, { version: 1 })).body), 'version 1 asked for');
+    expectStatus(await label(key, id, 'staging', 1), 200);
+    assert.ok(ranV1((await run(key, id, { label: 'staging' })).body), 'the label’s version');
+    expectStatus(await label(key, id, 'production', 1), 200);
+    assert.ok(ranV1((await run(key, id, {})).body), 'rolled back: production is version 1');
+    // Queued, then claimed by the worker pool (not run in place): the claim reads the version too.
+    const queued = await api.request<Run>('POST', `/v1/agents/${id}/execute`, { key: key.key, body: { input: 'queued', version: 2 } });
+    expectStatus(queued, 202);
+    assert.equal(queued.body.agentVersion, 2);
+    const done = await eventually('the queued run ends', async () => (await api.request<Run>('GET', `/v1/executions/${queued.body.id}`, { key: key.key })).body, (e) => e.status !== 'queued' && e.status !== 'running');
+    assert.ok(ranV2(done), JSON.stringify(done));
+    const filtered = await api.request<{ data: Run[] }>('GET', `/v1/executions?agentId=${id}&agentVersion=1`, { key: key.key });
+    assert.equal(filtered.body.data.length, 3);
+    assert.ok(filtered.body.data.every((e) => e.agentVersion === 1));
+  });
+
+  it('a conversation’s later turns run its first turn’s version unless they name one', async () => {
+    const key = await tenant();
+    const id = await twoVersions(key);
+    const first = await run(key, id, { version: 1 });
+    assert.ok(ranV1(first.body));
+    const later = await run(key, id, { conversationId: first.body.conversationId, input: 'and again' });
+    assert.ok(ranV1(later.body), 'the first turn’s version, not production’s');
+    const named = await run(key, id, { conversationId: first.body.conversationId, input: 'now v2', version: 2 });
+    assert.ok(ranV2(named.body), 'a turn that names one runs it');
+  });
+
+  it('refuses an unknown version or label, and both at once; nothing is created', async () => {
+    const key = await tenant();
+    const id = await twoVersions(key);
+    expectError(await run(key, id, { version: 3 }), 400, 'invalid_parameter', 'version');
+    expectError(await run(key, id, { version: 0 }), 400, 'invalid_parameter', 'version');
+    expectError(await run(key, id, { label: 'nope' }), 400, 'invalid_parameter', 'label');
+    expectError(await run(key, id, { label: '__proto__' }), 400, 'invalid_parameter', 'label');
+    expectError(await run(key, id, { label: 'staging', version: 1 }), 400, 'parameter_conflict', 'label');
+    const listed = await api.request<{ data: Run[] }>('GET', `/v1/executions?agentId=${id}`, { key: key.key });
+    assert.equal(listed.body.data.length, 0);
   });
 });
 

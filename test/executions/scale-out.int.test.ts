@@ -132,6 +132,27 @@ describe('2 web + 1 worker processes on PostgreSQL', { skip }, () => {
     assert.deepEqual(got.find((s) => s.name === 'approval_wait')!.links, [approver], 'the wait links to the deciding request’s span');
   });
 
+  it('versions: production moved on web A, an execution queued on web B, the worker runs the version moved to', async () => {
+    // Version 1 answers; version 2 caps a run at 1 token (max_tokens_exceeded): which one the worker ran shows.
+    const agent = await call<{ id: string; version: number }>(a, 'POST', '/v1/agents', { name: 'versioned', model: 'openai-compatible/fake-1' });
+    const v2 = await call<{ version: number }>(a, 'PATCH', `/v1/agents/${agent.body.id}`, { maxTotalTokens: 1 });
+    assert.equal(v2.body.version, 2);
+    const runOnB = async () => {
+      const queued = await call<Execution>(b, 'POST', `/v1/agents/${agent.body.id}/execute`, { input: 'which version' });
+      assert.equal(queued.status, 202);
+      return until(a, queued.body.id, final);
+    };
+    const latest = await runOnB();
+    assert.deepEqual([latest.agentVersion, latest.status, latest.error?.code], [2, 'failed', 'max_tokens_exceeded']);
+    const moved = await call<{ labels: Record<string, number> }>(a, 'PUT', `/v1/agents/${agent.body.id}/labels/production`, { version: 1 });
+    assert.deepEqual(moved.body.labels, { production: 1 });
+    const rolledBack = await runOnB();
+    assert.deepEqual([rolledBack.agentVersion, rolledBack.status], [1, 'succeeded'], 'the next execution after the move runs version 1');
+    await call(a, 'PUT', `/v1/agents/${agent.body.id}/labels/production`, { version: 'latest' });
+    const forward = await runOnB();
+    assert.equal(forward.agentVersion, 2);
+  });
+
   it('a cancel on web B aborts the model call in the worker within a second', async () => {
     const queued = await call<Execution>(a, 'POST', `/v1/agents/${agentId}/execute`, { input: 'slow cancel-me-please' });
     await fake.waitFor(() => requestsFor('cancel-me-please') === 1, 10_000);

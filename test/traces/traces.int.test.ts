@@ -118,6 +118,7 @@ describe('GET /v1/executions/:id/trace', () => {
     assert.equal(root.attributes['gen_ai.operation.name'], 'invoke_agent');
     assert.equal(root.attributes['gen_ai.agent.id'], agent);
     assert.equal(root.attributes['gen_ai.agent.name'], 'Test agent');
+    assert.equal(root.attributes['gen_ai.agent.version'], '1', 'the version it ran (docs/versions.md)');
     // The sums: tokens (the execution's usage) and cost (analytics and the budget's ledger), exactly.
     const tokens = calls.reduce((n, c) => ({ inputTokens: n.inputTokens + c.usage!.inputTokens, outputTokens: n.outputTokens + c.usage!.outputTokens }), { inputTokens: 0, outputTokens: 0 });
     assert.deepEqual(tokens, { inputTokens: run.body.usage.inputTokens, outputTokens: run.body.usage.outputTokens });

@@ -817,6 +817,11 @@ export type components = {
              * @example 4bf92f3577b34da6a3ce929d0e0e4736
              */
             traceId: string;
+            /**
+             * @description The version of the agent it ran (docs/versions.md); `null` for runs from before versions.
+             * @example 3
+             */
+            agentVersion: number | null;
             /** @description A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run. */
             replayOf: {
                 /** @example exe_01JD8X40A1B2C3D4E5F6G7H8J9 */
@@ -5416,6 +5421,8 @@ export interface operations {
                 conversationId?: string;
                 /** @description Only the runs of this schedule. */
                 scheduleId?: string;
+                /** @description Only the runs of this version of their agent (with `agentId`, of that agent). */
+                agentVersion?: number;
             };
             header?: never;
             path?: never;
@@ -6161,6 +6168,16 @@ export interface operations {
                      * @example false
                      */
                     stream?: boolean;
+                    /**
+                     * @description Run this version of the agent (docs/versions.md). Not with `label`. Default: the version `production` points at, or for a later turn of a conversation the version its first turn ran.
+                     * @example 3
+                     */
+                    version?: number;
+                    /**
+                     * @description Run the version this label points at (`staging`…). Not with `version`.
+                     * @example staging
+                     */
+                    label?: string;
                 };
             };
         };

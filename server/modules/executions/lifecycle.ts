@@ -68,6 +68,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     startedAt: iso(row.startedAt),
     completedAt: iso(row.completedAt),
     traceId: traceIdOf(row),
+    agentVersion: row.agentVersion,
     replayOf: row.replay ? { executionId: row.replay.executionId, fromStep: row.replay.fromStep, tools: row.replay.tools } : null,
   };
 }

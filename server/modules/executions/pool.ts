@@ -1,6 +1,6 @@
-import { asc, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { agents, messages } from '../../../db/schema';
+import { agents, agentVersions, messages } from '../../../db/schema';
 import { CHANNELS, type Bus } from '../../platform/notify';
 import type { Headroom } from '../../platform/headroom';
 import { log } from '../../platform/log';
@@ -221,11 +221,21 @@ export class ExecutionPool {
   }
 }
 
-/** The agents and conversation histories of claimed runs (in the claim's transaction). */
+/**
+ * The agents and conversation histories of claimed runs (in the claim's transaction), each agent
+ * as the version its run runs (docs/versions.md): the row is the latest; an older version's
+ * config comes with it from `agent_versions`, joined in the same statement.
+ */
 async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
   if (rows.length === 0) return [];
+  const versions = [...new Set(rows.flatMap((r) => (r.agentVersion !== null ? [r.agentVersion] : [])))];
   const [agentRows, history] = await Promise.all([
-    tx.select().from(agents).where(inArray(agents.id, [...new Set(rows.map((r) => r.agentId))])).execute(),
+    tx
+      .select({ agent: agents, version: agentVersions.version, config: agentVersions.config })
+      .from(agents)
+      .leftJoin(agentVersions, and(eq(agentVersions.agentId, agents.id), ne(agentVersions.version, agents.version), inArray(agentVersions.version, versions.length > 0 ? versions : [0])))
+      .where(inArray(agents.id, [...new Set(rows.map((r) => r.agentId))]))
+      .execute(),
     tx
       .select({ conversationId: messages.conversationId, modelMessage: messages.modelMessage })
       .from(messages)
@@ -233,9 +243,13 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       .orderBy(asc(messages.conversationId), asc(messages.id))
       .execute(),
   ]);
-  return rows.map((row) => ({
-    row,
-    agent: agentRows.find((a) => a.id === row.agentId),
-    history: history.filter((m) => m.conversationId === row.conversationId),
-  }));
+  return rows.map((row) => {
+    const agent = agentRows.find((a) => a.agent.id === row.agentId)?.agent;
+    const pinned = agent && row.agentVersion !== null && row.agentVersion !== agent.version ? agentRows.find((a) => a.agent.id === row.agentId && a.version === row.agentVersion) : undefined;
+    return {
+      row,
+      agent: agent && pinned?.config ? { ...agent, ...pinned.config } : agent,
+      history: history.filter((m) => m.conversationId === row.conversationId),
+    };
+  });
 }

@@ -25,6 +25,8 @@ export interface ReplayStart {
   history: { role: 'user' | 'assistant' | 'tool'; content: string; modelMessage: unknown; executionId: string }[];
   /** The model it runs (the override, or the original's). */
   model: string;
+  /** The version of the agent it runs: the original's (null: a run from before versions, the production one). */
+  version: number | null;
 }
 
 /** What the answer to a call the original never made says (never a side effect). */
@@ -65,7 +67,7 @@ export async function planReplay(db: Db, scope: Pick<Actor, 'workspaceId' | 'env
   return {
     agentId: original.agentId,
     input: { input: input.input ?? original.input, ...(input.metadata ? { metadata: input.metadata } : {}) },
-    replay: { plan, history, model: input.model ?? original.model },
+    replay: { plan, history, model: input.model ?? original.model, version: original.agentVersion },
   };
 }
 

@@ -34,6 +34,11 @@ export const executeInput = z.strictObject({
   }),
   wait: z.boolean().optional().meta({ description: '`true`: answer 200 with the finished execution instead of 202 at once.', example: false }),
   stream: z.boolean().optional().meta({ description: '`true`: answer with a `text/event-stream` of the execution’s events.', example: false }),
+  version: z.number().int().min(1).max(1_000_000_000).optional().meta({
+    description: 'Run this version of the agent (docs/versions.md). Not with `label`. Default: the version `production` points at, or for a later turn of a conversation the version its first turn ran.',
+    example: 3,
+  }),
+  label: z.string().max(40).optional().meta({ description: 'Run the version this label points at (`staging`…). Not with `version`.', example: 'staging' }),
 });
 
 const usage = z.object({
@@ -144,6 +149,7 @@ export const executionSchema = z.object({
   startedAt: timestamp.nullable(),
   completedAt: timestamp.nullable(),
   traceId: z.string().meta({ description: 'The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
+  agentVersion: z.number().int().nullable().meta({ description: 'The version of the agent it ran (docs/versions.md); `null` for runs from before versions.', example: 3 }),
   replayOf: z
     .object({
       executionId: z.string().meta({ example: EXAMPLE_EXECUTION }),
@@ -186,6 +192,7 @@ export const listExecutionsInput = z.strictObject({
   status: z.enum(EXECUTION_STATUSES).meta({ description: 'Only executions in this status.' }).optional(),
   conversationId: z.string().meta({ description: 'Only this conversation’s executions.' }).optional(),
   scheduleId: z.string().meta({ description: 'Only the runs of this schedule.' }).optional(),
+  agentVersion: z.coerce.number().int().min(1).max(1_000_000_000).meta({ description: 'Only the runs of this version of their agent (with `agentId`, of that agent).' }).optional(),
 });
 
 export const idInput = z.strictObject({ id: z.string().meta({ description: 'The resource id.' }) });

@@ -19,6 +19,7 @@ import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, RESERVE, startedParts, type ExecutionRow } from './lifecycle';
 import { startColumns, statementWith } from './participants';
 import type { ReplayStart } from './replay';
+import { versionToRun } from './versions';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -29,7 +30,7 @@ const executionList = keysetList({
   prefix: 'exe',
   table: executions,
   columns: getTableColumns(executions),
-  filters: { agentId: executions.agentId, status: executions.status, conversationId: executions.conversationId, scheduleId: executions.scheduleId },
+  filters: { agentId: executions.agentId, status: executions.status, conversationId: executions.conversationId, scheduleId: executions.scheduleId, agentVersion: executions.agentVersion },
 });
 
 type Scope = Pick<Actor, 'workspaceId' | 'environment'>;
@@ -64,7 +65,7 @@ export async function getExecution(db: Db, scope: Scope, id: string): Promise<Ex
   return executionView(row);
 }
 
-export type ListExecutionsInput = PageParams & { agentId?: string; status?: ExecutionRow['status']; conversationId?: string; scheduleId?: string };
+export type ListExecutionsInput = PageParams & { agentId?: string; status?: ExecutionRow['status']; conversationId?: string; scheduleId?: string; agentVersion?: number };
 
 export async function listExecutions(db: Db, scope: Scope, input: ListExecutionsInput): Promise<Page<ExecutionView>> {
   const page = await executionList.page(db, scope, input);
@@ -128,9 +129,12 @@ export async function startExecution(
     // The participants' columns (participants.ts: a `block` budget that refuses the run, read
     // here so that a refusal writes nothing).
     const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: opts.replay ? sql`${opts.replay.model}` : sql`${agents.model}` });
+    // The version to run (docs/versions.md), resolved with the agent: its config read only when it is not the latest.
+    const version = versionToRun(input, continued, opts.replay?.version);
     const agentQ = tx
       .select({
         ...participants.columns,
+        ...version.columns,
         agent: agents,
         // The time as epoch milliseconds: a number whatever the session's DateStyle or driver.
         now: sql<number>`(extract(epoch from now()::timestamptz(3)) * 1000)::float8`,
@@ -143,7 +147,7 @@ export async function startExecution(
     const admitted = found?.admitted === true;
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
-    const { agent } = found;
+    const { agent, agentVersion } = version.read(found);
     const carried = participants.read(found);
     const now = new Date(Number(found.now));
     // A queued turn (lines.ts): it waits for the run ahead of it, and its user message is written when its turn comes.
@@ -165,6 +169,7 @@ export async function startExecution(
       agentId: agent.id,
       conversationId,
       status: (running ? 'running' : 'queued') satisfies InitialStatus,
+      agentVersion,
       input: input.input,
       output: null,
       steps: [],
@@ -204,7 +209,7 @@ export async function startExecution(
       writes.push(
         tx
           .insert(conversations)
-          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1 + earlier.length, lastMessageAt: sql`now()` })
+          .values({ id: conversationId, workspaceId: actor.workspaceId, environment: actor.environment, agentId: agent.id, activeExecutionId: id, messageCount: 1 + earlier.length, lastMessageAt: sql`now()`, agentVersion })
           .getSQL(),
       );
       if (earlier.length > 0) writes.push(tx.insert(messages).values(earlier.map((m) => ({ ...m, id: newId('msg'), conversationId }))).getSQL());

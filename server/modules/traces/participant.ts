@@ -35,7 +35,7 @@ const httpStatusOf = (result: unknown): { httpStatus?: number } => {
 };
 
 /** The execution as an exported span's attributes name it. */
-const runOf = (row: ExecutionRow) => ({ id: row.id, traceId: traceIdOf(row), agentId: row.agentId, conversationId: row.conversationId, environment: row.environment, status: row.status });
+const runOf = (row: ExecutionRow) => ({ id: row.id, traceId: traceIdOf(row), agentId: row.agentId, agentVersion: row.agentVersion, conversationId: row.conversationId, environment: row.environment, status: row.status });
 
 /** Spans written by a statement, handed to the OTLP exporter once it committed (export.ts: nothing when export is off). */
 const written = (row: ExecutionRow, spans: RecordedSpan[]): StatementPart => ({

@@ -32,6 +32,8 @@ export interface Found {
   trace_id: string | null;
   agent_id: string;
   agent_name: string | null;
+  /** The version of the agent the run ran (null: a run from before versions). */
+  agent_version: number | null;
   conversation_id: string;
   environment: string;
   status: string;
@@ -65,7 +67,7 @@ export async function getTrace(db: Db, scope: Scope, id: string, catchUp?: (id: 
 async function readTrace(db: Db, scope: Scope, id: string): Promise<Found | undefined> {
   const [found] = await queryRows<Found>(
     db,
-    sql`select e.id, e.trace_id, e.agent_id, a.name as agent_name, e.conversation_id, e.environment, e.status,
+    sql`select e.id, e.trace_id, e.agent_id, a.name as agent_name, e.agent_version, e.conversation_id, e.environment, e.status,
         (select json_agg(s order by s.started_at, s.name <> 'execution', s.span_id) from (
           select s.span_id, s.parent_id, s.name, s.started_at, s.ended_at, s.status, s.error, s.data, s.cost_usd::text as cost_usd,
             case when count(*) filter (where s.name = 'model_call' and s.cost_usd is null) over () > 0 then null
@@ -110,6 +112,7 @@ export function spanView(run: Found, row: SpanRow): SpanView {
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.agent.id': run.agent_id,
           ...(run.agent_name !== null ? { 'gen_ai.agent.name': run.agent_name } : {}),
+          ...(run.agent_version != null ? { 'gen_ai.agent.version': String(run.agent_version) } : {}),
           'gen_ai.conversation.id': run.conversation_id,
           'gen_ai.provider.name': model.provider,
           'gen_ai.request.model': model.name,
