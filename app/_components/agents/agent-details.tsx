@@ -26,6 +26,22 @@ export function AgentDetails({ agent }: { agent: Agent }) {
     <Card className="overflow-hidden" data-testid="agent-details">
       <h2 className="border-b border-slate-200 px-4 py-3 font-semibold text-slate-900 sm:px-5">Settings</h2>
       <dl className="divide-y divide-slate-100">
+        <DetailRow label="Version" testId="agent-version">
+          {agent.version === 0 ? (
+            <span className="text-slate-500">None yet</span>
+          ) : (
+            <>
+              <a href="#versions" className="font-medium text-indigo-600 hover:text-indigo-500">
+                v{agent.version}
+              </a>
+              {agent.labels.production !== undefined && (
+                <span className="block text-xs text-slate-500" data-testid="agent-production-version">
+                  {agent.labels.production === agent.version ? 'The latest; production runs it' : `Production runs v${agent.labels.production}`}
+                </span>
+              )}
+            </>
+          )}
+        </DetailRow>
         <DetailRow label="Model">
           <ModelBadge model={agent.model} />
         </DetailRow>

@@ -246,3 +246,43 @@ export function agentMessage(issue: { code: string; path?: PropertyKey[] }): str
       return undefined;
   }
 }
+
+/** A JSON text as its value written canonically (object keys sorted), or the text itself when it is not JSON. */
+function jsonKey(source: string): unknown {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+  try {
+    return sort(JSON.parse(source));
+  } catch {
+    return source;
+  }
+}
+
+const words = (source: string) => source.split(/[\s,]+/).filter(Boolean);
+
+/** The behaviour fields as they will be sent (docs/versions.md, "What makes one"), to tell whether a save makes a new version; name and description are not among them. */
+export function behaviourKey(d: AgentDraft): string {
+  const num = (s: string) => (s.trim() === '' ? null : Number(s.trim()));
+  return JSON.stringify({
+    model: d.model.trim(),
+    instructions: d.instructions.trim() || null,
+    temperature: num(d.temperature),
+    maxSteps: num(d.maxSteps),
+    timeoutSeconds: num(d.timeoutSeconds),
+    maxTotalTokens: num(d.maxTotalTokens),
+    approvalTimeoutSeconds: num(d.approvalTimeoutSeconds),
+    traceContent: d.traceContent,
+    tools: d.tools.map((t) =>
+      t.type === 'mcp'
+        ? {
+            type: t.type,
+            name: t.name.trim(),
+            url: t.url.trim(),
+            allowedTools: words(t.allowedTools),
+            headers: t.headers.map((h) => [h.name.trim(), h.stored && h.value === '' ? MASKED_HEADER : h.value]),
+            approval: t.approval === 'tools' ? words(t.approvalTools) : t.approval,
+          }
+        : { type: t.type, name: t.name.trim(), description: t.description.trim(), url: t.url.trim(), method: t.method, parameters: jsonKey(t.parameters), approval: t.approval === 'always' ? 'always' : 'never' },
+    ),
+  });
+}

@@ -72,7 +72,9 @@ export function EditAgentView({ id }: { id: string }) {
   return (
     <div className="space-y-6">
       <Breadcrumb href="/dashboard/agents" parent="Agents" current={agent.data?.name ?? id} />
-      <Heading title="Edit agent">Changes apply to the next run; runs already started keep the settings they started with.</Heading>
+      <Heading title="Edit agent">
+        Changes apply to the next run; runs already started keep the settings they started with. A change of behaviour makes a new version of the agent.
+      </Heading>
       {agent.isPending ? (
         <Card className="h-96 animate-pulse" aria-busy="true" aria-label="Loading the agent" />
       ) : agent.isError ? (
@@ -85,8 +87,9 @@ export function EditAgentView({ id }: { id: string }) {
           submitLabel="Save changes"
           cancelHref={href}
           pending={update.isPending}
-          onSubmit={async (input) => {
-            await update.mutateAsync({ id, ...input });
+          versions={{ latest: agent.data.version, production: agent.data.labels.production }}
+          onSubmit={async (input, versionNote) => {
+            await update.mutateAsync({ id, ...input, ...(versionNote ? { versionNote } : {}) });
             await queryClient.invalidateQueries({ queryKey: trpc.agents.pathKey() });
             router.push(href);
           }}

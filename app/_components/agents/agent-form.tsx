@@ -1,12 +1,13 @@
 'use client';
 
 import { zodResolver } from '@hookform/resolvers/zod';
-import { type ReactNode } from 'react';
-import { Controller, FormProvider, useForm, type FieldErrors } from 'react-hook-form';
+import { useState, type ReactNode } from 'react';
+import { Controller, FormProvider, useForm, useWatch, type FieldErrors } from 'react-hook-form';
 import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_lib/forms';
 import { revealProblem } from '@/app/_lib/reveal';
 import { Alert, ButtonLink, Button, Card, Spinner, TextAreaField, TextField } from '../ui';
-import { AGENT_LIMITS, agentFormSchema, agentMessage, fieldId, type AgentDraft, type AgentInput } from './agent-draft';
+import { VERSION_NOTE_MAX } from '@/app/_lib/versions';
+import { AGENT_LIMITS, agentFormSchema, agentMessage, behaviourKey, fieldId, type AgentDraft, type AgentInput } from './agent-draft';
 import { ModelField } from './model-field';
 import { ToolsEditor } from './tools-editor';
 
@@ -52,19 +53,51 @@ function Section({ title, description, children }: { title: string; description:
   );
 }
 
+/** An agent's versions as the edit form tells of them: its latest, and the version production runs. */
+export interface VersionFacts {
+  latest: number;
+  production: number | undefined;
+}
+
+/** What saving does to the agent's versions (docs/versions.md): a new one when its behaviour changed, none for a name or description alone. */
+function NextVersion({ facts, changed }: { facts: VersionFacts; changed: boolean }) {
+  const next = facts.latest + 1;
+  const pinned = facts.production !== undefined && facts.production !== facts.latest;
+  return (
+    <p className="text-sm text-slate-600" data-testid="agent-next-version" data-changed={changed}>
+      {changed ? (
+        <>
+          <span className="font-semibold text-slate-900">Saving makes version {next}.</span>{' '}
+          {pinned
+            ? `Production stays on v${facts.production}: move it to v${next} on the agent’s page to run it by default.`
+            : 'Production runs it from then on, unless it is pinned to a version.'}
+        </>
+      ) : (
+        <>
+          This is version {facts.latest}. Changing the model, instructions, limits, tools or traces makes version {next}; the name and description alone make
+          none.
+        </>
+      )}
+    </p>
+  );
+}
+
 export function AgentForm({
   initial,
   submitLabel,
   cancelHref,
   pending,
+  versions,
   onSubmit,
 }: {
   initial: AgentDraft;
   submitLabel: string;
   cancelHref: string;
   pending: boolean;
-  /** Sends the body; a rejection is shown on its field. */
-  onSubmit: (input: AgentInput) => Promise<unknown>;
+  /** Editing an agent: its versions, to say what saving makes, and a version note to send. */
+  versions?: VersionFacts;
+  /** Sends the body (and the version note, when editing); a rejection is shown on its field. */
+  onSubmit: (input: AgentInput, versionNote: string | null) => Promise<unknown>;
 }) {
   const form = useForm<AgentDraft, unknown, AgentInput>({
     defaultValues: initial,
@@ -75,6 +108,9 @@ export function AgentForm({
   const { register, control, handleSubmit, setError, getValues, formState } = form;
   const { errors } = formState;
   const errorOf = (name: string) => messageOf(errors, name);
+  const [versionNote, setVersionNote] = useState('');
+  const values = useWatch({ control }) as AgentDraft;
+  const behaviourChanged = versions !== undefined && behaviourKey(values) !== behaviourKey(initial);
 
   function reveal(found: FieldErrors<AgentDraft>) {
     const first = firstWithError(found, fieldOrder(getValues('tools').length));
@@ -83,7 +119,7 @@ export function AgentForm({
 
   const submit = handleSubmit(async (input) => {
     try {
-      await onSubmit(input);
+      await onSubmit(input, versionNote.trim() || null);
     } catch (err) {
       const field = showServerError(err, setError, (param) => placeOf(param, getValues('tools').length));
       // Bring the field (or the message at the top) into view.
@@ -191,7 +227,36 @@ export function AgentForm({
           </label>
         </Section>
 
-        <div className="flex flex-col-reverse gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:justify-end">
+        {versions && (
+          <Section
+            title="Version"
+            description="Each save that changes the agent’s behaviour makes a new version, kept with who saved it, when, and this note: the agent’s page lists them, compares any two and moves production between them."
+          >
+            <NextVersion facts={versions} changed={behaviourChanged} />
+            <TextAreaField
+              id="agent-versionNote"
+              label="Version note (optional)"
+              rows={2}
+              placeholder="e.g. Shorter answers"
+              value={versionNote}
+              onChange={(e) => setVersionNote(e.target.value)}
+              maxLength={VERSION_NOTE_MAX}
+              hint={
+                behaviourChanged
+                  ? `What the change is for, kept on version ${versions.latest + 1} (at most ${VERSION_NOTE_MAX} characters).`
+                  : `Kept on the version a change of behaviour makes (at most ${VERSION_NOTE_MAX} characters); a save that makes none ignores it.`
+              }
+              data-testid="agent-version-note"
+            />
+          </Section>
+        )}
+
+        <div className="flex flex-col-reverse gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:items-center sm:justify-end">
+          {versions && (
+            <p className="text-sm text-slate-500 sm:mr-auto" data-testid="agent-save-version">
+              {behaviourChanged ? `Saving makes version ${versions.latest + 1}` : 'No change of behaviour: no new version'}
+            </p>
+          )}
           <ButtonLink href={cancelHref} variant="secondary">
             Cancel
           </ButtonLink>

@@ -15,6 +15,7 @@ import { Playground } from './playground';
 import { useUnreachableProvider } from './provider-status';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
 import { ToolSecretModal } from './tool-secret-modal';
+import { VersionsCard } from './versions-card';
 import { useCan } from '../team/use-can';
 import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
@@ -112,6 +113,8 @@ export function AgentView({ id }: { id: string }) {
         </div>
         <AgentDetails agent={a} />
       </div>
+
+      <VersionsCard agent={a} />
 
       <SchedulesCard agentId={a.id} />
 

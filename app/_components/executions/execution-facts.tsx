@@ -64,6 +64,23 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
             </>
           )}
         </DetailRow>
+        <DetailRow dense label="Agent version" testId="execution-agent-version">
+          {e.agentVersion === null ? (
+            <>
+              {muted('None')}
+              {note('Started before the agent had versions')}
+            </>
+          ) : agentGone ? (
+            <span data-testid="execution-version">v{e.agentVersion}</span>
+          ) : (
+            <>
+              <Link href={`/dashboard/agents/${e.agentId}#version-${e.agentVersion}`} className="font-medium text-indigo-600 hover:text-indigo-500" data-testid="execution-version">
+                v{e.agentVersion}
+              </Link>
+              {note('The version it ran, among the agent’s versions')}
+            </>
+          )}
+        </DetailRow>
         <DetailRow dense label="Conversation">
           <IdText value={e.conversationId} href={`/dashboard/conversations/${e.conversationId}`} testId="execution-conversation-id" />
           {note('Its messages and executions')}

@@ -23,6 +23,8 @@ export interface ExecutionFilters {
   agentId?: string;
   conversationId?: string;
   scheduleId?: string;
+  /** One version's runs (with agentId: of that agent). */
+  agentVersion?: number;
 }
 
 const SELECT =
@@ -68,12 +70,12 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
     seen.current = newestId;
     void refetchList();
   }, [newestId, firstId, refetchList]);
-  const filtered = Boolean(filters.status || filters.agentId || filters.conversationId || filters.scheduleId);
+  const filtered = Boolean(filters.status || filters.agentId || filters.conversationId || filters.scheduleId || filters.agentVersion);
 
   function apply(next: ExecutionFilters) {
     const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v)) as ExecutionFilters;
     setFilters(clean);
-    const qs = new URLSearchParams(clean as Record<string, string>).toString();
+    const qs = new URLSearchParams(Object.entries(clean).map(([k, v]) => [k, String(v)])).toString();
     router.replace(`/dashboard/executions${qs ? `?${qs}` : ''}`, { scroll: false });
   }
 
@@ -102,7 +104,7 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
           <label htmlFor="filter-agent" className="block text-xs font-medium text-slate-600">
             Agent
           </label>
-          <select id="filter-agent" className={SELECT} value={filters.agentId ?? ''} onChange={(e) => apply({ ...filters, agentId: e.target.value || undefined })} data-testid="filter-agent">
+          <select id="filter-agent" className={SELECT} value={filters.agentId ?? ''} onChange={(e) => apply({ ...filters, agentId: e.target.value || undefined, agentVersion: undefined })} data-testid="filter-agent">
             <option value="">All agents</option>
             {filters.agentId && !agentNames.has(filters.agentId) && <option value={filters.agentId}>{filters.agentId}</option>}
             {agents.data?.data.map((a) => (
@@ -128,6 +130,14 @@ export function ExecutionsView({ initial }: { initial: ExecutionFilters }) {
               Runs of schedule <code className="font-mono">{filters.scheduleId}</code>
             </span>
             <button type="button" className="shrink-0 font-semibold hover:text-indigo-950" onClick={() => apply({ ...filters, scheduleId: undefined })} aria-label="Show every schedule's runs">
+              ✕
+            </button>
+          </p>
+        )}
+        {filters.agentVersion && (
+          <p className="flex min-w-0 items-center gap-2 rounded-md bg-indigo-50 max-sm:col-span-2 px-3 py-2 text-xs text-indigo-800 ring-1 ring-indigo-200 ring-inset" data-testid="filter-version">
+            <span className="truncate">{filters.agentId ? `Runs of version ${filters.agentVersion}` : `Runs of each agent’s version ${filters.agentVersion}`}</span>
+            <button type="button" className="shrink-0 font-semibold hover:text-indigo-950" onClick={() => apply({ ...filters, agentVersion: undefined })} aria-label="Show every version's runs">
               ✕
             </button>
           </p>

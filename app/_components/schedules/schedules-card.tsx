@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { describeCron } from '@/app/_lib/cron';
 import type { Schedule } from '@/app/_lib/types';
 import { useTRPC } from '../providers';
@@ -11,6 +11,7 @@ import { Badge, Button, Card } from '../ui';
 import { CreateScheduleDialog } from './create-schedule-dialog';
 import { NextRun, RecentRuns, SCHEDULE_REFRESH_MS, ScheduleActions, ScheduleStateBadge } from './schedule-parts';
 import { useCan } from '../team/use-can';
+import { useHash } from '../use-hash';
 
 // An agent's schedules on its page: each with its cron (in words too, linked to the schedule's
 // own page) and zone, its next run, its last runs (linked to their executions), and — for those
@@ -18,18 +19,6 @@ import { useCan } from '../team/use-can';
 // Refreshed every few seconds while the page is open, so a run that starts shows up. A link to
 // `/dashboard/agents/<agent>#<schedule id>` (an execution's "Started by") scrolls to that
 // schedule and highlights it once the list has loaded.
-
-/** The URL's fragment, kept up to date (no fragment on the server). */
-function useHash(): string {
-  return useSyncExternalStore(
-    (changed) => {
-      window.addEventListener('hashchange', changed);
-      return () => window.removeEventListener('hashchange', changed);
-    },
-    () => window.location.hash.slice(1),
-    () => '',
-  );
-}
 
 function ScheduleItem({ schedule, onChanged, highlighted, now }: { schedule: Schedule; onChanged: () => void; highlighted: boolean; now: number }) {
   const words = describeCron(schedule.cron);
