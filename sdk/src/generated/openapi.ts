@@ -2593,6 +2593,11 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * @description The label whose version its runs run; `null`: as an execute without one.
+             * @example null
+             */
+            label: string | null;
             /** @description The next occurrence; `null` when disabled. */
             nextRunAt: string | null;
             /** @description The occurrence of its latest run; `null` before the first. */
@@ -10263,6 +10268,12 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description Its runs run the version of the agent this label points at when each run starts (docs/versions.md). `null`: as an execute without one (`production`’s, or the continued conversation’s version).
+                     * @default null
+                     * @example production
+                     */
+                    label?: string | null;
                 };
             };
         };
@@ -10869,6 +10880,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description Its runs run the version of the agent this label points at when each run starts (docs/versions.md). `null`: as an execute without one (`production`’s, or the continued conversation’s version).
+                     * @example production
+                     */
+                    label?: string | null;
                 };
             };
         };
