@@ -2441,6 +2441,8 @@ export type components = {
         ExecutionUsage: {
             /** @description With `groupBy=agentId`. */
             agentId?: string;
+            /** @description With `groupBy=agentVersion` (0: runs from before versions). */
+            agentVersion?: number;
             /** @description With `groupBy=model`. */
             model?: string;
             /**
@@ -9748,10 +9750,12 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 after?: string;
-                /** @description Comma-separated: `agentId`, `model`, `status`. Each bucket then holds one row per group with activity, largest first. */
+                /** @description Comma-separated: `agentId`, `agentVersion`, `model`, `status`. Each bucket then holds one row per group with activity, largest first. */
                 groupBy?: string;
                 /** @description Only this agent (an unknown id gives empty rows). */
                 agentId?: string;
+                /** @description Only runs of this version of their agent (with `agentId`: of that agent; 0: runs from before versions). */
+                agentVersion?: number;
                 /** @description Only this model, `provider/model`. */
                 model?: string;
                 /** @description Only executions that ended in this status. */
