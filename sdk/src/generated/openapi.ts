@@ -780,7 +780,7 @@ export type components = {
                 /** @example 469 */
                 totalTokens: number;
             };
-            /** @description Why it failed: `model_provider_unavailable`, `model_error`, `timeout`, `tool_error`, `max_steps_exceeded`, `max_tokens_exceeded`, `budget_exceeded`, `worker_lost`. `null` otherwise. */
+            /** @description Why it failed: `model_provider_unavailable`, `model_error`, `timeout`, `tool_error`, `max_steps_exceeded`, `max_tokens_exceeded`, `budget_exceeded`, `output_invalid`, `worker_lost`. `null` otherwise. */
             error: {
                 /** @example timeout */
                 code: string;
@@ -822,6 +822,11 @@ export type components = {
              * @example 3
              */
             agentVersion: number | null;
+            /**
+             * @description With an output schema: the answer, parsed and valid against it (`output` holds its text); `null` otherwise.
+             * @example null
+             */
+            outputJson: unknown;
             /** @description A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run. */
             replayOf: {
                 /** @example exe_01JD8X40A1B2C3D4E5F6G7H8J9 */
@@ -1456,6 +1461,13 @@ export type components = {
              */
             traceContent: boolean;
             /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1650,6 +1662,13 @@ export type components = {
              */
             traceContent: boolean;
             /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1756,6 +1775,13 @@ export type components = {
              * @example false
              */
             traceContent: boolean;
+            /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Your own key-value pairs.
              * @example {
@@ -1903,6 +1929,13 @@ export type components = {
              * @example false
              */
             traceContent: boolean;
+            /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
         };
         ExecutionList: {
             data: components["schemas"]["Execution"][];
@@ -3647,6 +3680,25 @@ export interface operations {
                      */
                     traceContent?: boolean;
                     /**
+                     * @description The JSON Schema its final answer must match (docs/versions.md, "Structured outputs"): an object with `properties`, every property `required`, `additionalProperties: false`; arrays, enums, strings, numbers, integers, booleans, null, `anyOf`; depth ≤ 5, ≤ 100 properties. The answer is then on executions as `outputJson`. `null`: free text.
+                     * @default null
+                     * @example {
+                     *       "type": "object",
+                     *       "properties": {
+                     *         "answer": {
+                     *           "type": "string"
+                     *         }
+                     *       },
+                     *       "required": [
+                     *         "answer"
+                     *       ],
+                     *       "additionalProperties": false
+                     *     }
+                     */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
                      * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
                      * @default {}
                      * @example {
@@ -4267,6 +4319,24 @@ export interface operations {
                      * @example false
                      */
                     traceContent?: boolean;
+                    /**
+                     * @description The JSON Schema its final answer must match (docs/versions.md, "Structured outputs"): an object with `properties`, every property `required`, `additionalProperties: false`; arrays, enums, strings, numbers, integers, booleans, null, `anyOf`; depth ≤ 5, ≤ 100 properties. The answer is then on executions as `outputJson`. `null`: free text.
+                     * @example {
+                     *       "type": "object",
+                     *       "properties": {
+                     *         "answer": {
+                     *           "type": "string"
+                     *         }
+                     *       },
+                     *       "required": [
+                     *         "answer"
+                     *       ],
+                     *       "additionalProperties": false
+                     *     }
+                     */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    } | null;
                     /**
                      * @description Replaces the whole metadata (≤ 50 keys); `{}` removes it all.
                      * @example {
@@ -6185,6 +6255,10 @@ export interface operations {
                      * @example staging
                      */
                     label?: string;
+                    /** @description The JSON Schema this run’s final answer must match, instead of the agent’s `outputSchema` (the same subset: docs/versions.md, "Structured outputs"). */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
