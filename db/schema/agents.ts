@@ -69,6 +69,8 @@ export const agents = pgTable(
     approvalTimeoutSeconds: integer('approval_timeout_seconds').notNull().default(86_400),
     // Whether its runs' traces carry the content (prompts, answers, tool arguments and results: docs/traces.md).
     traceContent: boolean('trace_content').notNull().default(false),
+    // The JSON Schema its final answers must match (docs/versions.md, "Structured outputs"); null: free text.
+    outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
     // The latest version (docs/versions.md): its behaviour is this row's; 0 until start-up gives an
     // agent made before versions its version 1.
     version: integer('version').notNull().default(0),
@@ -107,6 +109,7 @@ export interface AgentConfig {
   maxTotalTokens: number | null;
   approvalTimeoutSeconds: number;
   traceContent: boolean;
+  outputSchema: Record<string, unknown> | null;
 }
 
 /** Who made a version: a user, an API key, or the service (an agent's first version when versions began). */

@@ -143,6 +143,10 @@ export const executions = pgTable(
     replay: json('replay').$type<ReplayPlan>(),
     // The version of its agent it runs (docs/versions.md); null for runs from before versions.
     agentVersion: integer('agent_version'),
+    // This execute's structured output schema, instead of the agent's (docs/versions.md); null: the agent's.
+    outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
+    // A structured answer, parsed (docs/versions.md, "Structured outputs"); null otherwise.
+    outputJson: jsonb('output_json'),
   },
   (t) => [
     executionEnvironment.check(t.environment),

@@ -31,6 +31,8 @@ export const schedules = pgTable(
     endAt: ts('end_at'),
     enabled: boolean('enabled').notNull().default(true),
     metadata: json('metadata').$type<Record<string, string>>().notNull().default({}),
+    // The label whose version its runs run (docs/versions.md); null: as an execute without one.
+    label: text('label'),
     nextRunAt: ts('next_run_at'),
     lastRunAt: ts('last_run_at'),
     lastExecutionId: text('last_execution_id'),

@@ -42,6 +42,8 @@ export const usageExecutionRecords = pgTable(
     workspaceId: text('workspace_id').notNull(),
     environment: recordEnvironment.column,
     agentId: text('agent_id').notNull(),
+    // The version of the agent the execution ran (docs/versions.md); 0: before versions.
+    agentVersion: integer('agent_version').notNull().default(0),
     model: text('model').notNull(),
     status: text('status').notNull(),
     completedAt: ts('completed_at').notNull(),
@@ -62,6 +64,8 @@ export const usageExecutionRollups = pgTable(
     granularity: executionGranularity.column.notNull(),
     bucket: ts('bucket').notNull(),
     agentId: text('agent_id').notNull(),
+    // 0: executions from before versions (a key column: never null).
+    agentVersion: integer('agent_version').notNull().default(0),
     model: text('model').notNull(),
     status: text('status').notNull(),
     executions: integer('executions').notNull(),
@@ -77,7 +81,7 @@ export const usageExecutionRollups = pgTable(
     durationHist: text('duration_hist').$type<Histogram>().notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.workspaceId, t.environment, t.granularity, t.bucket, t.agentId, t.model, t.status] }),
+    primaryKey({ columns: [t.workspaceId, t.environment, t.granularity, t.bucket, t.agentId, t.agentVersion, t.model, t.status] }),
     executionRollupEnvironment.check(t.environment),
     executionGranularity.check(t.granularity),
     // Retention pruning: by granularity and age, across workspaces.

@@ -23,6 +23,7 @@ export interface Agent {
   maxTotalTokens: number | null;
   approvalTimeoutSeconds: number;
   traceContent: boolean;
+  outputSchema: Record<string, unknown> | null;
   version: number;
   labels: Record<string, number>;
   metadata: Record<string, string>;
@@ -62,6 +63,7 @@ export const AGENT_FIELDS = [
   'metadata',
   'model',
   'name',
+  'outputSchema',
   'temperature',
   'timeoutSeconds',
   'tools',

@@ -43,6 +43,7 @@ const FULL = {
   maxTotalTokens: 50_000,
   approvalTimeoutSeconds: 3_600,
   traceContent: true,
+  outputSchema: null,
   metadata: { team: 'support', tier: 'gold' },
 };
 
@@ -70,6 +71,7 @@ describe('POST /v1/agents', () => {
       maxTotalTokens: null,
       approvalTimeoutSeconds: 86_400,
       traceContent: false,
+      outputSchema: null,
       metadata: {},
       environment: 'test',
     });

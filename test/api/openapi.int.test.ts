@@ -183,7 +183,7 @@ describe('executions in the document', () => {
     assert.equal(execute.operationId, 'agents-execute');
     assert.match((execute.responses?.['409'] as ResponseObject).description ?? '', /`conversation_busy`/);
     const body = (execute.requestBody as RequestBodyObject).content['application/json']!.schema as Schema;
-    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['conversationId', 'ifBusy', 'input', 'metadata', 'stream', 'wait']);
+    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['conversationId', 'ifBusy', 'input', 'label', 'metadata', 'outputSchema', 'stream', 'version', 'wait']);
     assert.equal((body.properties?.wait as Schema).type, 'boolean');
     const stream = operation('get', '/v1/executions/{id}/stream');
     assert.ok((stream.responses?.['200'] as ResponseObject).content?.['text/event-stream']);

@@ -213,6 +213,27 @@ describe('which version runs', () => {
     assert.ok(ranV2(named.body), 'a turn that names one runs it');
   });
 
+  it('usage analytics group by version and filter by it, from records and again after compaction', async () => {
+    const key = await tenant();
+    const id = await twoVersions(key);
+    for (const version of [1, 1, 2]) await run(key, id, { version });
+    const today = new Date().toISOString().slice(0, 10);
+    type Usage = { totals: { executions: number }; data: { results: { agentVersion?: number; executions: number }[] }[] };
+    const read = async (query: string) => {
+      const res = await api.request<Usage>('GET', `/v1/analytics/executions?start=${today}&agentId=${id}${query}`, { key: key.key });
+      expectStatus(res, 200);
+      return res.body;
+    };
+    const byVersion = (u: Usage) => u.data.flatMap((b) => b.results).map((r) => [r.agentVersion, r.executions]).sort();
+    const first = await eventually('the runs are counted', () => read('&groupBy=agentVersion'), (u) => u.totals.executions === 3);
+    assert.deepEqual(byVersion(first), [[1, 2], [2, 1]]);
+    assert.equal((await read('&agentVersion=2')).totals.executions, 1);
+    const { compactAll } = await import('../../server/modules/usage/compactor');
+    await compactAll(api.db);
+    assert.deepEqual(byVersion(await read('&groupBy=agentVersion')), [[1, 2], [2, 1]], 'the same from the rollups');
+    assert.equal((await read('&agentVersion=1')).totals.executions, 2);
+  });
+
   it('refuses an unknown version or label, and both at once; nothing is created', async () => {
     const key = await tenant();
     const id = await twoVersions(key);

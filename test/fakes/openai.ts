@@ -70,6 +70,8 @@ export interface ChatBody {
   tools?: Array<{ type: string; function: { name: string; parameters?: JSONSchema7 } }>;
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** Structured outputs: OpenAI's strict `json_schema`. */
+  response_format?: { type: string; json_schema?: { name?: string; strict?: boolean; schema?: JSONSchema7 } };
 }
 
 const DEFAULTS: Behaviour = { latencyMs: 1, chunkDelayMs: 0 };
@@ -95,6 +97,9 @@ function answer(body: ChatBody, behaviour: Behaviour): Answer {
   const chosen = tools.find((t) => t.name === name);
   if (chosen) return { call: { name: chosen.name, arguments: JSON.stringify(argumentsFor(chosen.parameters, subjectOf(userText, chosen.name))) } };
   if (behaviour.reply) return { text: behaviour.reply(body) };
+  // Asked for a JSON Schema's object (strict structured outputs): one, made up from the schema.
+  const schema = body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
+  if (schema) return { text: JSON.stringify(argumentsFor(schema, userText.slice(0, 60))) };
   const results = after.filter((m) => m.role === 'tool').map(textOf);
   if (results.length > 0) return { text: `Fake reply to: ${userText} (tool results: ${results.join(', ')})` };
   return { text: `Fake reply to: ${userText}` };

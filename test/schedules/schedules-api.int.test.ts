@@ -30,6 +30,7 @@ interface Schedule {
   endAt: string | null;
   enabled: boolean;
   metadata: Record<string, string>;
+  label: string | null;
   nextRunAt: string | null;
   lastRunAt: string | null;
   lastExecutionId: string | null;
@@ -63,7 +64,7 @@ describe('create, read, list, update, delete', () => {
     const before = Date.now();
     const s = await createSchedule(o.key, { agentId, cron: '30  2 * * *', timezone: 'europe/berlin', metadata: { team: 'ops' } });
     assert.deepEqual(Object.keys(s).sort(), [
-      'agentId', 'conversationId', 'createdAt', 'cron', 'enabled', 'endAt', 'environment', 'id', 'input', 'lastExecutionId',
+      'agentId', 'conversationId', 'createdAt', 'cron', 'enabled', 'endAt', 'environment', 'id', 'input', 'label', 'lastExecutionId',
       'lastRunAt', 'metadata', 'nextRunAt', 'overlap', 'timezone', 'updatedAt',
     ]);
     assert.match(s.id, /^sch_[0-9A-HJKMNP-TV-Z]{26}$/);
@@ -153,6 +154,27 @@ describe('run now', () => {
     assert.equal(after.lastExecutionId, res.body.id);
     assert.match(after.lastRunAt!, ISO_MS);
     assert.equal(after.nextRunAt, null);
+  });
+
+  it('a schedule pinned to a label runs the version the label points at when each run starts (docs/versions.md)', async () => {
+    const o = await owner();
+    const agentId = await createAgent(api, o.key, { instructions: 'One.' });
+    expectStatus(await api.request('PATCH', `/v1/agents/${agentId}`, { key: o.key, body: { instructions: 'Two.' } }), 200);
+    expectStatus(await api.request('PUT', `/v1/agents/${agentId}/labels/staging`, { key: o.key, body: { version: 1 } }), 200);
+    const s = await createSchedule(o.key, { agentId, label: 'staging', enabled: false });
+    assert.equal(s.label, 'staging');
+    const first = await api.request<Execution>('POST', `/v1/schedules/${s.id}/run`, { key: o.key });
+    expectStatus(first, 202);
+    assert.equal(first.body.agentVersion, 1);
+    await waitFor(api, o.key, first.body.id);
+    expectStatus(await api.request('PUT', `/v1/agents/${agentId}/labels/staging`, { key: o.key, body: { version: 2 } }), 200);
+    const second = await api.request<Execution>('POST', `/v1/schedules/${s.id}/run`, { key: o.key });
+    assert.equal(second.body.agentVersion, 2, 'the label moved: the next run follows it');
+    await waitFor(api, o.key, second.body.id);
+    const unpinned = await api.request<Schedule>('PATCH', `/v1/schedules/${s.id}`, { key: o.key, body: { label: null } });
+    assert.equal(unpinned.body.label, null);
+    expectError(await api.request('POST', '/v1/schedules', { key: o.key, body: { agentId, cron: '0 9 * * *', input: 'x', label: 'nope' } }), 400, 'invalid_parameter', 'label');
+    expectError(await api.request('PATCH', `/v1/schedules/${s.id}`, { key: o.key, body: { label: 'nope' } }), 400, 'invalid_parameter', 'label');
   });
 
   it('a schedule continuing a busy conversation: 409 conversation_busy, nothing created', async () => {

@@ -780,7 +780,7 @@ export type components = {
                 /** @example 469 */
                 totalTokens: number;
             };
-            /** @description Why it failed: `model_provider_unavailable`, `model_error`, `timeout`, `tool_error`, `max_steps_exceeded`, `max_tokens_exceeded`, `budget_exceeded`, `worker_lost`. `null` otherwise. */
+            /** @description Why it failed: `model_provider_unavailable`, `model_error`, `timeout`, `tool_error`, `max_steps_exceeded`, `max_tokens_exceeded`, `budget_exceeded`, `output_invalid`, `worker_lost`. `null` otherwise. */
             error: {
                 /** @example timeout */
                 code: string;
@@ -822,6 +822,11 @@ export type components = {
              * @example 3
              */
             agentVersion: number | null;
+            /**
+             * @description With an output schema: the answer, parsed and valid against it (`output` holds its text); `null` otherwise.
+             * @example null
+             */
+            outputJson: unknown;
             /** @description A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run. */
             replayOf: {
                 /** @example exe_01JD8X40A1B2C3D4E5F6G7H8J9 */
@@ -1456,6 +1461,13 @@ export type components = {
              */
             traceContent: boolean;
             /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1650,6 +1662,13 @@ export type components = {
              */
             traceContent: boolean;
             /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * @description Your own key-value pairs.
              * @example {
              *       "team": "support"
@@ -1756,6 +1775,13 @@ export type components = {
              * @example false
              */
             traceContent: boolean;
+            /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Your own key-value pairs.
              * @example {
@@ -1903,6 +1929,13 @@ export type components = {
              * @example false
              */
             traceContent: boolean;
+            /**
+             * @description The JSON Schema its final answers match; `null`: free text.
+             * @example null
+             */
+            outputSchema: {
+                [key: string]: unknown;
+            } | null;
         };
         ExecutionList: {
             data: components["schemas"]["Execution"][];
@@ -2441,6 +2474,8 @@ export type components = {
         ExecutionUsage: {
             /** @description With `groupBy=agentId`. */
             agentId?: string;
+            /** @description With `groupBy=agentVersion` (0: runs from before versions). */
+            agentVersion?: number;
             /** @description With `groupBy=model`. */
             model?: string;
             /**
@@ -2593,6 +2628,11 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * @description The label whose version its runs run; `null`: as an execute without one.
+             * @example null
+             */
+            label: string | null;
             /** @description The next occurrence; `null` when disabled. */
             nextRunAt: string | null;
             /** @description The occurrence of its latest run; `null` before the first. */
@@ -3640,6 +3680,25 @@ export interface operations {
                      */
                     traceContent?: boolean;
                     /**
+                     * @description The JSON Schema its final answer must match (docs/versions.md, "Structured outputs"): an object with `properties`, every property `required`, `additionalProperties: false`; arrays, enums, strings, numbers, integers, booleans, null, `anyOf`; depth ≤ 5, ≤ 100 properties. The answer is then on executions as `outputJson`. `null`: free text.
+                     * @default null
+                     * @example {
+                     *       "type": "object",
+                     *       "properties": {
+                     *         "answer": {
+                     *           "type": "string"
+                     *         }
+                     *       },
+                     *       "required": [
+                     *         "answer"
+                     *       ],
+                     *       "additionalProperties": false
+                     *     }
+                     */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
                      * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
                      * @default {}
                      * @example {
@@ -4260,6 +4319,24 @@ export interface operations {
                      * @example false
                      */
                     traceContent?: boolean;
+                    /**
+                     * @description The JSON Schema its final answer must match (docs/versions.md, "Structured outputs"): an object with `properties`, every property `required`, `additionalProperties: false`; arrays, enums, strings, numbers, integers, booleans, null, `anyOf`; depth ≤ 5, ≤ 100 properties. The answer is then on executions as `outputJson`. `null`: free text.
+                     * @example {
+                     *       "type": "object",
+                     *       "properties": {
+                     *         "answer": {
+                     *           "type": "string"
+                     *         }
+                     *       },
+                     *       "required": [
+                     *         "answer"
+                     *       ],
+                     *       "additionalProperties": false
+                     *     }
+                     */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    } | null;
                     /**
                      * @description Replaces the whole metadata (≤ 50 keys); `{}` removes it all.
                      * @example {
@@ -6178,6 +6255,10 @@ export interface operations {
                      * @example staging
                      */
                     label?: string;
+                    /** @description The JSON Schema this run’s final answer must match, instead of the agent’s `outputSchema` (the same subset: docs/versions.md, "Structured outputs"). */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -9743,10 +9824,12 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 after?: string;
-                /** @description Comma-separated: `agentId`, `model`, `status`. Each bucket then holds one row per group with activity, largest first. */
+                /** @description Comma-separated: `agentId`, `agentVersion`, `model`, `status`. Each bucket then holds one row per group with activity, largest first. */
                 groupBy?: string;
                 /** @description Only this agent (an unknown id gives empty rows). */
                 agentId?: string;
+                /** @description Only runs of this version of their agent (with `agentId`: of that agent; 0: runs from before versions). */
+                agentVersion?: number;
                 /** @description Only this model, `provider/model`. */
                 model?: string;
                 /** @description Only executions that ended in this status. */
@@ -10263,6 +10346,12 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description Its runs run the version of the agent this label points at when each run starts (docs/versions.md). `null`: as an execute without one (`production`’s, or the continued conversation’s version).
+                     * @default null
+                     * @example production
+                     */
+                    label?: string | null;
                 };
             };
         };
@@ -10869,6 +10958,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @description Its runs run the version of the agent this label points at when each run starts (docs/versions.md). `null`: as an execute without one (`production`’s, or the continued conversation’s version).
+                     * @example production
+                     */
+                    label?: string | null;
                 };
             };
         };

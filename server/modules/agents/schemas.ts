@@ -233,6 +233,15 @@ const fields = {
     example: false,
   }),
   metadata: metadataSchema,
+  outputSchema: z
+    .object({})
+    .catchall(z.unknown())
+    .nullable()
+    .meta({
+      description:
+        'The JSON Schema its final answer must match (docs/versions.md, "Structured outputs"): an object with `properties`, every property `required`, `additionalProperties: false`; arrays, enums, strings, numbers, integers, booleans, null, `anyOf`; depth ≤ 5, ≤ 100 properties. The answer is then on executions as `outputJson`. `null`: free text.',
+      example: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false },
+    }),
 };
 
 /** What a change is for: kept on the version it makes (none is made when the behaviour does not change). */
@@ -251,6 +260,7 @@ export const createAgentInput = z
     maxTotalTokens: fields.maxTotalTokens.default(null),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
     traceContent: fields.traceContent.default(false),
+    outputSchema: fields.outputSchema.default(null),
     metadata: fields.metadata.default({}),
     versionNote: versionNote.optional(),
   })
@@ -275,6 +285,7 @@ export const updateAgentInput = z
     maxTotalTokens: fields.maxTotalTokens.optional(),
     approvalTimeoutSeconds: fields.approvalTimeoutSeconds.optional(),
     traceContent: fields.traceContent.optional(),
+    outputSchema: fields.outputSchema.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata (≤ 50 keys); `{}` removes it all.' }),
     versionNote: versionNote.optional(),
   })
@@ -332,6 +343,7 @@ const agentFields = {
   maxTotalTokens: z.number().int().nullable().meta({ description: 'The most tokens one execution may use; `null`: no limit.', example: null }),
   approvalTimeoutSeconds: z.number().int().meta({ description: 'How long a tool call awaits approval before it is denied as `"expired"`, in seconds.', example: DEFAULT_APPROVAL_TIMEOUT_SECONDS }),
   traceContent: z.boolean().meta({ description: 'Whether its runs’ traces carry their content (messages, tool arguments and results).', example: false }),
+  outputSchema: z.object({}).catchall(z.unknown()).nullable().meta({ description: 'The JSON Schema its final answers match; `null`: free text.', example: null }),
   // An object with string values (a record would also document `propertyNames`, which says nothing here).
   metadata: z
     .object({})

@@ -24,6 +24,7 @@ import { rotatedHeaders } from './rotated-headers';
 import { assertSafeHeaderNames, checkHeaders, storedTools, toolView, usesMasked, type StoredTools } from './mcp-headers';
 import { MASKED_HEADER } from './schemas';
 import { BEHAVIOUR_FIELDS, writeVersion } from './versions';
+import { checkOutputSchema } from '../vocabulary/output-schema';
 import {
   MAX_PARAMETERS_BYTES,
   type agentSchema,
@@ -95,6 +96,7 @@ export function agentView(row: ListRow<typeof viewColumns> | AgentRow, whole: bo
     maxTotalTokens: row.maxTotalTokens,
     approvalTimeoutSeconds: row.approvalTimeoutSeconds,
     traceContent: row.traceContent,
+    outputSchema: row.outputSchema,
     metadata: row.metadata,
     version: row.version,
     labels: labelsView(row),
@@ -149,9 +151,12 @@ export function assertSafeAgentInput(raw: unknown): void {
     const { value, head } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
     // The field a bad key is reported on: the tool's `parameters` (storable text was checked above).
-    const inParameters = head[0] === 'tools' && head[2] === 'parameters';
+    const inParameters = (head[0] === 'tools' && head[2] === 'parameters') || head[0] === 'outputSchema';
     for (const key of Object.keys(value)) {
-      if (key === '__proto__' && inParameters) throw invalid(head.join('.'), `'${head.join('.')}' cannot have a key named '__proto__'`);
+      if (key === '__proto__' && inParameters) {
+        const param = head[0] === 'outputSchema' ? 'outputSchema' : head.join('.');
+        throw invalid(param, `'${param}' cannot have a key named '__proto__'`);
+      }
       stack.push({ value: (value as Record<string, unknown>)[key], head: head.length < 3 ? [...head, key] : head });
     }
   }
@@ -271,10 +276,11 @@ export async function findAgent(db: Db, owner: Owner, id: string): Promise<Agent
 }
 
 /** What an agent's audit records show of it (its view: MCP header values masked, never the tool secret). */
-const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'metadata'] as const;
+const AGENT_AUDITED = ['name', 'description', 'model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'outputSchema', 'metadata'] as const;
 
 export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput, now = new Date()): Promise<CreatedAgentView> {
   checkModel(input.model);
+  if (input.outputSchema !== null) checkOutputSchema(input.outputSchema);
   const id = newId('agt');
   // The tool secret, MCP header values and URLs holding credentials are stored sealed (docs/security.md, "Secrets at rest").
   const tools = await checkTools(actor.workspaceId, id, input.tools);
@@ -298,6 +304,7 @@ export async function createAgent(db: Db, actor: Owner, input: CreateAgentInput,
         maxTotalTokens: input.maxTotalTokens,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
         traceContent: input.traceContent,
+        outputSchema: input.outputSchema,
         metadata: input.metadata,
         version: 1,
         toolSecret: sealToolSecret(id, toolSecret),
@@ -356,6 +363,7 @@ export async function updateAgent(db: Db, actor: Owner | Actor, id: string, inpu
     checkModel(input.model);
     changes.model = input.model;
   }
+  if (input.outputSchema !== undefined) changes.outputSchema = input.outputSchema === null ? null : checkOutputSchema(input.outputSchema);
   if (input.tools !== undefined) {
     // "********" as an MCP header value, and a URL holding a credential (whole, or masked as it
     // was shown), may keep what is stored: read the agent's tools for them. A kept value is copied

@@ -12,7 +12,7 @@ export const LABEL_PATTERN = /^[a-z0-9-]{1,40}$/;
 export const MAX_LABELS = 20;
 
 export const agentConfigSchema = agentSchema
-  .pick({ model: true, instructions: true, tools: true, temperature: true, maxSteps: true, timeoutSeconds: true, maxTotalTokens: true, approvalTimeoutSeconds: true, traceContent: true })
+  .pick({ model: true, instructions: true, tools: true, temperature: true, maxSteps: true, timeoutSeconds: true, maxTotalTokens: true, approvalTimeoutSeconds: true, traceContent: true, outputSchema: true })
   .meta({ id: 'AgentConfig', description: 'The agent’s behaviour in this version (tool URLs shown as the agent’s are; MCP header values never).' });
 
 const authorSchema = z

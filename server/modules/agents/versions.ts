@@ -18,7 +18,7 @@ import type { AgentConfigView, AgentVersionView } from './version-schemas';
 type AgentRow = typeof agents.$inferSelect;
 
 /** The fields of an agent that are its behaviour: a change to any of them is a new version. */
-export const BEHAVIOUR_FIELDS = ['model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent'] as const;
+export const BEHAVIOUR_FIELDS = ['model', 'instructions', 'tools', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds', 'traceContent', 'outputSchema'] as const;
 
 /** The behaviour of an agent's row, as a version keeps it. */
 export function configOf(row: Pick<AgentRow, (typeof BEHAVIOUR_FIELDS)[number]>): AgentConfig {
@@ -32,6 +32,7 @@ export function configOf(row: Pick<AgentRow, (typeof BEHAVIOUR_FIELDS)[number]>)
     maxTotalTokens: row.maxTotalTokens,
     approvalTimeoutSeconds: row.approvalTimeoutSeconds,
     traceContent: row.traceContent,
+    outputSchema: row.outputSchema,
   };
 }
 

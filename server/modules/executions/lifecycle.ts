@@ -69,6 +69,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     completedAt: iso(row.completedAt),
     traceId: traceIdOf(row),
     agentVersion: row.agentVersion,
+    outputJson: row.outputJson ?? null,
     replayOf: row.replay ? { executionId: row.replay.executionId, fromStep: row.replay.fromStep, tools: row.replay.tools } : null,
   };
 }
@@ -237,6 +238,8 @@ export async function appendEvents(db: Db, id: string, attempt: number, events: 
 export interface Outcome {
   status: 'succeeded' | 'failed' | 'cancelled';
   output?: string | null;
+  /** A structured answer, parsed (docs/versions.md, "Structured outputs"). */
+  outputJson?: unknown;
   steps?: StoredStep[];
   usage?: { inputTokens: number; outputTokens: number };
   error?: { code: ExecutionErrorCode; message: string } | null;
@@ -290,6 +293,7 @@ export async function finish(
         completedAt: sql`now()`,
         eventSeq: run ? sql`${run.terminalSeq}::int` : sql`${executions.eventSeq} + 1`,
         ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+        ...(outcome.outputJson !== undefined ? { outputJson: sql`${JSON.stringify(outcome.outputJson)}::jsonb` } : {}),
         ...(outcome.steps ? { steps: outcome.steps } : {}),
         ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
         ...(outcome.error !== undefined ? { errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null } : {}),

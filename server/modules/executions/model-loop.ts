@@ -1,4 +1,4 @@
-import { asSchema, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { asSchema, experimental_streamLanguageModelCall as streamModelCall, jsonSchema, Output, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
 import type { AwaitedCall, StoredStep } from '../../../db/schema';
 import type { CallUsage, CallVerdict, ModelCall, RefusalCode, RunObserver } from '../vocabulary/participants';
@@ -37,6 +37,17 @@ export interface LoopResult {
   overTokens?: { used: number; limit: number };
   /** A participant refused the next model call (a budget: docs/budgets.md): the run's error. */
   refused?: { code: RefusalCode; message: string };
+  /** With an output schema: the final answer, parsed and valid. */
+  outputJson?: unknown;
+  /** With an output schema: the final answer was still not valid after the one repair turn (the errors). */
+  invalidOutput?: string;
+}
+
+/** What a run with an output schema asks of its final answer (docs/versions.md, "Structured outputs"). */
+export interface OutputCheck {
+  schema: Record<string, unknown>;
+  /** The answer parsed and valid, or why not. */
+  check(text: string): Promise<{ ok: true; value: unknown } | { ok: false; errors: string }>;
 }
 
 /** What the guard says before a model call: a refusal stops the run with its error; else the call starts, with at most `maxOutputTokens` of answer when given. */
@@ -82,6 +93,8 @@ export async function runModelLoop(
     guard?: CallGuard;
     /** What watches the loop as it happens (the run's participants: traces). */
     observer?: RunObserver;
+    /** The final answer must be JSON valid against a schema: the provider's structured output, and one repair turn. */
+    output?: OutputCheck;
   },
   on: LoopEvents,
 ): Promise<LoopResult> {
@@ -137,7 +150,11 @@ export async function runModelLoop(
   let toolsText: unknown;
   // One retry of a call that failed before streaming (429, 5xx, network), like streamText's maxRetries: 1.
   const { retry } = prepareRetries({ maxRetries: 1, abortSignal: opts.signal });
-  for (let index = first; index < opts.maxSteps; index++) {
+  const format = opts.output ? Output.object({ schema: jsonSchema(opts.output.schema as Parameters<typeof jsonSchema>[0]) }) : undefined;
+  /** The repair turn, once taken (it may go one step past `maxSteps`). */
+  let repaired = false;
+  let checked: { ok: true; value: unknown } | { ok: false; errors: string } | undefined;
+  for (let index = first; index < opts.maxSteps + (repaired ? 1 : 0); index++) {
     const step = newStep(index);
     const calls: ToolCall[] = [];
     const results: CallResult[] = [];
@@ -170,6 +187,7 @@ export async function runModelLoop(
           tools: opts.tools,
           ...(opts.temperature !== null ? { temperature: opts.temperature } : {}),
           ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          ...(format ? { output: format } : {}),
           abortSignal: opts.signal,
           _internal: { collectContent: false },
         }),
@@ -210,14 +228,18 @@ export async function runModelLoop(
     }
     // The calls that need a person's decision wait (the run pauses after this step); the others run at once.
     const awaited = opts.needsApproval ? calls.filter((c) => opts.needsApproval!(c.toolName)) : [];
+    // A final answer with an output schema is checked before the call's charge: a repair turn may follow.
+    const final = !failure && (finishReason !== 'tool-calls' || step.toolCalls.length === 0);
+    checked = final && opts.output ? await opts.output.check(step.text) : undefined;
+    const repairing = checked?.ok === false && !repaired;
     if (opts.guard && usage.inputTokens + usage.outputTokens > 0) {
       const usedNow = steps.reduce((n, s) => n + s.usage.totalTokens, 0) + usage.inputTokens + usage.outputTokens;
       const last =
         Boolean(failure) ||
         awaited.length > 0 ||
         finishReason !== 'tool-calls' ||
-        step.toolCalls.length === 0 ||
-        index + 1 >= opts.maxSteps ||
+        (step.toolCalls.length === 0 && !repairing) ||
+        (index + 1 >= opts.maxSteps && !repairing) ||
         (opts.maxTotalTokens != null && usedNow > opts.maxTotalTokens);
       await opts.guard.after(usage, last);
     }
@@ -246,9 +268,17 @@ export async function runModelLoop(
 
     const answered = answer(step, results);
     messages.push(...answered);
+    if (repairing && checked?.ok === false) {
+      // One repair turn (a step like any other): the model is told why its answer does not do.
+      repaired = true;
+      messages.push({ role: 'user', content: repairPrompt(checked.errors) });
+      continue;
+    }
     responseMessages.push(...answered);
     if (finishReason !== 'tool-calls' || step.toolCalls.length === 0) break;
   }
+  if (checked?.ok === true) return { steps, responseMessages, failure: null, outputJson: checked.value };
+  if (checked?.ok === false) return { steps, responseMessages, failure: null, invalidOutput: checked.errors };
   return { steps, responseMessages, failure: null };
 }
 
@@ -311,3 +341,7 @@ async function describeTools(tools: ToolSet): Promise<unknown> {
     Object.entries(tools).map(async ([name, t]) => [name, t.description ?? '', t.inputSchema ? await asSchema(t.inputSchema).jsonSchema : null]),
   );
 }
+
+/** What the repair turn tells the model (docs/versions.md, "Structured outputs"). */
+export const repairPrompt = (errors: string) =>
+  `Your answer is not valid for the required JSON Schema: ${errors.slice(0, 2_000)}. Answer again with only the JSON object, valid against the schema.`;

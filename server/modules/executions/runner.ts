@@ -14,6 +14,7 @@ import { runModelLoop, type ResumeFrom } from './model-loop';
 import { callGuard, heldBy, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
 import { pause } from './pause';
 import { recordedTools } from './replay';
+import { outputCheck } from './structured-output';
 import type { RunPart } from '../vocabulary/participants';
 import { traceIdOf } from '../vocabulary/trace-ids';
 import type { RunLog } from './recorder';
@@ -140,7 +141,9 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
     // The tools whose calls wait for a person's decision (a participant's: approvals).
     const held = heldBy(parts);
     const observer = observerOf([...parts, { observe: { callEnded: nudge, toolEnded: nudge } }]);
-    const key = row.environment === 'test' && !resolved.sandboxed && !resume && !plan ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
+    // Structured outputs (docs/versions.md): this execute's schema, else its agent version's.
+    const schema = row.outputSchema ?? agent.outputSchema ?? null;
+    const key = row.environment === 'test' && !resolved.sandboxed && !resume && !plan && !schema ? cacheKey(row, resolved.used, agent, history, tools.mcp) : null;
     if (key) {
       const [hit] = await db.select().from(modelCache).where(eq(modelCache.key, key));
       if (hit) {
@@ -176,6 +179,7 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
         ...(plan && !resume ? { recorded: plan.prefix } : {}),
         guard: callGuard(parts),
         observer,
+        ...(schema ? { output: outputCheck(row.workspaceId, schema) } : {}),
       },
       {
         text: (delta, step) => recorder.push(recordedEvent('text.delta', { delta, step })),
@@ -202,6 +206,9 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
       return await end({ ...base, status: 'failed', error: { code: 'max_tokens_exceeded', message: `The execution used ${used} tokens, past the agent's maxTotalTokens (${limit})` } });
     }
     if (loop.refused) return await end({ ...base, status: 'failed', error: loop.refused });
+    if (loop.invalidOutput !== undefined) {
+      return await end({ ...base, status: 'failed', error: { code: 'output_invalid', message: `The answer did not match the output schema, after one repair turn: ${loop.invalidOutput}`.slice(0, 2_000) } });
+    }
     if (loop.paused) {
       const at = new Date();
       const expires = new Date(at.getTime() + agent.approvalTimeoutSeconds * 1000).toISOString();
@@ -228,7 +235,7 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
     const toolsCalled = steps.some((s) => s.toolCalls.length > 0);
     const messages = responseMessages.map((m) => asMessage(m, executionId, row.conversationId));
     await end(
-      { ...base, status: 'succeeded', output, messages },
+      { ...base, status: 'succeeded', output, messages, ...(loop.outputJson !== undefined ? { outputJson: loop.outputJson } : {}) },
       key && !toolsCalled
         ? (tx) => tx.insert(modelCache).values({ key, output, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }).onConflictDoNothing().execute()
         : undefined,

@@ -9,7 +9,7 @@ import { pageEnvelopeSchema, pageQuerySchema } from '../../platform/pagination';
 
 
 /** Every `error.code` a failed execution can carry (the runner, the sweeper and the model registry produce only these). */
-export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'max_tokens_exceeded', 'budget_exceeded', 'worker_lost'] as const;
+export const EXECUTION_ERROR_CODES = ['model_provider_unavailable', 'model_error', 'timeout', 'tool_error', 'max_steps_exceeded', 'max_tokens_exceeded', 'budget_exceeded', 'output_invalid', 'worker_lost'] as const;
 export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
 
 const EXAMPLE_EXECUTION = 'exe_01JD8X40A1B2C3D4E5F6G7H8J9';
@@ -39,6 +39,11 @@ export const executeInput = z.strictObject({
     example: 3,
   }),
   label: z.string().max(40).optional().meta({ description: 'Run the version this label points at (`staging`…). Not with `version`.', example: 'staging' }),
+  outputSchema: z
+    .object({})
+    .catchall(z.unknown())
+    .optional()
+    .meta({ description: 'The JSON Schema this run’s final answer must match, instead of the agent’s `outputSchema` (the same subset: docs/versions.md, "Structured outputs").' }),
 });
 
 const usage = z.object({
@@ -150,6 +155,7 @@ export const executionSchema = z.object({
   completedAt: timestamp.nullable(),
   traceId: z.string().meta({ description: 'The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
   agentVersion: z.number().int().nullable().meta({ description: 'The version of the agent it ran (docs/versions.md); `null` for runs from before versions.', example: 3 }),
+  outputJson: z.unknown().meta({ description: 'With an output schema: the answer, parsed and valid against it (`output` holds its text); `null` otherwise.', example: null }),
   replayOf: z
     .object({
       executionId: z.string().meta({ example: EXAMPLE_EXECUTION }),

@@ -20,6 +20,7 @@ import { cancel, executionView, isFinal, RESERVE, startedParts, type ExecutionRo
 import { startColumns, statementWith } from './participants';
 import type { ReplayStart } from './replay';
 import { versionToRun } from './versions';
+import { checkOutputSchema } from '../vocabulary/output-schema';
 
 // Executions and conversations as a caller sees them (docs/api.md, "Executions" and
 // "Conversations"): start one (the execution, its conversation's lock, the user message and the job
@@ -106,6 +107,7 @@ export async function startExecution(
   // A replay starts a conversation of its own (the original's is never written: replay.ts).
   const continued = opts.replay ? undefined : input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
+  if (input.outputSchema !== undefined) checkOutputSchema(input.outputSchema);
   return transaction(db, async (tx) => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
     // idle), then for a run in place the tenant's admission lock, then the agent with the
@@ -170,6 +172,8 @@ export async function startExecution(
       conversationId,
       status: (running ? 'running' : 'queued') satisfies InitialStatus,
       agentVersion,
+      outputSchema: input.outputSchema ?? null,
+      outputJson: null,
       input: input.input,
       output: null,
       steps: [],

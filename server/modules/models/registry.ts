@@ -91,6 +91,8 @@ function factory(provider: Provider): Factory {
         baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
         ...(env.OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.OPENAI_COMPATIBLE_API_KEY } : {}),
         includeUsage: true, // usage in streamed answers (stream_options.include_usage)
+        // Structured outputs as OpenAI's strict `json_schema` (servers that accept `response_format`: docs/versions.md).
+        supportsStructuredOutputs: true,
       });
       // Streamed through the cheap reader (compatible.ts): the hot path of every run on this provider.
       const settings = { baseURL: env.OPENAI_COMPATIBLE_BASE_URL!, ...(env.OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.OPENAI_COMPATIBLE_API_KEY } : {}) };

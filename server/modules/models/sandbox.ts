@@ -200,6 +200,9 @@ class SandboxModel implements LanguageModelV4 {
   private answer(options: LanguageModelV4CallOptions): Answer {
     if (options.abortSignal?.aborted) throw abortError();
     let reply = sandboxReply(options.prompt, options.tools);
+    // Structured outputs (docs/versions.md): a final answer is an object valid against the schema asked for.
+    const format = options.responseFormat;
+    if (reply.kind === 'text' && format?.type === 'json' && format.schema) reply = { kind: 'text', text: JSON.stringify(argumentsFor(format.schema as Schema, reply.text.slice(0, 60))) };
     let outputChars = reply.kind === 'text' ? reply.text.length : reply.toolName.length + reply.input.length;
     let finishReason: LanguageModelV4FinishReason =
       reply.kind === 'tool-call' ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' };

@@ -45,6 +45,10 @@ const fields = {
   endAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'After this instant the schedule is disabled (ISO 8601, in the future). `null`: never.', example: null }),
   enabled: z.boolean().meta({ description: '`false`: it does not run until enabled again (it then runs from its next occurrence on). Default: `true`.', example: true }),
   metadata: metadataSchema,
+  label: z.string().max(40).nullable().meta({
+    description: 'Its runs run the version of the agent this label points at when each run starts (docs/versions.md). `null`: as an execute without one (`production`’s, or the continued conversation’s version).',
+    example: 'production',
+  }),
 };
 
 export const createScheduleInput = z
@@ -58,6 +62,7 @@ export const createScheduleInput = z
     endAt: fields.endAt.default(null),
     enabled: fields.enabled.default(true),
     metadata: fields.metadata.default({}).meta({ description: 'Your own key-value pairs; each run’s execution carries them too.' }),
+    label: fields.label.default(null),
   })
   .meta({ id: 'CreateScheduleRequest' });
 
@@ -75,6 +80,7 @@ export const updateScheduleInput = z
     endAt: fields.endAt.optional(),
     enabled: fields.enabled.optional(),
     metadata: fields.metadata.optional().meta({ description: 'Replaces the whole metadata; `{}` removes it all.' }),
+    label: fields.label.optional(),
   })
   .meta({ description: 'The fields to change; the others keep their value. The agent cannot change: create another schedule.' });
 
@@ -97,6 +103,7 @@ export const scheduleSchema = z
     endAt: timestamp.nullable().meta({ example: null }),
     enabled: z.boolean().meta({ description: 'Whether it runs; a schedule past its `endAt` is disabled.', example: true }),
     metadata: z.object({}).catchall(z.string()).meta({ description: 'Your own key-value pairs.', example: { team: 'reports' } }),
+    label: z.string().nullable().meta({ description: 'The label whose version its runs run; `null`: as an execute without one.', example: null }),
     nextRunAt: timestamp.nullable().meta({ description: 'The next occurrence; `null` when disabled.' }),
     lastRunAt: timestamp.nullable().meta({ description: 'The occurrence of its latest run; `null` before the first.' }),
     lastExecutionId: z.string().nullable().meta({ description: 'The execution of its latest run.', example: EXAMPLE_EXECUTION }),

@@ -45,6 +45,7 @@ export function scheduleView(row: ScheduleRow): ScheduleView {
     endAt: iso(row.endAt),
     enabled: row.enabled,
     metadata: row.metadata,
+    label: row.label,
     nextRunAt: iso(row.nextRunAt),
     lastRunAt: iso(row.lastRunAt),
     lastExecutionId: row.lastExecutionId,
@@ -92,6 +93,7 @@ export function scheduledRun(s: ScheduleRow, scheduledFor: Date) {
       input: s.input,
       ...(s.conversationId ? { conversationId: s.conversationId, ifBusy: s.overlap === 'enqueue' ? ('enqueue' as const) : ('reject' as const) } : {}),
       metadata: s.metadata,
+      ...(s.label ? { label: s.label } : {}),
     },
     trigger: { type: 'schedule' as const, scheduleId: s.id, scheduledFor: scheduledFor.toISOString() },
   };
@@ -117,15 +119,17 @@ function nextRun(s: { cron: string; timezone: string; enabled: boolean; endAt: D
 }
 
 /** The agent must be the owner's and not deleted; its row is share-locked, so a concurrent delete waits for this transaction (and then deletes the schedule too). */
-async function lockAgent(tx: Db, owner: Owner, agentId: string): Promise<void> {
+async function lockAgent(tx: Db, owner: Owner, agentId: string, label: string | null = null): Promise<void> {
   const missing = new ApiError('resource_not_found', `No such agent: '${agentId.slice(0, 64)}'`, { param: 'agentId' });
   if (!isId('agt', agentId)) throw missing;
   const [row] = await tx
-    .select({ id: agents.id })
+    .select({ id: agents.id, labels: agents.labels })
     .from(agents)
     .where(and(eq(agents.id, agentId), eq(agents.workspaceId, owner.workspaceId), eq(agents.environment, owner.environment), isNull(agents.deletedAt)))
     .for('share');
   if (!row) throw missing;
+  // A label the agent has now (removed later, its occurrences are skipped saying so: docs/versions.md).
+  if (label !== null && !Object.hasOwn(row.labels, label)) throw invalid('label', `The agent has no label '${label.slice(0, 40)}'`);
 }
 
 /** A conversation every run continues: the owner's, and the agent's. */
@@ -159,7 +163,7 @@ export async function createSchedule(db: Db, actor: Actor, input: CreateInput, n
     // no occurrence), then the first run, then the agent (share-locked) and the conversation.
     await assertUnderLimit(tx, schedules, actor, { name: 'schedules', max: MAX_SCHEDULES, code: 'schedule_limit_reached' });
     const nextRunAt = nextRun({ cron, timezone, enabled: input.enabled, endAt }, now);
-    await lockAgent(tx, actor, input.agentId);
+    await lockAgent(tx, actor, input.agentId, input.label);
     if (input.conversationId !== null) await checkConversation(tx, actor, input.agentId, input.conversationId);
     const [row] = await tx
       .insert(schedules)
@@ -176,6 +180,7 @@ export async function createSchedule(db: Db, actor: Actor, input: CreateInput, n
         endAt,
         enabled: input.enabled,
         metadata: input.metadata,
+        label: input.label,
         nextRunAt,
         // Its occurrences are the creating key's runs (null: made in the dashboard).
         keyId: keyOf(actor),
@@ -201,7 +206,7 @@ export async function getSchedule(db: Db, actor: Owner, id: string): Promise<Sch
 }
 
 /** What a schedule's audit records show of it (what a caller sets; not the times the service moves). */
-const SCHEDULE_AUDITED = ['agentId', 'cron', 'timezone', 'input', 'conversationId', 'overlap', 'endAt', 'enabled', 'metadata'] as const;
+const SCHEDULE_AUDITED = ['agentId', 'cron', 'timezone', 'input', 'conversationId', 'overlap', 'endAt', 'enabled', 'metadata', 'label'] as const;
 
 /** Changes the given fields; `nextRunAt` is computed again from now when the timing changed. `{}` changes nothing. */
 export async function updateSchedule(db: Db, actor: Owner, id: string, input: UpdateInput, now = new Date()): Promise<ScheduleView> {
@@ -213,13 +218,14 @@ export async function updateSchedule(db: Db, actor: Owner, id: string, input: Up
     const [current] = await tx.select().from(schedules).where(owned(actor, id)).for('update');
     if (!current) throw notFound('schedule', id);
     const changes: Partial<typeof schedules.$inferInsert> = {};
-    for (const field of ['input', 'overlap', 'enabled', 'metadata', 'conversationId'] as const) {
+    for (const field of ['input', 'overlap', 'enabled', 'metadata', 'conversationId', 'label'] as const) {
       if (input[field] !== undefined) Object.assign(changes, { [field]: input[field] });
     }
     if (cron !== undefined) changes.cron = cron;
     if (timezone !== undefined) changes.timezone = timezone;
     if (input.endAt !== undefined) changes.endAt = input.endAt === null ? null : new Date(input.endAt);
     if (input.conversationId) await checkConversation(tx, actor, current.agentId, input.conversationId);
+    if (input.label) await lockAgent(tx, actor, current.agentId, input.label);
     const next = { ...current, ...changes } as ScheduleRow;
     const timing = cron !== undefined || timezone !== undefined || input.endAt !== undefined || (input.enabled !== undefined && input.enabled !== current.enabled);
     if (timing) {

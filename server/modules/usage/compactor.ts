@@ -18,7 +18,7 @@ import { addToRollup } from './rollups';
 const COMPACTION_LOCK = 7_311_402_917;
 export const COMPACTION_BATCH = 10_000;
 
-const KEY = sql.raw('granularity, bucket, workspace_id, environment, agent_id, model, status');
+const KEY = sql.raw('granularity, bucket, workspace_id, environment, agent_id, agent_version, model, status');
 
 /** Compacts one batch: how many records it moved (null when another process was compacting). */
 export async function compactOnce(db: Db, opts: { batch?: number; prices?: PriceTable } = {}): Promise<number | null> {
@@ -51,8 +51,8 @@ export async function compactOnce(db: Db, opts: { batch?: number; prices?: Price
       ), ins as (
         insert into usage_execution_rollups as u (${KEY}, executions, started, input_tokens, output_tokens, tool_calls, cost_usd, unpriced, duration_hist)
         select a.*, coalesce(h.h, '') from agg a left join hist h using (${KEY})
-        order by workspace_id, environment, granularity, bucket, agent_id, model, status
-        on conflict (workspace_id, environment, granularity, bucket, agent_id, model, status) do update set
+        order by workspace_id, environment, granularity, bucket, agent_id, agent_version, model, status
+        on conflict (workspace_id, environment, granularity, bucket, agent_id, agent_version, model, status) do update set
           ${addToRollup(['executions', 'started', 'input_tokens', 'output_tokens', 'tool_calls', 'cost_usd', 'unpriced'])}
         returning 1
       )

@@ -10,11 +10,12 @@ import type { Scope, Series, SeriesQuery } from './series';
 // (summed on the fly, in the same statement, so a finished execution counts at once and never
 // twice while the compactor moves it).
 
-export const EXECUTION_GROUPS = { agentId: 'agent_id', model: 'model', status: 'status' } as const;
+export const EXECUTION_GROUPS = { agentId: 'agent_id', agentVersion: 'agent_version', model: 'model', status: 'status' } as const;
 export type ExecutionGroup = keyof typeof EXECUTION_GROUPS;
 
 export interface ExecutionFilters {
   agentId?: string;
+  agentVersion?: number;
   model?: string;
   status?: string;
 }
@@ -34,15 +35,15 @@ const byStatus = (status: string) => sql`coalesce(sum(executions) filter (where 
 
 export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsageRow> {
   return {
-    key: `executions ${JSON.stringify([filters.agentId, filters.model, filters.status])}`,
+    key: `executions ${JSON.stringify([filters.agentId, filters.agentVersion, filters.model, filters.status])}`,
     source(scope: Scope, q: SeriesQuery) {
       const priced = pricedFrom(sql`usage_execution_records`);
-      return sql`select bucket, agent_id, model, status, executions, started, input_tokens, output_tokens, tool_calls, cost_usd, unpriced, duration_hist
+      return sql`select bucket, agent_id, agent_version, model, status, executions, started, input_tokens, output_tokens, tool_calls, cost_usd, unpriced, duration_hist
         from usage_execution_rollups
         where workspace_id = ${scope.workspaceId} and environment = ${scope.environment} and granularity = ${q.granularity}
           and bucket >= ${at(q.from)} and bucket < ${at(q.to)}${where('', filters)}
         union all
-        select date_trunc(${q.granularity}, completed_at, 'UTC'), agent_id, model, status, 1, (duration_ms is not null)::int,
+        select date_trunc(${q.granularity}, completed_at, 'UTC'), agent_id, agent_version, model, status, 1, (duration_ms is not null)::int,
           input_tokens, output_tokens, tool_calls, coalesce(cost, 0), (cost is null)::int,
           case when duration_ms is null then '' else ${bucketSql(sql`duration_ms`)} || ':1' end
         from (select r.*, ${priced.cost} as cost from ${priced.from}
@@ -61,6 +62,8 @@ export function executionSeries(filters: ExecutionFilters): Series<ExecutionUsag
     view({ group, counts }, durations) {
       return {
         ...(group as Pick<ExecutionUsageRow, 'agentId' | 'model' | 'status'>),
+        // Group values are read as text: the version is a number (0: runs from before versions).
+        ...(group.agentVersion !== undefined ? { agentVersion: Number(group.agentVersion) } : {}),
         executions: counts.executions!,
         succeeded: counts.succeeded!,
         failed: counts.failed!,

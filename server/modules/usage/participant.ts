@@ -19,8 +19,8 @@ export function usageRecord(row: ExecutionRow): SQL {
   // Time spent awaiting a decision is not the agent's latency (docs/approvals.md).
   const durationMs = row.startedAt ? Math.max(0, done.getTime() - row.startedAt.getTime() - row.awaitedMs) : null;
   const toolCalls = row.steps.reduce((n, step) => n + (Array.isArray(step.toolCalls) ? step.toolCalls.length : 0), 0);
-  return sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
-    values (${row.id}, ${row.workspaceId}, ${row.environment}, ${row.agentId}, ${row.model}, ${row.status}, ${done.toISOString()}::timestamptz, ${durationMs}::int,
+  return sql`insert into usage_execution_records (execution_id, workspace_id, environment, agent_id, agent_version, model, status, completed_at, duration_ms, input_tokens, output_tokens, tool_calls)
+    values (${row.id}, ${row.workspaceId}, ${row.environment}, ${row.agentId}, ${row.agentVersion ?? 0}::int, ${row.model}, ${row.status}, ${done.toISOString()}::timestamptz, ${durationMs}::int,
             ${row.inputTokens}::int, ${row.outputTokens}::int, ${toolCalls}::int)
     on conflict (execution_id) do nothing`;
 }

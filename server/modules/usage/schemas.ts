@@ -33,9 +33,10 @@ export const executionAnalyticsInput = z.strictObject({
   groupBy: z
     .string()
     .max(100)
-    .meta({ description: 'Comma-separated: `agentId`, `model`, `status`. Each bucket then holds one row per group with activity, largest first.', example: 'agentId' })
+    .meta({ description: 'Comma-separated: `agentId`, `agentVersion`, `model`, `status`. Each bucket then holds one row per group with activity, largest first.', example: 'agentId' })
     .optional(),
   agentId: id.meta({ description: 'Only this agent (an unknown id gives empty rows).' }).optional(),
+  agentVersion: z.coerce.number().int().min(0).max(1_000_000_000).meta({ description: 'Only runs of this version of their agent (with `agentId`: of that agent; 0: runs from before versions).' }).optional(),
   model: id.meta({ description: 'Only this model, `provider/model`.' }).optional(),
   status: z.enum(FINAL_STATUSES).meta({ description: 'Only executions that ended in this status.' }).optional(),
 });
@@ -54,6 +55,7 @@ const durationSchema = z
 export const executionUsageRowSchema = z
   .object({
     agentId: z.string().optional().meta({ description: 'With `groupBy=agentId`.' }),
+    agentVersion: z.number().int().optional().meta({ description: 'With `groupBy=agentVersion` (0: runs from before versions).' }),
     model: z.string().optional().meta({ description: 'With `groupBy=model`.' }),
     status: z.enum(FINAL_STATUSES).optional().meta({ description: 'With `groupBy=status`.' }),
     executions: z.number().int().meta({ example: 120 }),

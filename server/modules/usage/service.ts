@@ -30,7 +30,7 @@ const scopeOf = (actor: Actor) => ({ workspaceId: actor.workspaceId, environment
 export async function executionAnalytics(db: Db, actor: Actor, input: z.infer<typeof executionAnalyticsInput>, now = Date.now()) {
   const range = planRange(input, now);
   const groups = parseGroupBy(input.groupBy, EXECUTION_GROUPS);
-  const series = executionSeries({ agentId: input.agentId, model: input.model, status: input.status });
+  const series = executionSeries({ agentId: input.agentId, agentVersion: input.agentVersion, model: input.model, status: input.status });
   return seriesPage(db, scopeOf(actor), series, range, groups);
 }
 

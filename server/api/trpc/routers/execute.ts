@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { newId } from '../../../platform/ids';
 import { assertSafeKeys } from '../../../platform/metadata';
+import { assertNoProtoKey } from '../../../modules/vocabulary/output-schema';
 import { executionView, WAIT_GRACE_SECONDS, type Engine, type Run, type Watch } from '../../../modules/executions/engine';
 import { executeInput, executionSchema } from '../../../modules/executions/schemas';
 import { apiProcedure } from '../init';
@@ -15,7 +16,9 @@ import { longAnswerOf, withLongAnswer } from '../long-answer';
 
 /** zod drops a `__proto__` key of a record without a word: metadata's keys are checked on the raw input. */
 export const safeInput = apiProcedure.use(async ({ getRawInput, next }) => {
-  assertSafeKeys(await getRawInput().catch(() => undefined), 'metadata');
+  const raw = await getRawInput().catch(() => undefined);
+  assertSafeKeys(raw, 'metadata');
+  if (raw !== null && typeof raw === 'object') assertNoProtoKey((raw as { outputSchema?: unknown }).outputSchema);
   return next();
 });
 

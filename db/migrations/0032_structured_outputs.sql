@@ -1,0 +1,3 @@
+ALTER TABLE "agents" ADD COLUMN "output_schema" jsonb;--> statement-breakpoint
+ALTER TABLE "executions" ADD COLUMN "output_schema" jsonb;--> statement-breakpoint
+ALTER TABLE "executions" ADD COLUMN "output_json" jsonb;
