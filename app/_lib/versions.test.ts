@@ -17,6 +17,7 @@ const config = (over: Partial<AgentVersionConfig> = {}): AgentVersionConfig => (
   maxTotalTokens: null,
   approvalTimeoutSeconds: 86_400,
   traceContent: false,
+  outputSchema: null,
   ...over,
 });
 

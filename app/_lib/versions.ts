@@ -80,13 +80,15 @@ const FIELDS: { field: Exclude<keyof AgentVersionConfig, 'instructions' | 'tools
   { field: 'maxTotalTokens', label: 'Max tokens per run', words: (c) => (c.maxTotalTokens === null ? 'No limit' : c.maxTotalTokens.toLocaleString('en-US')) },
   { field: 'approvalTimeoutSeconds', label: 'Approval timeout', words: (c) => seconds(c.approvalTimeoutSeconds) },
   { field: 'traceContent', label: 'Content in traces', words: (c) => (c.traceContent ? 'Recorded' : 'Not recorded') },
+  { field: 'outputSchema', label: 'Output schema', words: (c) => (c.outputSchema ? `JSON Schema (${Object.keys((c.outputSchema.properties ?? {}) as object).length} properties)` : 'None (free text)') },
 ];
 
 /** What differs from `before` to `after`: the instructions line by line, the other fields one by one, the tools by name (as JSON). */
 export function compareConfigs(before: AgentVersionConfig, after: AgentVersionConfig): VersionComparison {
   const fields = FIELDS.map(({ field, label, words }) => {
     const [b, a] = [words(before), words(after)];
-    return { field, label, before: b, after: a, changed: canonicalJson(before[field]) !== canonicalJson(after[field]) };
+    // A version made before a field existed lacks it: the same as its default (null).
+    return { field, label, before: b, after: a, changed: canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null) };
   });
   const oldTools = new Map(before.tools.map((t) => [t.name, canonicalJson(t)]));
   const newTools = new Map(after.tools.map((t) => [t.name, canonicalJson(t)]));
