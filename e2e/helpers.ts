@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -72,4 +72,30 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function shot(page: Page, name: string): Promise<void> {
   const dir = process.env.E2E_SCREENSHOTS;
   if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
+
+/** The /v1 API with a key of the caller's own. */
+export interface KeyApi {
+  post: <T>(path: string, data: unknown) => Promise<T>;
+  get: <T>(path: string) => Promise<T>;
+}
+
+/** Signs up, makes a key named `keyName` in the dialog; the API calls with it (a call that fails fails the test). */
+export async function apiWithKey(page: Page, request: APIRequestContext, label: string, keyName: string): Promise<KeyApi> {
+  await signUp(page, label);
+  const key = await createKey(page, keyName);
+  await page.getByTestId('secret-done').click();
+  const headers = { Authorization: `Bearer ${key}` };
+  return {
+    post: async <T,>(path: string, data: unknown) => {
+      const res = await request.post(path, { headers, data });
+      expect(res.status(), await res.text()).toBeLessThan(300);
+      return (await res.json()) as T;
+    },
+    get: async <T,>(path: string) => {
+      const res = await request.get(path, { headers });
+      expect(res.status(), await res.text()).toBe(200);
+      return (await res.json()) as T;
+    },
+  };
 }

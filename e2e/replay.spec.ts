@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { createKey, expectNoHorizontalScroll, signUp } from './helpers';
+import { apiWithKey, expectNoHorizontalScroll, type KeyApi } from './helpers';
 
 // Replay from the dashboard (docs/traces.md, "Replay"): "Replay from here" on a model call of the
 // trace, and "Replay" in the page's header, open a dialog (input, instructions, model, recorded or
@@ -41,33 +41,11 @@ test.afterAll(async () => {
   await new Promise<void>((resolve) => tools.close(() => resolve()));
 });
 
-interface Api {
-  post: <T>(path: string, data: unknown) => Promise<T>;
-  get: <T>(path: string) => Promise<T>;
-}
-
 /** Signs up, makes a key; the API calls with it. */
-async function withKey(page: Page, request: APIRequestContext, label: string): Promise<Api> {
-  await signUp(page, label);
-  const key = await createKey(page, 'Replay');
-  await page.getByTestId('secret-done').click();
-  const headers = { Authorization: `Bearer ${key}` };
-  return {
-    post: async <T,>(path: string, data: unknown) => {
-      const res = await request.post(path, { headers, data });
-      expect(res.status(), await res.text()).toBeLessThan(300);
-      return (await res.json()) as T;
-    },
-    get: async <T,>(path: string) => {
-      const res = await request.get(path, { headers });
-      expect(res.status(), await res.text()).toBe(200);
-      return (await res.json()) as T;
-    },
-  };
-}
+const withKey = (page: Page, request: APIRequestContext, label: string): Promise<KeyApi> => apiWithKey(page, request, label, 'Replay');
 
 /** An agent with the two tools; a run of it, waited for (it calls the lookup tool once). */
-async function toolRun(api: Api): Promise<{ agentId: string; executionId: string }> {
+async function toolRun(api: KeyApi): Promise<{ agentId: string; executionId: string }> {
   const agent = await api.post<{ id: string }>('/v1/agents', {
     name: 'Order desk',
     model: 'sandbox/echo',

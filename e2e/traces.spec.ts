@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { createKey, expectNoHorizontalScroll, shot, signUp } from './helpers';
+import { apiWithKey, expectNoHorizontalScroll, shot, type KeyApi } from './helpers';
 
 // Run traces (docs/traces.md) on the execution page: the waterfall of a run's spans, a span's
 // details, the content an agent records with "Record content in traces", live while the run goes
@@ -37,30 +37,8 @@ test.afterAll(async () => {
   await new Promise<void>((resolve) => tools.close(() => resolve()));
 });
 
-interface Api {
-  post: <T>(path: string, data: unknown) => Promise<T>;
-  get: <T>(path: string) => Promise<T>;
-}
-
 /** Signs up, makes a key; the API calls with it. */
-async function withKey(page: Page, request: APIRequestContext, label: string): Promise<Api> {
-  await signUp(page, label);
-  const key = await createKey(page, 'Traces');
-  await page.getByTestId('secret-done').click();
-  const headers = { Authorization: `Bearer ${key}` };
-  return {
-    post: async <T,>(path: string, data: unknown) => {
-      const res = await request.post(path, { headers, data });
-      expect(res.status(), await res.text()).toBeLessThan(300);
-      return (await res.json()) as T;
-    },
-    get: async <T,>(path: string) => {
-      const res = await request.get(path, { headers });
-      expect(res.status(), await res.text()).toBe(200);
-      return (await res.json()) as T;
-    },
-  };
-}
+const withKey = (page: Page, request: APIRequestContext, label: string): Promise<KeyApi> => apiWithKey(page, request, label, 'Traces');
 
 const toolsAt = (orders: string) => [
   { type: 'http', name: 'lookup_order', description: 'Looks an order up.', url: `${base}${orders}`, method: 'POST', parameters: PARAMETERS },
@@ -68,7 +46,7 @@ const toolsAt = (orders: string) => [
 ];
 
 /** An agent with the two tools; a run of it, waited for. */
-async function tracedRun(api: Api, traceContent = false): Promise<{ agentId: string; executionId: string }> {
+async function tracedRun(api: KeyApi, traceContent = false): Promise<{ agentId: string; executionId: string }> {
   const agent = await api.post<{ id: string }>('/v1/agents', { name: 'Order desk', model: 'sandbox/echo', instructions: 'Look orders up before answering.', tools: toolsAt('/orders'), traceContent });
   const run = await api.post<{ id: string; status: string }>(`/v1/agents/${agent.id}/execute`, { input: INPUT, wait: true });
   expect(run.status).toBe('succeeded');

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useRef } from 'react';
+import { useScrolledTo } from '../use-hash';
 import type { AgentVersion } from '@/app/_lib/types';
 import { authorOf, PRODUCTION } from '@/app/_lib/versions';
 import { When } from '../when';
@@ -42,10 +42,7 @@ export function VersionItem({
   /** Null for who may not move labels. */
   onMoveLabel: (() => void) | null;
 }) {
-  const ref = useRef<HTMLLIElement>(null);
-  useEffect(() => {
-    if (highlighted) ref.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  }, [highlighted]);
+  const ref = useScrolledTo<HTMLLIElement>(highlighted);
   return (
     <li
       ref={ref}

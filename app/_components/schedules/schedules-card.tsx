@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { describeCron } from '@/app/_lib/cron';
 import type { Schedule } from '@/app/_lib/types';
 import { useTRPC } from '../providers';
@@ -11,7 +11,7 @@ import { Badge, Button, Card } from '../ui';
 import { CreateScheduleDialog } from './create-schedule-dialog';
 import { NextRun, RecentRuns, SCHEDULE_REFRESH_MS, ScheduleActions, ScheduleStateBadge } from './schedule-parts';
 import { useCan } from '../team/use-can';
-import { useHash } from '../use-hash';
+import { useHash, useScrolledTo } from '../use-hash';
 
 // An agent's schedules on its page: each with its cron (in words too, linked to the schedule's
 // own page) and zone, its next run, its last runs (linked to their executions), and — for those
@@ -22,10 +22,7 @@ import { useHash } from '../use-hash';
 
 function ScheduleItem({ schedule, onChanged, highlighted, now }: { schedule: Schedule; onChanged: () => void; highlighted: boolean; now: number }) {
   const words = describeCron(schedule.cron);
-  const ref = useRef<HTMLLIElement>(null);
-  useEffect(() => {
-    if (highlighted) ref.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  }, [highlighted]);
+  const ref = useScrolledTo<HTMLLIElement>(highlighted);
   return (
     <li
       ref={ref}
