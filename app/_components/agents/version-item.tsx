@@ -12,10 +12,10 @@ import { Badge, Button, ButtonLink } from '../ui';
 
 const SMALL = 'px-2.5 py-1 text-xs';
 
-/** A label as a badge: production green, the others indigo. */
+/** A label as a badge: production green, the others indigo; set as code (an identifier, like a scope). */
 export function LabelBadge({ label }: { label: string }) {
   return (
-    <Badge tone={label === PRODUCTION ? 'green' : 'indigo'} data-testid="label-badge" data-label={label}>
+    <Badge tone={label === PRODUCTION ? 'green' : 'indigo'} className="font-mono" data-testid="label-badge" data-label={label}>
       {label}
     </Badge>
   );
