@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,16 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-listen-first-'));
 const procs: Proc[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  // npm and the server it started (its child: the script execs node): a test that failed midway
+  // leaves the server running, and its output pipes open kept this file's process from exiting
+  // (a CI run hung 30 minutes on it).
+  for (const p of procs) {
+    if (p.child.exitCode !== null || p.child.pid === undefined) continue;
+    spawnSync('pkill', ['-KILL', '-P', String(p.child.pid)]);
+    p.child.kill('SIGKILL');
+    p.child.stdout?.destroy();
+    p.child.stderr?.destroy();
+  }
   for (const cleanup of cleanups) await cleanup();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
