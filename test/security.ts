@@ -37,7 +37,7 @@ export interface RouteSpec {
   listIds?: (body: unknown) => string[];
 }
 
-const ALL_SCOPES: Scope[] = ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage', 'audit:read'];
+const ALL_SCOPES: Scope[] = ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage', 'audit:read', 'evals:manage'];
 
 export function securitySuite(server: () => TestServer, route: RouteSpec): void {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);

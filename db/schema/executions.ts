@@ -11,7 +11,13 @@ const executionEnvironment = environmentColumn('executions');
 const conversationEnvironment = environmentColumn('conversations');
 
 /** What started an execution (`trigger`): a call of the API, the dashboard's playground, or a schedule's occurrence. */
-export type ExecutionTrigger = { type: 'api' } | { type: 'playground' } | { type: 'schedule'; scheduleId: string; scheduledFor: string };
+export type ExecutionTrigger =
+  | { type: 'api' }
+  | { type: 'playground' }
+  | { type: 'schedule'; scheduleId: string; scheduledFor: string }
+  /** An experiment's item (docs/evals.md), or a judge scoring an answer for an experiment or an online rule. */
+  | { type: 'experiment'; experimentId: string }
+  | { type: 'judge'; executionId: string; experimentId?: string; ruleId?: string };
 
 /** Who decided a tool call awaiting approval (docs/approvals.md): a key, a dashboard user, or the service (expiry). */
 export type DecidedBy = { type: 'key'; id: string } | { type: 'user'; id: string } | { type: 'system' };
@@ -147,6 +153,8 @@ export const executions = pgTable(
     outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
     // A structured answer, parsed (docs/versions.md, "Structured outputs"); null otherwise.
     outputJson: jsonb('output_json'),
+    // What scorers said of its answer (docs/evals.md): an experiment's, or an online rule's; null: not scored.
+    scores: jsonb('scores').$type<Record<string, { score: number | null; pass: boolean | null; reason: string }>>(),
   },
   (t) => [
     executionEnvironment.check(t.environment),

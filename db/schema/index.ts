@@ -14,3 +14,4 @@ export * from './budgets';
 export * from './audit';
 export * from './invitations';
 export * from './traces';
+export * from './evals';

@@ -39,3 +39,11 @@ export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 /** What a budget does once spent: `block` refuses and stops runs, `notify` only alerts. */
 export const BUDGET_ACTIONS = ['block', 'notify'] as const;
 export type BudgetAction = (typeof BUDGET_ACTIONS)[number];
+
+/** An experiment's status (docs/evals.md): it is a job, created `queued`. */
+export const EXPERIMENT_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
+
+/** One item × trial of an experiment: waiting, its execution started, its judges running, scored, or never run (the experiment ended first). */
+export const EXPERIMENT_RUN_STATES = ['pending', 'running', 'judging', 'scored', 'skipped'] as const;
+export type ExperimentRunState = (typeof EXPERIMENT_RUN_STATES)[number];

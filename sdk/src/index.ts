@@ -2,6 +2,7 @@ import { Transport, type ClientOptions, type RequestOptions } from './core.js';
 import { Agents } from './resources/agents.js';
 import { Analytics, AuditEvents, Budgets, Events, Keys, Models, Schedules, Webhooks } from './resources/admin.js';
 import { Conversations, Executions } from './resources/executions.js';
+import { Datasets } from './resources/evals.js';
 
 // agent-automation-sdk: the typed client of the Agent Automation Service (docs/sdk.md).
 //
@@ -20,6 +21,7 @@ export class Client {
   readonly events: Events;
   readonly schedules: Schedules;
   readonly budgets: Budgets;
+  readonly datasets: Datasets;
   readonly auditEvents: AuditEvents;
   readonly analytics: Analytics;
   readonly models: Models;
@@ -35,6 +37,7 @@ export class Client {
     this.events = new Events(this.transport);
     this.schedules = new Schedules(this.transport);
     this.budgets = new Budgets(this.transport);
+    this.datasets = new Datasets(this.transport);
     this.auditEvents = new AuditEvents(this.transport);
     this.analytics = new Analytics(this.transport);
     this.models = new Models(this.transport);

@@ -43,6 +43,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   'budgets-create': { name: 'Monthly cap', target: { type: 'workspace' }, limit: { usd: '25.00' }, period: 'month', action: 'block' },
   'keys-create': { name: 'Production backend', scopes: ['agents:read', 'agents:execute'] },
   'agents-moveLabel': { version: 1 },
+  'datasets-createItem': { input: 'Where is order 1042?', expected: 'Order 1042 shipped on 2026-11-20.' },
   'executions-approvals': { decisions: [{ toolCallId: CALL_ID, approve: true }], wait: true },
   'executions-replay': { fromStep: 0, instructions: 'Help with orders. Be thorough.', wait: true },
 };
@@ -108,7 +109,7 @@ function bodyExample(op: OperationObject): Record<string, unknown> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-const isList = (where: string) => /\.list(Deliveries|Versions)?$/.test(where) && where !== 'models.list';
+const isList = (where: string) => /\.list(Deliveries|Versions|Items)?$/.test(where) && where !== 'models.list';
 /** Analytics' `start`: the first day of this month, so the example never falls out of the kept range. */
 const isAnalytics = (where: string) => where.startsWith('analytics.');
 
@@ -155,7 +156,8 @@ function typescript(id: string, ex: Example): string {
   }
   if (id === 'executions-stream') return `${call('const stream = ', ex.where, ex.args)};\nfor await (const event of stream) {\n  console.log(event.type);\n}`;
   if (isList(ex.where)) {
-    const item = ex.where === 'webhooks.listDeliveries' ? 'delivery' : ex.where === 'auditEvents.list' ? 'record' : ex.where === 'agents.listVersions' ? 'version' : resource.replace(/s$/, '');
+    const item =
+      ex.where === 'webhooks.listDeliveries' ? 'delivery' : ex.where === 'auditEvents.list' ? 'record' : ex.where === 'agents.listVersions' ? 'version' : ex.where === 'datasets.listItems' ? 'item' : resource.replace(/s$/, '');
     const list = item === 'delivery' ? 'deliveries' : `${item}s`;
     const shown = item === 'version' ? `${item}.version, ${item}.note` : `${item}.id`;
     return `${call(`const ${list} = `, ex.where, ex.args)};\nfor await (const ${item} of ${list}) {\n  console.log(${shown});\n}`;

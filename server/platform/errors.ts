@@ -208,7 +208,7 @@ export const ERROR_CATALOGUE = [
     status: 409,
     type: 'invalid_request_error',
     on: 'declared',
-    description: 'The execution has not finished yet (queued, running or awaiting approval): replay it once it has.',
+    description: 'The execution has not finished yet (queued, running or awaiting approval): replay it, or make a dataset item of it, once it has.',
   },
   {
     code: 'already_member',
@@ -286,6 +286,27 @@ export const ERROR_CATALOGUE = [
     type: 'invalid_request_error',
     on: 'declared',
     description: 'This environment already has the most budgets a workspace may have (100); delete one first.',
+  },
+  {
+    code: 'dataset_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'This environment already has the most datasets a workspace may have (100); delete one first.',
+  },
+  {
+    code: 'dataset_full',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The dataset already holds 10,000 items, the most a dataset may hold; delete some or make another dataset.',
+  },
+  {
+    code: 'experiment_not_cancellable',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'The experiment has already ended (succeeded, failed or cancelled).',
   },
   {
     code: 'idempotency_conflict',

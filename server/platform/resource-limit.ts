@@ -13,7 +13,7 @@ export async function assertUnderLimit(
   tx: Db,
   table: ScopedTable,
   owner: { workspaceId: string; environment: string },
-  limit: { name: string; max: number; code: Extract<ErrorCode, 'webhook_limit_reached' | 'schedule_limit_reached' | 'budget_limit_reached'> },
+  limit: { name: string; max: number; code: Extract<ErrorCode, 'webhook_limit_reached' | 'schedule_limit_reached' | 'budget_limit_reached' | 'dataset_limit_reached'> },
 ): Promise<void> {
   await advisoryXactLock(tx, sql`hashtext(${`${limit.name}:${owner.workspaceId}:${owner.environment}`})`);
   const [row] = (await tx

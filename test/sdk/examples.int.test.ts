@@ -38,6 +38,8 @@ const STORY = [
   'webhooks-create', 'webhooks-list', 'webhooks-get', 'webhooks-update', 'webhooks-rotateSecret', 'webhooks-test', 'webhooks-deliveries', 'webhooks-resend', 'webhooks-delete',
   'events-list', 'events-get',
   'budgets-create', 'budgets-list', 'budgets-get', 'budgets-update', 'budgets-delete',
+  'datasets-create', 'datasets-list', 'datasets-get', 'datasets-update',
+  'datasets-createItem', 'datasets-items', 'datasets-item', 'datasets-updateItem', 'datasets-deleteItem', 'datasets-delete',
   'analytics-executions', 'analytics-requests', 'audit-list',
   'agents-delete',
 ];
@@ -45,9 +47,9 @@ const STORY = [
 const PICK: Record<string, Record<string, number>> = { 'executions-cancel': { exe: 1 } };
 
 /** An id a reader replaces: the document's example ids (`agt_01JD8X…`), the introduction's `agt_…`, the key. */
-const PLACEHOLDER = /\b(agt|exe|conv|whk|dlv|evt|sch|bdg|key|call)_(?:[0-9A-Z]{26}|…)|svc_test_sk_…/g;
+const PLACEHOLDER = /\b(agt|exe|conv|whk|dlv|evt|sch|bdg|dst|dsi|exp|evr|key|call)_(?:[0-9A-Z]{26}|…)|svc_test_sk_…/g;
 /** Ids in answers, in order. */
-const MADE = /\b(agt|exe|conv|whk|dlv|evt|sch|bdg|key)_[0-9A-HJKMNP-TV-Z]{26}\b|\bcall_[0-9a-f]{24}\b/g;
+const MADE = /\b(agt|exe|conv|whk|dlv|evt|sch|bdg|dst|dsi|exp|evr|key)_[0-9A-HJKMNP-TV-Z]{26}\b|\bcall_[0-9a-f]{24}\b/g;
 
 let api: TestServer;
 let dir: string;

@@ -122,6 +122,18 @@ describe('the typed client covers the API', () => {
     await c.budgets.update(budget.id, { name: 'Monthly cap' });
     await c.budgets.delete(budget.id);
 
+    // Datasets and their items (docs/evals.md).
+    const dataset = await c.datasets.create({ name: 'Orders' });
+    await c.datasets.list();
+    await c.datasets.retrieve(dataset.id);
+    await c.datasets.update(dataset.id, { description: 'Order questions' });
+    const item = await c.datasets.createItem(dataset.id, { input: 'Where is 1042?', expected: 'Shipped' });
+    await c.datasets.listItems(dataset.id);
+    await c.datasets.retrieveItem(dataset.id, item.id);
+    await c.datasets.updateItem(dataset.id, item.id, { expected: { shipped: true } });
+    await c.datasets.deleteItem(dataset.id, item.id);
+    await c.datasets.delete(dataset.id);
+
     // Webhooks, their deliveries, events, and checking a delivery's signature.
     const hook = await c.webhooks.create({ url: receiver.url, events: ['agent.deleted'] });
     await c.webhooks.list();

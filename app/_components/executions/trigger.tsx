@@ -2,13 +2,13 @@ import type { Execution } from '@/app/_lib/types';
 import { Badge } from '../ui';
 
 // What started an execution, in the same words everywhere: the API, the dashboard's playground,
-// or a schedule.
+// a schedule, an experiment's item, or an LLM judge scoring another run.
 
 export type Trigger = Execution['trigger'];
 
-export const TRIGGER_LABELS: Record<Trigger['type'], string> = { api: 'API', playground: 'Playground', schedule: 'Schedule' };
+export const TRIGGER_LABELS: Record<Trigger['type'], string> = { api: 'API', playground: 'Playground', schedule: 'Schedule', experiment: 'Experiment', judge: 'Judge' };
 
-const TONE = { api: 'slate', playground: 'indigo', schedule: 'amber' } as const;
+const TONE = { api: 'slate', playground: 'indigo', schedule: 'amber', experiment: 'green', judge: 'violet' } as const;
 
 export function TriggerBadge({ trigger }: { trigger: Trigger }) {
   return (

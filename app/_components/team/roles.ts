@@ -8,7 +8,7 @@ export const ROLES = MEMBER_ROLES;
 export const ROLE_HELP: Record<Role, string> = {
   owner: 'Everything, including managing owners.',
   admin: 'Everything but managing owners: members, keys, webhooks, budgets, the audit log.',
-  developer: 'Builds and runs agents, schedules and approvals; reads usage, budgets and webhooks; makes keys with agents:* and analytics:read.',
+  developer: 'Builds and runs agents, schedules and approvals; runs evals; reads usage, budgets and webhooks; makes keys with agents:*, analytics:read and evals:manage.',
   viewer: 'Reads only. Never sees an API key.',
 };
 

@@ -671,6 +671,101 @@ export type paths = {
         patch: operations["budgets-update"];
         trace?: never;
     };
+    "/v1/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List datasets
+         * @description Scope `evals:manage` or `agents:read`.
+         */
+        get: operations["datasets-list"];
+        put?: never;
+        /**
+         * Create a dataset
+         * @description Scope `evals:manage`. At most 100 datasets per workspace and environment.
+         */
+        post: operations["datasets-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a dataset
+         * @description Scope `evals:manage` or `agents:read`.
+         */
+        get: operations["datasets-get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset
+         * @description Deletes it and its items. Experiments made from it keep the items as they were.
+         */
+        delete: operations["datasets-delete"];
+        options?: never;
+        head?: never;
+        /** Update a dataset */
+        patch: operations["datasets-update"];
+        trace?: never;
+    };
+    "/v1/datasets/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a dataset’s items
+         * @description Scope `evals:manage` or `agents:read`.
+         */
+        get: operations["datasets-items"];
+        put?: never;
+        /**
+         * Add an item to a dataset
+         * @description Scope `evals:manage`. `{input, expected?, metadata?}` by hand, or `{fromExecution}`: an ended execution’s input, and its output (structured output when it has one) as `expected` unless one is given. At most 10,000 items a dataset.
+         */
+        post: operations["datasets-createItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{id}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a dataset item
+         * @description Scope `evals:manage` or `agents:read`.
+         */
+        get: operations["datasets-item"];
+        put?: never;
+        post?: never;
+        /** Delete a dataset item */
+        delete: operations["datasets-deleteItem"];
+        options?: never;
+        head?: never;
+        /** Update a dataset item */
+        patch: operations["datasets-updateItem"];
+        trace?: never;
+    };
     "/v1/audit-events": {
         parameters: {
             query?: never;
@@ -827,6 +922,17 @@ export type components = {
              * @example null
              */
             outputJson: unknown;
+            /**
+             * @description What scorers said of its answer (docs/evals.md): an experiment’s or an online scoring rule’s, by scorer name; `null` until scored.
+             * @example null
+             */
+            scores: {
+                [key: string]: {
+                    score: number | null;
+                    pass: boolean | null;
+                    reason: string;
+                };
+            } | null;
             /** @description A replay (`POST /v1/executions/{id}/replay`): the execution it replays; `null` for any other run. */
             replayOf: {
                 /** @example exe_01JD8X40A1B2C3D4E5F6G7H8J9 */
@@ -947,7 +1053,7 @@ export type components = {
             type: "system";
         };
         /**
-         * @description What started it: a call of the API (`api`), a message in the dashboard’s playground (`playground`), or an occurrence of a schedule (`schedule`).
+         * @description What started it: a call of the API (`api`), a message in the dashboard’s playground (`playground`), an occurrence of a schedule (`schedule`), an item of an experiment (`experiment`), or an LLM judge scoring another execution’s answer (`judge`; docs/evals.md).
          * @example {
          *       "type": "api"
          *     }
@@ -969,6 +1075,29 @@ export type components = {
              * @example 2026-11-21T20:31:07.123Z
              */
             scheduledFor: string;
+        } | {
+            /** @constant */
+            type: "experiment";
+            /** @example exp_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            experimentId: string;
+        } | {
+            /** @constant */
+            type: "judge";
+            /**
+             * @description The execution whose answer it judged.
+             * @example exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK
+             */
+            executionId: string;
+            /**
+             * @description For an experiment’s item.
+             * @example exp_01JD8X41B2C3D4E5F6G7H8J9K0
+             */
+            experimentId?: string;
+            /**
+             * @description For an online scoring rule.
+             * @example evr_01JD8X41B2C3D4E5F6G7H8J9K0
+             */
+            ruleId?: string;
         };
         /** @description Text the model produced, as it arrives; joined in order per step they are the step’s text. */
         TextDeltaEvent: {
@@ -1292,7 +1421,7 @@ export type components = {
              *       "agents:execute"
              *     ]
              */
-            scopes: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read")[];
+            scopes: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read" | "evals:manage")[];
             /**
              * @description When the key stops working; `null`: never.
              * @example 2027-05-21T00:00:00.000Z
@@ -1360,7 +1489,7 @@ export type components = {
              *       "agents:execute"
              *     ]
              */
-            scopes: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read")[];
+            scopes: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read" | "evals:manage")[];
             /**
              * @description When the key stops working; `null`: never.
              * @example 2027-05-21T00:00:00.000Z
@@ -2786,6 +2915,113 @@ export type components = {
              */
             deleted: true;
         };
+        Dataset: {
+            /**
+             * @description Unique identifier (`dst_…`).
+             * @example dst_01JD8X41B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @example Order questions */
+            name: string;
+            /** @example Questions customers ask about their orders, with the answers we expect. */
+            description: string | null;
+            /**
+             * @description Items it holds (at most 10,000).
+             * @example 120
+             */
+            itemCount: number;
+            /**
+             * @example test
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            updatedAt: string;
+        };
+        DatasetList: {
+            data: components["schemas"]["Dataset"][];
+            /** @description Older items exist. */
+            hasMore: boolean;
+            /** @description The last item’s id, when older items exist: pass it as after. */
+            nextCursor?: string;
+            /** @description The first item’s id, when newer items exist: pass it as before. */
+            prevCursor?: string;
+        };
+        DeletedDataset: {
+            /** @example dst_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @example true
+             * @constant
+             */
+            deleted: true;
+        };
+        DatasetItem: {
+            /**
+             * @description Unique identifier (`dsi_…`).
+             * @example dsi_01JD8X41B2C3D4E5F6G7H8J9K1
+             */
+            id: string;
+            /** @example dst_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            datasetId: string;
+            /** @example Where is order 1042? */
+            input: string;
+            /**
+             * @description A text, a JSON object or list, or `null`.
+             * @example Order 1042 shipped on 2026-11-20.
+             */
+            expected: unknown | null;
+            /**
+             * @description Your own key-value pairs.
+             * @example {}
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The execution it was made from, if any.
+             * @example null
+             */
+            sourceExecutionId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            updatedAt: string;
+        };
+        DatasetItemList: {
+            data: components["schemas"]["DatasetItem"][];
+            /** @description Older items exist. */
+            hasMore: boolean;
+            /** @description The last item’s id, when older items exist: pass it as after. */
+            nextCursor?: string;
+            /** @description The first item’s id, when newer items exist: pass it as before. */
+            prevCursor?: string;
+        };
+        DeletedDatasetItem: {
+            /** @example dsi_01JD8X41B2C3D4E5F6G7H8J9K1 */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @example true
+             * @constant
+             */
+            deleted: true;
+        };
         AuditEventList: {
             data: components["schemas"]["AuditEvent"][];
             /** @description Older items exist. */
@@ -2806,7 +3042,7 @@ export type components = {
              * @example key.created
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
+            action: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "experiment.created" | "experiment.cancelled" | "eval_rule.created" | "eval_rule.updated" | "eval_rule.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
             actor: components["schemas"]["AuditActor"];
             /** @description What was changed. */
             target: {
@@ -3067,13 +3303,13 @@ export interface operations {
                      */
                     environment?: "live" | "test";
                     /**
-                     * @description Scopes to grant: `agents:read` (list and retrieve agents), `agents:write` (create, update and delete agents), `agents:execute` (execute agents and manage conversations), `keys:manage` (create and revoke api keys), `webhooks:manage` (create and manage webhook endpoints), `analytics:read` (access usage analytics and metrics), `budgets:manage` (create and manage budgets), `audit:read` (read the audit log: who changed what in the workspace). Default: agents:read, agents:write, agents:execute, analytics:read. A key can only grant scopes it holds itself.
+                     * @description Scopes to grant: `agents:read` (list and retrieve agents), `agents:write` (create, update and delete agents), `agents:execute` (execute agents and manage conversations), `keys:manage` (create and revoke api keys), `webhooks:manage` (create and manage webhook endpoints), `analytics:read` (access usage analytics and metrics), `budgets:manage` (create and manage budgets), `audit:read` (read the audit log: who changed what in the workspace), `evals:manage` (manage datasets, experiments and online scoring rules). Default: agents:read, agents:write, agents:execute, analytics:read. A key can only grant scopes it holds itself.
                      * @example [
                      *       "agents:read",
                      *       "agents:execute"
                      *     ]
                      */
-                    scopes?: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read")[];
+                    scopes?: ("agents:read" | "agents:write" | "agents:execute" | "keys:manage" | "webhooks:manage" | "analytics:read" | "budgets:manage" | "audit:read" | "evals:manage")[];
                     /**
                      * Format: date-time
                      * @description When the key stops working (ISO 8601, in the future); after that it answers 401 `api_key_expired`. Default: never.
@@ -6966,7 +7202,7 @@ export interface operations {
             /**
              * @description Conflict. `error.code` is one of:
              *
-             *     - `execution_not_final`: The execution has not finished yet (queued, running or awaiting approval): replay it once it has.
+             *     - `execution_not_final`: The execution has not finished yet (queued, running or awaiting approval): replay it, or make a dataset item of it, once it has.
              *     - `idempotency_conflict`: This `Idempotency-Key` was used with another body or endpoint, or its first request is still in progress.
              */
             409: {
@@ -12390,6 +12626,1916 @@ export interface operations {
             };
         };
     };
+    "datasets-list": {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100. Default: 20. */
+                limit?: number;
+                /** @description A cursor: return the items older than this id (pass the `nextCursor` of the previous page). Not with `before`. */
+                after?: string;
+                /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Datasets of this workspace and environment, newest first */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_cursor`: `after` or `before` is not an id of the listed resource.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Shown in the dashboard and on experiments (1–100 characters).
+                     * @example Order questions
+                     */
+                    name: string;
+                    /**
+                     * @description What the dataset is for (at most 1,000 characters).
+                     * @example Questions customers ask about their orders, with the answers we expect.
+                     */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new dataset */
+            201: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. `error.code` is one of:
+             *
+             *     - `dataset_limit_reached`: This environment already has the most datasets a workspace may have (100); delete one first.
+             */
+            409: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dataset */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted dataset’s id */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDataset"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Shown in the dashboard and on experiments (1–100 characters).
+                     * @example Order questions
+                     */
+                    name?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated dataset */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-items": {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100. Default: 20. */
+                limit?: number;
+                /** @description A cursor: return the items older than this id (pass the `nextCursor` of the previous page). Not with `before`. */
+                after?: string;
+                /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its items, newest first */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItemList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_cursor`: `after` or `before` is not an id of the listed resource.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-createItem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The user message the agent runs on (1–100,000 characters), as `input` of an execute.
+                     * @example Where is order 1042?
+                     */
+                    input?: string;
+                    /**
+                     * @description Instead of `input`: an ended execution of this environment (`exe_…`). Its input becomes the item’s, and its output (its structured output when it has one) its `expected` unless one is given.
+                     * @example exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK
+                     */
+                    fromExecution?: string;
+                    /**
+                     * @description A good answer: a text (compared with the output, trimmed) or a JSON object or list (compared with the structured output as canonical JSON); at most 64 KB as JSON (a request body nests at most 32 levels). Scorers that need it score `null` without it.
+                     * @example Order 1042 shipped on 2026-11-20.
+                     */
+                    expected?: string | {
+                        [key: string]: unknown;
+                    } | unknown[];
+                    /**
+                     * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
+                     * @example {
+                     *       "ticket": "T-1042"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The new item */
+            201: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItem"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. `error.code` is one of:
+             *
+             *     - `execution_not_final`: The execution has not finished yet (queued, running or awaiting approval): replay it, or make a dataset item of it, once it has.
+             *     - `dataset_full`: The dataset already holds 10,000 items, the most a dataset may hold; delete some or make another dataset.
+             */
+            409: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-item": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+                /** @description The id of the item (`dsi_…`). */
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItem"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-deleteItem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+                /** @description The id of the item (`dsi_…`). */
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted item’s id */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDatasetItem"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "datasets-updateItem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the dataset (`dst_…`). */
+                id: string;
+                /** @description The id of the item (`dsi_…`). */
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The user message the agent runs on (1–100,000 characters), as `input` of an execute.
+                     * @example Where is order 1042?
+                     */
+                    input?: string;
+                    expected?: (string | {
+                        [key: string]: unknown;
+                    } | unknown[]) | null;
+                    /**
+                     * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
+                     * @example {
+                     *       "ticket": "T-1042"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The updated item */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItem"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "audit-list": {
         parameters: {
             query?: {
@@ -12400,7 +14546,7 @@ export interface operations {
                 /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
                 before?: string;
                 /** @description Only this action. Records are kept 365 days. */
-                action?: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
+                action?: "key.created" | "key.revoked" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.tool_secret_rotated" | "agent.label_moved" | "agent.label_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook_delivery.resent" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.run_now" | "budget.created" | "budget.updated" | "budget.deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "experiment.created" | "experiment.cancelled" | "eval_rule.created" | "eval_rule.updated" | "eval_rule.deleted" | "approval.decided" | "execution.cancelled" | "conversation.deleted" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.signed_out_everywhere" | "workspace.plan_changed" | "member.role_changed" | "member.removed" | "member.left" | "member.joined" | "invitation.created" | "invitation.revoked";
                 /** @description Only changes made by this user (`usr_…`) or key (`key_…`). */
                 actorId?: string;
                 /** @description Only changes of this resource. */

@@ -12,6 +12,7 @@ import { keysRouter } from './routers/keys';
 import { modelsRouter } from './routers/models';
 import { schedulesRouter } from './routers/schedules';
 import { budgetsRouter } from './routers/budgets';
+import { datasetsRouter } from './routers/datasets';
 import { webhooksRouter } from './routers/webhooks';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
@@ -28,6 +29,7 @@ export const appRouter = router({
   analytics: analyticsRouter,
   schedules: schedulesRouter,
   budgets: budgetsRouter,
+  datasets: datasetsRouter,
   audit: auditRouter,
   members: membersRouter,
   workspaces: workspacesRouter,

@@ -70,6 +70,7 @@ export function executionView(row: ExecutionRow): ExecutionView {
     traceId: traceIdOf(row),
     agentVersion: row.agentVersion,
     outputJson: row.outputJson ?? null,
+    scores: row.scores ?? null,
     replayOf: row.replay ? { executionId: row.replay.executionId, fromStep: row.replay.fromStep, tools: row.replay.tools } : null,
   };
 }

@@ -97,10 +97,18 @@ const trigger = z
       scheduleId: z.string().meta({ example: 'sch_01JD8X41B2C3D4E5F6G7H8J9K0' }),
       scheduledFor: timestamp.meta({ description: 'The occurrence this run is for (it may start a little later).' }),
     }),
+    z.object({ type: z.literal('experiment'), experimentId: z.string().meta({ example: 'exp_01JD8X41B2C3D4E5F6G7H8J9K0' }) }),
+    z.object({
+      type: z.literal('judge'),
+      executionId: z.string().meta({ description: 'The execution whose answer it judged.', example: 'exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK' }),
+      experimentId: z.string().optional().meta({ description: 'For an experiment’s item.', example: 'exp_01JD8X41B2C3D4E5F6G7H8J9K0' }),
+      ruleId: z.string().optional().meta({ description: 'For an online scoring rule.', example: 'evr_01JD8X41B2C3D4E5F6G7H8J9K0' }),
+    }),
   ])
   .meta({
     id: 'ExecutionTrigger',
-    description: 'What started it: a call of the API (`api`), a message in the dashboard’s playground (`playground`), or an occurrence of a schedule (`schedule`).',
+    description:
+      'What started it: a call of the API (`api`), a message in the dashboard’s playground (`playground`), an occurrence of a schedule (`schedule`), an item of an experiment (`experiment`), or an LLM judge scoring another execution’s answer (`judge`; docs/evals.md).',
     example: { type: 'api' },
   });
 
@@ -156,6 +164,10 @@ export const executionSchema = z.object({
   traceId: z.string().meta({ description: 'The trace of the run (32 hex digits, W3C trace context): its spans at `GET /v1/executions/{id}/trace`.', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
   agentVersion: z.number().int().nullable().meta({ description: 'The version of the agent it ran (docs/versions.md); `null` for runs from before versions.', example: 3 }),
   outputJson: z.unknown().meta({ description: 'With an output schema: the answer, parsed and valid against it (`output` holds its text); `null` otherwise.', example: null }),
+  scores: z
+    .record(z.string(), z.object({ score: z.number().nullable(), pass: z.boolean().nullable(), reason: z.string() }))
+    .nullable()
+    .meta({ description: 'What scorers said of its answer (docs/evals.md): an experiment’s or an online scoring rule’s, by scorer name; `null` until scored.', example: null }),
   replayOf: z
     .object({
       executionId: z.string().meta({ example: EXAMPLE_EXECUTION }),

@@ -174,6 +174,7 @@ export async function startExecution(
       agentVersion,
       outputSchema: input.outputSchema ?? null,
       outputJson: null,
+      scores: null,
       input: input.input,
       output: null,
       steps: [],

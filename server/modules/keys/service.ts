@@ -178,7 +178,7 @@ export async function createKey(db: Db, actor: Actor, input: CreateKeyInput, now
   if (actor.kind === 'user') {
     // A key never holds a scope its creator's role could not grant (docs/teams.md).
     const beyond = missingScopes(GRANTABLE[actor.role], scopes);
-    if (beyond.length > 0) throw new ApiError('insufficient_role', roleRefusal(actor.role, `grant ${beyond.join(', ')}: ${actor.role === 'viewer' ? 'viewers make no keys' : 'developers grant agents:* and analytics:read only'}`), { param: 'scopes' });
+    if (beyond.length > 0) throw new ApiError('insufficient_role', roleRefusal(actor.role, `grant ${beyond.join(', ')}: ${actor.role === 'viewer' ? 'viewers make no keys' : 'developers grant agents:*, analytics:read and evals:manage only'}`), { param: 'scopes' });
   }
   if (actor.kind === 'key') {
     if (environment !== actor.environment) {

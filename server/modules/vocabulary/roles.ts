@@ -8,7 +8,8 @@ import { SCOPES, type Scope } from './scopes';
 //   owner      everything, owners included;
 //   admin      everything but making, demoting or removing owners;
 //   developer  agents, executions, conversations, schedules, approvals (agents:*), usage and
-//              budgets' reads (analytics:read), keys holding at most agents:* and analytics:read,
+//              budgets' reads (analytics:read), datasets, experiments and eval rules (evals:manage),
+//              keys holding at most agents:*, analytics:read and evals:manage,
 //              and webhooks and events read-only;
 //   viewer     reads only, never a key (nor the audit log, which is for owners and admins).
 
@@ -18,7 +19,7 @@ export type Role = MemberRole;
 export const GRANTABLE: Record<Role, readonly Scope[]> = {
   owner: SCOPES,
   admin: SCOPES,
-  developer: ['agents:read', 'agents:write', 'agents:execute', 'analytics:read'],
+  developer: ['agents:read', 'agents:write', 'agents:execute', 'analytics:read', 'evals:manage'],
   viewer: [],
 };
 

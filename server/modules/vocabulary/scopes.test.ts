@@ -3,11 +3,11 @@ import { describe, it } from 'node:test';
 import { DEFAULT_SCOPES, isScope, missingScopes, normalizeScopes, scopeSchema, SCOPES } from './scopes';
 
 describe('scopes', () => {
-  it('are the seven of docs/api.md ("Keys and scopes"), in its order', () => {
-    assert.deepEqual(SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage', 'audit:read']);
+  it('are the nine of docs/api.md ("Keys and scopes"), in its order', () => {
+    assert.deepEqual(SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'keys:manage', 'webhooks:manage', 'analytics:read', 'budgets:manage', 'audit:read', 'evals:manage']);
   });
 
-  it('default to every scope but keys:manage, webhooks:manage and budgets:manage and audit:read', () => {
+  it('default to every scope but keys:manage, webhooks:manage, budgets:manage, audit:read and evals:manage', () => {
     assert.deepEqual(DEFAULT_SCOPES, ['agents:read', 'agents:write', 'agents:execute', 'analytics:read']);
   });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 // The scope names, once. The zod enum, the defaults, the dashboard checkboxes and the docs
-// are all derived from this table: the six published scopes, in their order, with their
+// are all derived from this table: the published scopes, in their order, with their
 // defaults (docs/api.md, "Keys and scopes").
 export const SCOPE_TABLE = [
   { scope: 'agents:read', isDefault: true, description: 'List and retrieve agents' },
@@ -12,6 +12,7 @@ export const SCOPE_TABLE = [
   { scope: 'analytics:read', isDefault: true, description: 'Access usage analytics and metrics' },
   { scope: 'budgets:manage', isDefault: false, description: 'Create and manage budgets' },
   { scope: 'audit:read', isDefault: false, description: 'Read the audit log: who changed what in the workspace' },
+  { scope: 'evals:manage', isDefault: false, description: 'Manage datasets, experiments and online scoring rules' },
 ] as const;
 
 export type Scope = (typeof SCOPE_TABLE)[number]['scope'];
