@@ -12,9 +12,11 @@ import { Badge, Logo } from './ui';
 
 const PLAN_LABEL: Record<string, string> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
 
-// In the header's row from 1024 px up (ten links and Docs, ~890 px, beside or under the workspace's
-// name); below, one a line in the Menu panel.
-const NAV_LINK = 'inline-flex items-center rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap max-lg:px-3 max-lg:py-2.5';
+// In the header's row from 1024 px up (eleven links and Docs, ~910 px, beside or under the
+// workspace's name: set a little tighter than ten were, so that the name keeps ~240 px beside them
+// at 1280 px and, on their own row at 1024 px, they fit with the approvals count); below, one a
+// line in the Menu panel.
+const NAV_LINK = 'inline-flex items-center rounded-md px-2.25 py-1.5 font-medium whitespace-nowrap max-lg:px-3 max-lg:py-2.5';
 const NAV_IDLE = 'text-slate-600 hover:bg-slate-100 hover:text-slate-900';
 const NAV_CURRENT = 'bg-slate-100 text-slate-900';
 
@@ -34,12 +36,16 @@ function PendingCount({ count, more, testId }: { count: number; more: boolean; t
   );
 }
 
+/** Evals (docs/evals.md): what agents are measured on, and (later) the experiments that measure them. */
+const EVALS = [{ href: '/dashboard/datasets', label: 'Datasets' }];
+
 const SECTIONS = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
   { href: '/dashboard/conversations', label: 'Conversations' },
   { href: '/dashboard/schedules', label: 'Schedules' },
   { href: '/dashboard/approvals', label: 'Approvals' },
+  ...EVALS,
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/budgets', label: 'Budgets' },
   { href: '/dashboard/keys', label: 'API keys' },
@@ -50,7 +56,7 @@ const SECTIONS = [
 // Two rows on every screen: the logo and the controls, then the workspace and the navigation (below
 // 1024 px the Menu button, whose panel lists every section, one per line, so however many there
 // are each is in view). The header is never wider than 1280 px, and one row would leave the
-// workspace's name a few letters beside ten links, the switch and the account. The name takes
+// workspace's name a few letters beside eleven links, the switch and the account. The name takes
 // what the links leave; when that is under 11 rem the links move to a row of their own. The
 // navigation is one element either way, restyled as the panel on a phone or a tablet.
 export function DashboardHeader({
@@ -126,7 +132,7 @@ export function DashboardHeader({
           <nav
             ref={navRef}
             id={navId}
-            className={`${open ? 'max-lg:flex' : 'max-lg:hidden'} flex shrink-0 items-center gap-1 text-sm max-lg:absolute max-lg:inset-x-0 max-lg:top-full max-lg:z-20 max-lg:flex-col max-lg:items-stretch max-lg:gap-0.5 max-lg:border-b max-lg:border-slate-200 max-lg:bg-white max-lg:px-2 max-lg:py-2 max-lg:shadow-lg lg:ml-auto`}
+            className={`${open ? 'max-lg:flex' : 'max-lg:hidden'} flex shrink-0 items-center gap-0.5 text-sm max-lg:absolute max-lg:inset-x-0 max-lg:top-full max-lg:z-20 max-lg:flex-col max-lg:items-stretch max-lg:border-b max-lg:border-slate-200 max-lg:bg-white max-lg:px-2 max-lg:py-2 max-lg:shadow-lg lg:ml-auto`}
             aria-label="Main"
           >
             {sections.map((s) => {

@@ -158,6 +158,16 @@ export function ChatIcon() {
   );
 }
 
+export function DatasetIcon() {
+  return (
+    <svg {...ICON}>
+      <ellipse cx="12" cy="6" rx="7" ry="2.5" />
+      <path d="M5 6v6c0 1.4 3.1 2.5 7 2.5s7-1.1 7-2.5V6" />
+      <path d="M5 12v6c0 1.4 3.1 2.5 7 2.5s7-1.1 7-2.5v-6" />
+    </svg>
+  );
+}
+
 /** "Agents / Support bot": the way back to a list from a detail page. */
 export function Breadcrumb({ href, parent, current }: { href: string; parent: string; current: ReactNode }) {
   return (

@@ -125,6 +125,12 @@ export function SelectField({ label, hint, error, id, className, ...props }: Sel
   );
 }
 
+/** A checkbox drawn as an on/off switch (still a checkbox to the keyboard and to forms; give it `role="switch"` for screen readers). */
+export const SWITCH =
+  'relative mt-0.5 h-5 w-9 shrink-0 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors checked:bg-indigo-600 ' +
+  'before:absolute before:top-0.5 before:left-0.5 before:size-4 before:rounded-full before:bg-white before:shadow-sm before:transition-transform checked:before:translate-x-4 ' +
+  'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
+
 export function Card({ className, ...props }: ComponentProps<'div'>) {
   return <div className={cx('rounded-xl bg-white shadow-sm ring-1 ring-slate-200', className)} {...props} />;
 }

@@ -25,6 +25,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'budget.exceeded': 'A budget’s spend reached its limit (a blocking one now refuses runs)',
   'budget.reset': 'A new period began for a budget that was exceeded',
   'key.usage_spike': 'An API key’s requests in an hour jumped far above its usual rate',
+  'experiment.completed': 'An experiment ended (succeeded, failed or cancelled), with its summary',
+  'eval.score_dropped': 'An online scoring rule’s moving mean fell below its alert line',
 };
 
 /** "All events", or the types a webhook receives. */

@@ -54,3 +54,6 @@ export type AuditEvent = Outputs['audit']['list']['data'][number];
 export type AuditAction = AuditEvent['action'];
 /** The Audit log's filters: those of `GET /v1/audit-events`. */
 export type AuditFilters = Omit<Inputs['audit']['list'], 'limit' | 'after' | 'before'>;
+
+export type Dataset = Outputs['datasets']['get'];
+export type DatasetItem = Outputs['datasets']['item'];

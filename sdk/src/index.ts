@@ -2,7 +2,7 @@ import { Transport, type ClientOptions, type RequestOptions } from './core.js';
 import { Agents } from './resources/agents.js';
 import { Analytics, AuditEvents, Budgets, Events, Keys, Models, Schedules, Webhooks } from './resources/admin.js';
 import { Conversations, Executions } from './resources/executions.js';
-import { Datasets } from './resources/evals.js';
+import { Datasets, EvalRules, Experiments } from './resources/evals.js';
 
 // agent-automation-sdk: the typed client of the Agent Automation Service (docs/sdk.md).
 //
@@ -22,6 +22,8 @@ export class Client {
   readonly schedules: Schedules;
   readonly budgets: Budgets;
   readonly datasets: Datasets;
+  readonly experiments: Experiments;
+  readonly evalRules: EvalRules;
   readonly auditEvents: AuditEvents;
   readonly analytics: Analytics;
   readonly models: Models;
@@ -38,6 +40,8 @@ export class Client {
     this.schedules = new Schedules(this.transport);
     this.budgets = new Budgets(this.transport);
     this.datasets = new Datasets(this.transport);
+    this.experiments = new Experiments(this.transport);
+    this.evalRules = new EvalRules(this.transport);
     this.auditEvents = new AuditEvents(this.transport);
     this.analytics = new Analytics(this.transport);
     this.models = new Models(this.transport);

@@ -44,6 +44,14 @@ const BODIES: Record<string, Record<string, unknown>> = {
   'keys-create': { name: 'Production backend', scopes: ['agents:read', 'agents:execute'] },
   'agents-moveLabel': { version: 1 },
   'datasets-createItem': { input: 'Where is order 1042?', expected: 'Order 1042 shipped on 2026-11-20.' },
+  'experiments-create': {
+    agentId: 'agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK',
+    datasetId: 'dst_01JD8X41B2C3D4E5F6G7H8J9K0',
+    scorers: [{ type: 'contains', value: '1042' }, { type: 'llm_judge', model: 'openai/gpt-4o-mini', rubric: 'Does it answer the question?' }],
+    trials: 10,
+    concurrency: 1,
+  },
+  'evalRules-create': { scorers: [{ type: 'contains', value: 'order' }], sampleRate: 0.1, alertBelow: { scorer: 'contains', mean: 0.8, window: 20 } },
   'executions-approvals': { decisions: [{ toolCallId: CALL_ID, approve: true }], wait: true },
   'executions-replay': { fromStep: 0, instructions: 'Help with orders. Be thorough.', wait: true },
 };
@@ -109,7 +117,7 @@ function bodyExample(op: OperationObject): Record<string, unknown> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-const isList = (where: string) => /\.list(Deliveries|Versions|Items)?$/.test(where) && where !== 'models.list';
+const isList = (where: string) => /\.list(Deliveries|Versions|Items)?$/.test(where) && where !== 'models.list' && where !== 'evalRules.list';
 /** Analytics' `start`: the first day of this month, so the example never falls out of the kept range. */
 const isAnalytics = (where: string) => where.startsWith('analytics.');
 

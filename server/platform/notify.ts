@@ -62,6 +62,8 @@ export const CHANNELS = {
       return ids.length > 0 && ids.length <= 100 && ids.every((i) => id(i)) ? ids : undefined;
     },
   ),
+  /** `<experimentId>` or `<ruleId>`: an experiment has work (created, cancelled, one of its runs ended), or an online rule has runs to score (docs/evals.md). */
+  evals: channel<string>('aas_evals', (p) => p, id),
   /** An event was written to the outbox; the webhook relay makes its deliveries. */
   outbox: channel<null>('aas_events', () => '', (text) => (text === '' ? null : undefined)),
 } as const;

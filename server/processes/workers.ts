@@ -9,6 +9,7 @@ import { startRelay } from '../modules/webhooks/relay';
 import { startScheduleTicker } from '../modules/schedules/ticker';
 import { startBudgetAlerts } from '../modules/budgets/alerts';
 import { startUsageSpikes } from '../modules/keys/usage-spike';
+import { startEvals } from '../modules/evals/loop';
 import { startLoops, type LoopDef } from './loops';
 import { MAINTENANCE_CRON, maintenanceQueue, runMaintenance } from './maintenance';
 
@@ -80,6 +81,8 @@ export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
       },
     },
     { name: 'budget alerts', start: () => startBudgetAlerts(db, bus) },
+    // Experiments and online scoring (docs/evals.md): after the executions, whose runs they start.
+    { name: 'evals', start: () => startEvals(db, bus) },
     { name: 'key usage spikes', start: () => (env.USAGE_ANALYTICS ? startUsageSpikes(db) : async () => {}) },
     { name: 'schedule ticker', start: () => startScheduleTicker(db) },
   ];

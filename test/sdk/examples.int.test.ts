@@ -39,7 +39,11 @@ const STORY = [
   'events-list', 'events-get',
   'budgets-create', 'budgets-list', 'budgets-get', 'budgets-update', 'budgets-delete',
   'datasets-create', 'datasets-list', 'datasets-get', 'datasets-update',
-  'datasets-createItem', 'datasets-items', 'datasets-item', 'datasets-updateItem', 'datasets-deleteItem', 'datasets-delete',
+  'datasets-createItem', 'datasets-items', 'datasets-item', 'datasets-updateItem',
+  // The experiment runs its one item 10 times, one at a time: still under way when the next example cancels it.
+  'experiments-create', 'experiments-cancel', 'experiments-list', 'experiments-get', 'experiments-results',
+  'evalRules-create', 'evalRules-list', 'evalRules-update', 'evalRules-delete',
+  'datasets-deleteItem', 'datasets-delete',
   'analytics-executions', 'analytics-requests', 'audit-list',
   'agents-delete',
 ];

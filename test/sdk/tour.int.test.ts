@@ -131,6 +131,15 @@ describe('the typed client covers the API', () => {
     await c.datasets.listItems(dataset.id);
     await c.datasets.retrieveItem(dataset.id, item.id);
     await c.datasets.updateItem(dataset.id, item.id, { expected: { shipped: true } });
+    const experiment = await c.experiments.create({ agentId: agent.id, datasetId: dataset.id, scorers: [{ type: 'contains', value: 'Echo' }], trials: 10, concurrency: 1 });
+    await c.experiments.cancel(experiment.id);
+    await c.experiments.list({ datasetId: dataset.id });
+    assert.equal((await c.experiments.retrieve(experiment.id)).status, 'cancelled');
+    await c.experiments.results(experiment.id, { limit: 10 });
+    const rule = await c.evalRules.create(agent.id, { scorers: [{ type: 'exact_match' }], sampleRate: 0.5 });
+    assert.equal((await c.evalRules.list(agent.id)).data[0]!.id, rule.id);
+    await c.evalRules.update(agent.id, rule.id, { sampleRate: 0 });
+    await c.evalRules.delete(agent.id, rule.id);
     await c.datasets.deleteItem(dataset.id, item.id);
     await c.datasets.delete(dataset.id);
 

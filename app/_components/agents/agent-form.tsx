@@ -5,7 +5,7 @@ import { useState, type ReactNode } from 'react';
 import { Controller, FormProvider, useForm, useWatch, type FieldErrors } from 'react-hook-form';
 import { FORM_ERROR, firstWithError, messageOf, showServerError } from '@/app/_lib/forms';
 import { revealProblem } from '@/app/_lib/reveal';
-import { Alert, ButtonLink, Button, Card, Spinner, TextAreaField, TextField } from '../ui';
+import { Alert, ButtonLink, Button, Card, Spinner, SWITCH, TextAreaField, TextField } from '../ui';
 import { VERSION_NOTE_MAX } from '@/app/_lib/versions';
 import { AGENT_LIMITS, agentFormSchema, agentMessage, behaviourKey, fieldId, type AgentDraft, type AgentInput } from './agent-draft';
 import { ModelField } from './model-field';
@@ -18,12 +18,6 @@ import { ToolsEditor } from './tools-editor';
 const TOP_FIELDS = ['name', 'description', 'model', 'instructions', 'temperature', 'maxSteps', 'timeoutSeconds', 'maxTotalTokens', 'approvalTimeoutSeconds'];
 const TOOL_FIELDS = ['name', 'description', 'url', 'method', 'parameters', 'allowedTools', 'headers', 'approval', 'approvalTools'];
 const L = AGENT_LIMITS;
-
-/** A checkbox drawn as an on/off switch (still a checkbox to the keyboard and to forms; `role="switch"` to screen readers). */
-const SWITCH =
-  'relative mt-0.5 h-5 w-9 shrink-0 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors checked:bg-indigo-600 ' +
-  'before:absolute before:top-0.5 before:left-0.5 before:size-4 before:rounded-full before:bg-white before:shadow-sm before:transition-transform checked:before:translate-x-4 ' +
-  'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
 
 /** Where a problem shows: the field its param names (`tools.0.parameters.type` → `tools.0.parameters`), or null for the form. */
 function placeOf(param: string, toolCount: number): string | null {

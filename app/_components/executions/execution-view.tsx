@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { hasErrorCode } from '@/app/_lib/errors';
 import { PendingCall } from '../approvals/pending-call';
+import { AddToDatasetDialog } from '../datasets/add-to-dataset-dialog';
 import { useEnvironment, useTRPC } from '../providers';
 import { IdText } from '../id-text';
 import { Breadcrumb, EmptyState, LoadError, PageSkeleton, RunIcon } from '../states';
@@ -50,6 +51,7 @@ export function ExecutionView({ id }: { id: string }) {
   // The agent's name, when it still exists (a deleted agent's executions stay readable).
   const agent = useQuery({ ...trpc.agents.get.queryOptions({ id: agentId ?? '' }), enabled: agentId !== undefined, staleTime: 60_000, retry: false });
   const [cancelling, setCancelling] = useState(false);
+  const [addingToDataset, setAddingToDataset] = useState(false);
   /** The step (0-based) the replay dialog starts from; null while it is closed. */
   const [replayFrom, setReplayFrom] = useState<number | null>(null);
   const can = useCan();
@@ -107,6 +109,12 @@ export function ExecutionView({ id }: { id: string }) {
           {replayable && (
             <Button variant="secondary" onClick={() => setReplayFrom(0)} data-testid="replay-execution">
               Replay
+            </Button>
+          )}
+          {/* An ended execution (succeeded, failed or cancelled) becomes a dataset's item: its input, and its answer as the one expected. */}
+          {replayable && (
+            <Button variant="secondary" onClick={() => setAddingToDataset(true)} data-testid="add-to-dataset">
+              Add to dataset
             </Button>
           )}
           {active && can.build && (
@@ -191,6 +199,7 @@ export function ExecutionView({ id }: { id: string }) {
       </div>
 
       {replayFrom !== null && replayable && <ReplayDialog key={replayFrom} execution={e} fromStep={replayFrom} onClose={() => setReplayFrom(null)} />}
+      {addingToDataset && replayable && <AddToDatasetDialog execution={e} onClose={() => setAddingToDataset(false)} />}
       {cancelling && (
         <CancelExecutionDialog
           execution={e}

@@ -766,6 +766,132 @@ export type paths = {
         patch: operations["datasets-updateItem"];
         trace?: never;
     };
+    "/v1/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List experiments
+         * @description Scope `evals:manage` or `agents:read`. Filters: `agentId`, `datasetId`.
+         */
+        get: operations["experiments-list"];
+        put?: never;
+        /**
+         * Start an experiment
+         * @description Scope `evals:manage`. Runs every item of the dataset (as it is now) × `trials` through one version of the agent, in the key’s environment, at most `concurrency` at once and within the workspace’s limits and budgets, and scores each answer. A job: it survives restarts; follow `progress`, or subscribe to `experiment.completed`.
+         */
+        post: operations["experiments-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an experiment
+         * @description Scope `evals:manage` or `agents:read`. Its progress, and once ended its summary (and comparison with the baseline).
+         */
+        get: operations["experiments-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an experiment
+         * @description No run starts from now on and the runs under way are cancelled; what was scored keeps its scores.
+         */
+        post: operations["experiments-cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an experiment’s results
+         * @description By item, in the dataset’s order: its trials’ executions and outputs, its scores by scorer, and its change against the baseline.
+         */
+        get: operations["experiments-results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/eval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an agent’s scoring rules */
+        get: operations["evalRules-list"];
+        put?: never;
+        /**
+         * Score a sample of an agent’s runs
+         * @description Scope `evals:manage`. Scores `sampleRate` of the agent’s ended runs after they end (never delaying them); the scores are on each execution and its trace. With `alertBelow`, `eval.score_dropped` fires once when the moving mean falls below the line, and again only after it recovered. At most 10 rules an agent.
+         */
+        post: operations["evalRules-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/eval-rules/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scoring rule
+         * @description Runs it sampled and has not scored yet are not scored.
+         */
+        delete: operations["evalRules-delete"];
+        options?: never;
+        head?: never;
+        /** Update a scoring rule */
+        patch: operations["evalRules-update"];
+        trace?: never;
+    };
     "/v1/audit-events": {
         parameters: {
             query?: never;
@@ -1391,6 +1517,192 @@ export type components = {
              * @example 1000000
              */
             tokens: number;
+        };
+        /** @description How a run is scored: a discriminated union on `type`. */
+        EvalScorer: {
+            /**
+             * @description The output equals the item’s `expected`.
+             * @example exact_match
+             * @constant
+             */
+            type: "exact_match";
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example contains
+             * @constant
+             */
+            type: "contains";
+            /**
+             * @description The text the output must contain (1–10,000 characters).
+             * @example refund
+             */
+            value: string;
+            /**
+             * @description Compare ignoring case. Default: `false`.
+             * @default false
+             * @example true
+             */
+            ignoreCase?: boolean;
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example regex
+             * @constant
+             */
+            type: "regex";
+            /**
+             * @description An RE2 regular expression (1–1,000 characters; no lookaround or backreferences), searched anywhere in the output: anchor it with `^…$` to match the whole.
+             * @example ^Order #\d+
+             */
+            pattern: string;
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example json_schema
+             * @constant
+             */
+            type: "json_schema";
+            /**
+             * @description A JSON Schema (draft 2020-12, or draft-07 when `$schema` says so), at most 16 KB as JSON.
+             * @example {
+             *       "type": "object",
+             *       "properties": {
+             *         "orderId": {
+             *           "type": "string"
+             *         }
+             *       },
+             *       "required": [
+             *         "orderId"
+             *       ]
+             *     }
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example tool_trajectory
+             * @constant
+             */
+            type: "tool_trajectory";
+            /**
+             * @description The tool calls expected (1–50).
+             * @example [
+             *       {
+             *         "tool": "lookup_order",
+             *         "arguments": {
+             *           "orderId": "1042"
+             *         }
+             *       }
+             *     ]
+             */
+            expected: {
+                /**
+                 * @description The tool’s name as the model calls it (an MCP tool: `<server>_<tool>`).
+                 * @example lookup_order
+                 */
+                tool: string;
+                /**
+                 * @description When given, the call’s arguments must equal these (key order ignored); at most 16 KB as JSON.
+                 * @example {
+                 *       "orderId": "1042"
+                 *     }
+                 */
+                arguments?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /**
+             * @description `exact`: the calls are exactly these, in this order. `in_order`: these calls happen in this order, others may come between. `any_order`: each of these calls happens, in any order. Default: `in_order`.
+             * @default in_order
+             * @example in_order
+             * @enum {string}
+             */
+            mode?: "exact" | "in_order" | "any_order";
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example max_tool_calls
+             * @constant
+             */
+            type: "max_tool_calls";
+            /**
+             * @description The most tool calls the run may make (0–1,000).
+             * @example 5
+             */
+            max: number;
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        } | {
+            /**
+             * @example llm_judge
+             * @constant
+             */
+            type: "llm_judge";
+            /**
+             * @description The judge’s model, as `provider/model`.
+             * @example openai/gpt-4o-mini
+             */
+            model: string;
+            /**
+             * @description What the judge grades the output on (1–4,000 characters).
+             * @example The answer states the refund amount and is polite.
+             */
+            rubric: string;
+            /**
+             * @description The judge’s score (0–1) from which the run passes. Default: `0.5`.
+             * @default 0.5
+             * @example 0.7
+             */
+            passThreshold?: number;
+            /**
+             * @description Names the scorer in results: 1–64 letters, digits, `_`, `-` or `.`, unique in the eval ignoring case. Default: its `type`.
+             * @example refund_policy
+             */
+            name?: string;
+        };
+        EvalAlertBelow: {
+            /**
+             * @description The name of one of the rule’s scorers.
+             * @example helpful
+             */
+            scorer: string;
+            /**
+             * @description The line: `eval.score_dropped` fires once when the moving mean falls below it, and again only after it has recovered.
+             * @example 0.7
+             */
+            mean: number;
+            /**
+             * @description The moving mean is over this many last scored runs (1–1,000; default 20); no alert before that many are scored.
+             * @default 20
+             * @example 20
+             */
+            window?: number;
         };
         CreatedApiKey: {
             /**
@@ -2084,6 +2396,17 @@ export type components = {
             executionId: string;
             /** @description In start order; complete once the execution is final; while it runs, the spans that have ended (the root and the queue’s come with the end). */
             spans: components["schemas"]["Span"][];
+            /**
+             * @description What scorers said of the run, by scorer name (an experiment’s or an online rule’s, docs/evals.md); `null` until scored.
+             * @example null
+             */
+            scores: {
+                [key: string]: {
+                    score: number | null;
+                    pass: boolean | null;
+                    reason: string;
+                };
+            } | null;
         };
         Span: {
             /**
@@ -2460,7 +2783,7 @@ export type components = {
              * @example execution.succeeded
              * @enum {string}
              */
-            eventType: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+            eventType: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "experiment.completed" | "eval.score_dropped" | "webhook.test";
             /**
              * @description `pending` (not delivered yet; retried on schedule), `succeeded` (a 2xx answer), `failed` (every attempt failed, or the webhook was disabled).
              * @example succeeded
@@ -2531,7 +2854,7 @@ export type components = {
              * @example agent.created
              * @enum {string}
              */
-            type: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+            type: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "experiment.completed" | "eval.score_dropped" | "webhook.test";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -3020,6 +3343,251 @@ export type components = {
              * @example true
              * @constant
              */
+            deleted: true;
+        };
+        Experiment: {
+            /**
+             * @description Unique identifier (`exp_…`).
+             * @example exp_01JD8X41B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @example Refund policy v4 */
+            name: string;
+            /** @example agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK */
+            agentId: string;
+            /**
+             * @description The version every item ran.
+             * @example 4
+             */
+            agentVersion: number;
+            /**
+             * @description The label it was asked for, if any.
+             * @example null
+             */
+            label: string | null;
+            /** @example dst_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            datasetId: string;
+            /** @description The scorers, each with its `name`. */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** @example 1 */
+            trials: number;
+            /** @example 5 */
+            concurrency: number;
+            /** @example null */
+            baselineExperimentId: string | null;
+            /**
+             * @description `queued`, `running`, then `succeeded`, `failed` (see `error`) or `cancelled`.
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /**
+             * @description Runs (items × trials) scored or ended, of all.
+             * @example {
+             *       "done": 12,
+             *       "total": 40
+             *     }
+             */
+            progress: {
+                done: number;
+                total: number;
+            };
+            summary: components["schemas"]["ExperimentSummary"] | null;
+            comparison: components["schemas"]["ExperimentComparison"] | null;
+            /**
+             * @description Why it failed (e.g. `budget_exceeded`, `resource_not_found` when its agent was deleted).
+             * @example null
+             */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /**
+             * @example test
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            createdAt: string;
+            startedAt: string | null;
+            completedAt: string | null;
+        };
+        /** @description By scorer name: the mean, standard deviation, Student-t 95 % interval of the mean, and pass rate (docs/evals.md, "Statistics"). */
+        ExperimentSummary: {
+            [key: string]: {
+                /**
+                 * @description The mean score over the scored items (an item’s score is the mean of its trials).
+                 * @example 0.8
+                 */
+                mean: number | null;
+                /**
+                 * @description The sample standard deviation of the items’ scores.
+                 * @example 0.2
+                 */
+                stddev: number | null;
+                /**
+                 * @description The 95 % interval, `[low, high]`; `null` when nothing was scored.
+                 * @example [
+                 *       0.71,
+                 *       0.89
+                 *     ]
+                 */
+                ci95: [
+                    number,
+                    number
+                ] | null;
+                /**
+                 * @description The share of scored runs that passed.
+                 * @example 0.8
+                 */
+                passRate: number | null;
+                /**
+                 * @description Items scored (not `null`).
+                 * @example 20
+                 */
+                scored: number;
+            };
+        };
+        /** @description By scorer name (the scorers both experiments share): the difference of means with its 95 % interval. */
+        ExperimentComparison: {
+            [key: string]: {
+                /** @example 0.7 */
+                baselineMean: number | null;
+                /**
+                 * @description This mean minus the baseline’s.
+                 * @example 0.1
+                 */
+                diff: number | null;
+                /**
+                 * @description The 95 % interval of the difference: paired t over the items both scored (two or more), else Welch’s.
+                 * @example [
+                 *       0.71,
+                 *       0.89
+                 *     ]
+                 */
+                ci95: [
+                    number,
+                    number
+                ] | null;
+                /** @example true */
+                paired: boolean;
+            };
+        };
+        ExperimentList: {
+            data: components["schemas"]["Experiment"][];
+            /** @description Older items exist. */
+            hasMore: boolean;
+            /** @description The last item’s id, when older items exist: pass it as after. */
+            nextCursor?: string;
+            /** @description The first item’s id, when newer items exist: pass it as before. */
+            prevCursor?: string;
+        };
+        ExperimentResultList: {
+            data: components["schemas"]["ExperimentResult"][];
+            hasMore: boolean;
+            /** @description Pass as `after` for the next items. */
+            nextCursor?: string;
+        };
+        ExperimentResult: {
+            /** @example dsi_01JD8X41B2C3D4E5F6G7H8J9K1 */
+            itemId: string;
+            /** @example Where is order 1042? */
+            input: string;
+            /** @example Shipped */
+            expected: unknown | null;
+            /** @description Its trials’ executions, in order (a trial not yet started has none). */
+            executionIds: string[];
+            /** @description Its trials’ outputs (the structured output when there is one), in order; `null` where none. */
+            outputs: (unknown | null)[];
+            /** @description By scorer name. */
+            scores: {
+                [key: string]: {
+                    /**
+                     * @description The mean of its trials’ scores (`null`: not scored).
+                     * @example 1
+                     */
+                    mean: number | null;
+                    /**
+                     * @description Every scored trial passed.
+                     * @example true
+                     */
+                    pass: boolean | null;
+                    /**
+                     * @description The first trial’s reason.
+                     * @example the output matched
+                     */
+                    reason: string;
+                };
+            };
+            /**
+             * @description Against the baseline’s same item, by the mean of the scorers both share; `null` without a baseline or a score.
+             * @example improved
+             */
+            change: ("improved" | "regressed" | "unchanged") | null;
+        };
+        EvalRule: {
+            /** @example evr_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            id: string;
+            /** @example agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK */
+            agentId: string;
+            /** @description Its scorers, each with its `name`. */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** @example 0.1 */
+            sampleRate: number;
+            /**
+             * @example {
+             *       "scorer": "helpful",
+             *       "mean": 0.7,
+             *       "window": 20
+             *     }
+             */
+            alertBelow: {
+                scorer: string;
+                mean: number;
+                window: number;
+            } | null;
+            /**
+             * @description The moving mean is below the line now (`eval.score_dropped` was sent).
+             * @example false
+             */
+            alerting: boolean;
+            /**
+             * @description The moving mean of `alertBelow.scorer` over the last `window` scored runs; `null` without an alert or before any run is scored.
+             * @example 0.82
+             */
+            movingMean: number | null;
+            /**
+             * @example live
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T20:31:07.123Z
+             */
+            updatedAt: string;
+        };
+        EvalRuleList: {
+            data: components["schemas"]["EvalRule"][];
+            /** @description Always `false`: an agent has at most 10 rules. */
+            hasMore: boolean;
+        };
+        DeletedEvalRule: {
+            /** @example evr_01JD8X41B2C3D4E5F6G7H8J9K0 */
+            id: string;
+            /** @constant */
             deleted: true;
         };
         AuditEventList: {
@@ -8114,7 +8682,7 @@ export interface operations {
                      */
                     url: string;
                     /**
-                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
+                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`, `experiment.completed`, `eval.score_dropped`; or `["*"]` for all of them.
                      * @example [
                      *       "execution.succeeded",
                      *       "execution.failed"
@@ -8679,7 +9247,7 @@ export interface operations {
                      */
                     url?: string;
                     /**
-                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`; or `["*"]` for all of them.
+                     * @description The event types to receive: any of `execution.started`, `execution.requires_action`, `execution.succeeded`, `execution.failed`, `execution.cancelled`, `agent.created`, `agent.updated`, `agent.deleted`, `agent.label_moved`, `key.created`, `key.revoked`, `conversation.deleted`, `schedule.created`, `schedule.updated`, `schedule.deleted`, `budget.threshold_reached`, `budget.exceeded`, `budget.reset`, `key.usage_spike`, `experiment.completed`, `eval.score_dropped`; or `["*"]` for all of them.
                      * @example [
                      *       "execution.succeeded",
                      *       "execution.failed"
@@ -9742,7 +10310,7 @@ export interface operations {
                 /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
                 before?: string;
                 /** @description Only events of this type. Events are kept 30 days. */
-                type?: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "webhook.test";
+                type?: "execution.started" | "execution.requires_action" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "agent.created" | "agent.updated" | "agent.deleted" | "agent.label_moved" | "key.created" | "key.revoked" | "conversation.deleted" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "budget.threshold_reached" | "budget.exceeded" | "budget.reset" | "key.usage_spike" | "experiment.completed" | "eval.score_dropped" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -14356,6 +14924,1782 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DatasetItem"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "experiments-list": {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100. Default: 20. */
+                limit?: number;
+                /** @description A cursor: return the items older than this id (pass the `nextCursor` of the previous page). Not with `before`. */
+                after?: string;
+                /** @description A cursor: return the items just newer than this id (pass the `prevCursor` of a page). Not with `after`. */
+                before?: string;
+                agentId?: string;
+                datasetId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Experiments, newest first */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_cursor`: `after` or `before` is not an id of the listed resource.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "experiments-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Shown in the dashboard (1–100 characters). Default: the dataset’s name and the version.
+                     * @example Refund policy v4
+                     */
+                    name?: string;
+                    /**
+                     * @description The agent to run (`agt_…`).
+                     * @example agt_01JD8X3ZQ2N6W5V4T3S2R1P0MK
+                     */
+                    agentId: string;
+                    /**
+                     * @description The version to run. Not with `label`. Default: the version `production` points at, resolved when the experiment is created.
+                     * @example 4
+                     */
+                    version?: number;
+                    /**
+                     * @description The version a label points at now (resolved once, when the experiment is created). Not with `version`.
+                     * @example staging
+                     */
+                    label?: string;
+                    /**
+                     * @description The dataset whose items it runs (`dst_…`): read as they are now; later changes do not reach it.
+                     * @example dst_01JD8X41B2C3D4E5F6G7H8J9K0
+                     */
+                    datasetId: string;
+                    /**
+                     * @description The scorers each run is scored by (1–10).
+                     * @example [
+                     *       {
+                     *         "type": "contains",
+                     *         "value": "refund",
+                     *         "ignoreCase": true
+                     *       },
+                     *       {
+                     *         "type": "max_tool_calls",
+                     *         "max": 5
+                     *       }
+                     *     ]
+                     */
+                    scorers: components["schemas"]["EvalScorer"][];
+                    /**
+                     * @description Runs per item, 1–10 (an item’s score is the mean of its trials). Default 1.
+                     * @default 1
+                     * @example 1
+                     */
+                    trials?: number;
+                    /**
+                     * @description Runs at once, 1–20, within the workspace’s own concurrency limit. Default 5.
+                     * @default 5
+                     * @example 5
+                     */
+                    concurrency?: number;
+                    /**
+                     * @description An earlier experiment to compare with, item by item (`exp_…`).
+                     * @example exp_01JD8X41B2C3D4E5F6G7H8J9K1
+                     */
+                    baselineExperimentId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The experiment, queued */
+            201: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             *     - `parameter_conflict`: Parameters that exclude each other were given together (`after` and `before`).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "experiments-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the experiment (`exp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The experiment */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "experiments-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the experiment (`exp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The experiment, cancelled */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. `error.code` is one of:
+             *
+             *     - `experiment_not_cancellable`: The experiment has already ended (succeeded, failed or cancelled).
+             */
+            409: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "experiments-results": {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id of the experiment (`exp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResultList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_cursor`: `after` or `before` is not an id of the listed resource.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "evalRules-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its rules, with their moving means */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRuleList"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "evalRules-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The scorers each run is scored by (1–10).
+                     * @example [
+                     *       {
+                     *         "type": "contains",
+                     *         "value": "refund",
+                     *         "ignoreCase": true
+                     *       },
+                     *       {
+                     *         "type": "max_tool_calls",
+                     *         "max": 5
+                     *       }
+                     *     ]
+                     */
+                    scorers: components["schemas"]["EvalScorer"][];
+                    /**
+                     * @description The share of the agent’s ended runs to score, 0–1 (`1`: every run).
+                     * @example 0.1
+                     */
+                    sampleRate: number;
+                    alertBelow?: components["schemas"]["EvalAlertBelow"];
+                };
+            };
+        };
+        responses: {
+            /** @description The rule */
+            201: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRule"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             *     - `invalid_json`: The request body is not valid JSON, not a JSON object, or nested too deeply.
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Payload Too Large. `error.code` is one of:
+             *
+             *     - `request_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type. `error.code` is one of:
+             *
+             *     - `unsupported_media_type`: The request body is not `application/json`.
+             */
+            415: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "evalRules-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+                /** @description The rule (`evr_…`). */
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted rule’s id */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedEvalRule"];
+                };
+            };
+            /**
+             * @description Bad Request. `error.code` is one of:
+             *
+             *     - `missing_required_field`: A required field is missing; `param` names it (a dotted path for nested fields).
+             *     - `invalid_parameter`: A field or query parameter has the wrong type or an invalid value; `param` names it.
+             *     - `unknown_parameter`: A field or query parameter this endpoint does not take (fields such as `id` or `createdAt` can never be set).
+             */
+            400: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. `error.code` is one of:
+             *
+             *     - `missing_api_key`: No API key: send it as `Authorization: Bearer <key>` (never in the query string).
+             *     - `invalid_api_key`: The API key is malformed or unknown, or the Authorization header is not `Bearer <key>`.
+             *     - `api_key_revoked`: The API key has been revoked.
+             *     - `api_key_expired`: The API key has passed its `expiresAt`.
+             */
+            401: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. `error.code` is one of:
+             *
+             *     - `insufficient_scope`: The API key lacks the scope this request needs (the message names it), or tried to grant a scope it does not hold.
+             */
+            403: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. `error.code` is one of:
+             *
+             *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
+             */
+            404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. `error.code` is one of:
+             *
+             *     - `rate_limit_exceeded`: Too many requests: retry after the `Retry-After` header (seconds).
+             */
+            429: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. `error.code` is one of:
+             *
+             *     - `internal_error`: Something unexpected went wrong on our side; quote the `requestId` when reporting it.
+             */
+            500: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "evalRules-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent (`agt_…`). */
+                id: string;
+                /** @description The rule (`evr_…`). */
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The scorers each run is scored by (1–10).
+                     * @example [
+                     *       {
+                     *         "type": "contains",
+                     *         "value": "refund",
+                     *         "ignoreCase": true
+                     *       },
+                     *       {
+                     *         "type": "max_tool_calls",
+                     *         "max": 5
+                     *       }
+                     *     ]
+                     */
+                    scorers?: components["schemas"]["EvalScorer"][];
+                    /**
+                     * @description The share of the agent’s ended runs to score, 0–1 (`1`: every run).
+                     * @example 0.1
+                     */
+                    sampleRate?: number;
+                    alertBelow?: components["schemas"]["EvalAlertBelow"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRule"];
                 };
             };
             /**

@@ -1,6 +1,6 @@
 import type { RequestOptions } from '../core.js';
 import type { PagedList } from '../pagination.js';
-import type { Answer, Body, Dataset, DatasetItem, QueryOf } from '../types.js';
+import type { Answer, Body, Dataset, DatasetItem, Experiment, QueryOf } from '../types.js';
 import { Resource, seg } from './base.js';
 
 // Evals (docs/evals.md): datasets of items, experiments that run them through a version of an
@@ -48,5 +48,50 @@ export class Datasets extends Resource {
 
   deleteItem(id: string, itemId: string, options?: RequestOptions): Promise<Answer<'datasets-deleteItem'>> {
     return this.del('datasets-deleteItem', `/datasets/${seg(id)}/items/${seg(itemId)}`, options);
+  }
+}
+
+/** `/v1/experiments` (scope evals:manage; reads also agents:read). */
+export class Experiments extends Resource {
+  /** Starts one: every item × trial of the dataset run through one version of the agent, and scored. Resolves to it, queued. */
+  create(params: Body<'experiments-create'>, options?: RequestOptions): Promise<Answer<'experiments-create'>> {
+    return this.post('experiments-create', '/experiments', params, options);
+  }
+
+  list(params?: QueryOf<'experiments-list'>, options?: RequestOptions): PagedList<Experiment> {
+    return this.paged<Experiment>('experiments-list', '/experiments', params, options);
+  }
+
+  /** Its progress, and once ended its summary (and comparison with its baseline). */
+  retrieve(id: string, options?: RequestOptions): Promise<Answer<'experiments-get'>> {
+    return this.get('experiments-get', `/experiments/${seg(id)}`, undefined, options);
+  }
+
+  cancel(id: string, options?: RequestOptions): Promise<Answer<'experiments-cancel'>> {
+    return this.post('experiments-cancel', `/experiments/${seg(id)}/cancel`, undefined, options);
+  }
+
+  /** One page of its results, by item in the dataset's order (pass `nextCursor` as `after` for the next). */
+  results(id: string, params?: Omit<QueryOf<'experiments-results'>, 'id'>, options?: RequestOptions): Promise<Answer<'experiments-results'>> {
+    return this.get('experiments-results', `/experiments/${seg(id)}/results`, params, options);
+  }
+}
+
+/** `/v1/agents/{id}/eval-rules`: online scoring of a sample of an agent's runs (scope evals:manage; reads also agents:read). */
+export class EvalRules extends Resource {
+  create(agentId: string, params: Body<'evalRules-create'>, options?: RequestOptions): Promise<Answer<'evalRules-create'>> {
+    return this.post('evalRules-create', `/agents/${seg(agentId)}/eval-rules`, params, options);
+  }
+
+  list(agentId: string, options?: RequestOptions): Promise<Answer<'evalRules-list'>> {
+    return this.get('evalRules-list', `/agents/${seg(agentId)}/eval-rules`, undefined, options);
+  }
+
+  update(agentId: string, ruleId: string, params: Body<'evalRules-update'>, options?: RequestOptions): Promise<Answer<'evalRules-update'>> {
+    return this.patch('evalRules-update', `/agents/${seg(agentId)}/eval-rules/${seg(ruleId)}`, params, options);
+  }
+
+  delete(agentId: string, ruleId: string, options?: RequestOptions): Promise<Answer<'evalRules-delete'>> {
+    return this.del('evalRules-delete', `/agents/${seg(agentId)}/eval-rules/${seg(ruleId)}`, options);
   }
 }

@@ -13,6 +13,7 @@ import { modelsRouter } from './routers/models';
 import { schedulesRouter } from './routers/schedules';
 import { budgetsRouter } from './routers/budgets';
 import { datasetsRouter } from './routers/datasets';
+import { evalRulesRouter, experimentsRouter } from './routers/experiments';
 import { webhooksRouter } from './routers/webhooks';
 
 // One router, two faces: the dashboard calls it through /api/trpc; the procedures with
@@ -30,6 +31,8 @@ export const appRouter = router({
   schedules: schedulesRouter,
   budgets: budgetsRouter,
   datasets: datasetsRouter,
+  experiments: experimentsRouter,
+  evalRules: evalRulesRouter,
   audit: auditRouter,
   members: membersRouter,
   workspaces: workspacesRouter,

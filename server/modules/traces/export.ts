@@ -79,7 +79,7 @@ export function exportSpans(run: ExportRun, spans: RecordedSpan[]): void {
   const p = processor;
   if (!p || !resource || spans.length === 0) return;
   try {
-    const found: Found = { id: run.id, trace_id: run.traceId, agent_id: run.agentId, agent_name: names.get(run.agentId) ?? null, agent_version: run.agentVersion, conversation_id: run.conversationId, environment: run.environment, status: run.status, spans: null };
+    const found: Found = { id: run.id, trace_id: run.traceId, agent_id: run.agentId, agent_name: names.get(run.agentId) ?? null, agent_version: run.agentVersion, conversation_id: run.conversationId, environment: run.environment, status: run.status, spans: null, scores: null };
     for (const s of spans) {
       const usage = s.data.usage;
       const cost = s.name === 'model_call' || s.name === 'execution' ? callCostText(run.environment, s.data.model ?? '', usage?.inputTokens ?? 0, usage?.outputTokens ?? 0) : null;

@@ -46,6 +46,10 @@ export const traceSchema = z
     traceId: z.string().meta({ description: 'The trace id (32 hex digits).', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
     executionId: z.string(),
     spans: z.array(spanSchema).meta({ description: 'In start order; complete once the execution is final; while it runs, the spans that have ended (the root and the queue’s come with the end).' }),
+    scores: z
+      .record(z.string(), z.object({ score: z.number().nullable(), pass: z.boolean().nullable(), reason: z.string() }))
+      .nullable()
+      .meta({ description: 'What scorers said of the run, by scorer name (an experiment’s or an online rule’s, docs/evals.md); `null` until scored.', example: null }),
   })
   .meta({ id: 'Trace' });
 

@@ -38,6 +38,8 @@ export interface Found {
   environment: string;
   status: string;
   spans: SpanRow[] | string | null;
+  /** What scorers said of the run (docs/evals.md); null until scored. */
+  scores: Record<string, { score: number | null; pass: boolean | null; reason: string }> | string | null;
 }
 
 const parsed = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
@@ -61,13 +63,18 @@ export async function getTrace(db: Db, scope: Scope, id: string, catchUp?: (id: 
   }
   if (!found) throw notFound('execution', id);
   const rows = found.spans ? parsed(found.spans) : [];
-  return { traceId: traceIdOf({ id: found.id, traceId: found.trace_id }), executionId: found.id, spans: rows.map((r) => spanView(found, r)) };
+  return {
+    traceId: traceIdOf({ id: found.id, traceId: found.trace_id }),
+    executionId: found.id,
+    spans: rows.map((r) => spanView(found, r)),
+    scores: found.scores === null ? null : parsed(found.scores),
+  };
 }
 
 async function readTrace(db: Db, scope: Scope, id: string): Promise<Found | undefined> {
   const [found] = await queryRows<Found>(
     db,
-    sql`select e.id, e.trace_id, e.agent_id, a.name as agent_name, e.agent_version, e.conversation_id, e.environment, e.status,
+    sql`select e.id, e.trace_id, e.agent_id, a.name as agent_name, e.agent_version, e.conversation_id, e.environment, e.status, e.scores,
         (select json_agg(s order by s.started_at, s.name <> 'execution', s.span_id) from (
           select s.span_id, s.parent_id, s.name, s.started_at, s.ended_at, s.status, s.error, s.data, s.cost_usd::text as cost_usd,
             case when count(*) filter (where s.name = 'model_call' and s.cost_usd is null) over () > 0 then null

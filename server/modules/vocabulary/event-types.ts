@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'budget.exceeded',
   'budget.reset',
   'key.usage_spike',
+  'experiment.completed',
+  'eval.score_dropped',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
