@@ -36,10 +36,23 @@ function PendingCount({ count, more, testId }: { count: number; more: boolean; t
   );
 }
 
-/** Evals (docs/evals.md): what agents are measured on, and (later) the experiments that measure them. */
-const EVALS = [{ href: '/dashboard/datasets', label: 'Datasets' }];
+interface Section {
+  href: string;
+  label: string;
+  /** Its test id's suffix (`nav-<id>`); the last part of `href` by default. */
+  id?: string;
+  /** Other pages it is the current section on. */
+  also?: string[];
+}
 
-const SECTIONS = [
+/**
+ * Evals (docs/evals.md): one link, to the experiments, current on the datasets too (the evals
+ * pages have tabs of their own, app/_components/experiments/evals-tabs.tsx). A link each would
+ * not fit the header's row at 1024 px beside the approvals count.
+ */
+const EVALS: Section[] = [{ href: '/dashboard/experiments', label: 'Evals', id: 'evals', also: ['/dashboard/datasets'] }];
+
+const SECTIONS: Section[] = [
   { href: '/dashboard/agents', label: 'Agents' },
   { href: '/dashboard/executions', label: 'Executions' },
   { href: '/dashboard/conversations', label: 'Conversations' },
@@ -136,7 +149,7 @@ export function DashboardHeader({
             aria-label="Main"
           >
             {sections.map((s) => {
-              const current = pathname === s.href || pathname.startsWith(`${s.href}/`);
+              const current = [s.href, ...(s.also ?? [])].some((href) => pathname === href || pathname.startsWith(`${href}/`));
               return (
                 <Link
                   key={s.href}
@@ -144,7 +157,7 @@ export function DashboardHeader({
                   onClick={() => setOpen(false)}
                   className={`${NAV_LINK} ${current ? NAV_CURRENT : NAV_IDLE}`}
                   aria-current={current ? 'page' : undefined}
-                  data-testid={`nav-${s.href.split('/').pop()}`}
+                  data-testid={`nav-${s.id ?? s.href.split('/').pop()}`}
                 >
                   {s.label}
                   {s.href === '/dashboard/approvals' && <PendingCount count={pending.count} more={pending.more} testId="nav-approvals-count" />}

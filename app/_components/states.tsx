@@ -168,6 +168,25 @@ export function DatasetIcon() {
   );
 }
 
+export function ExperimentIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M9.5 3h5M10 3v6l-5.2 8.6A2 2 0 0 0 6.5 20.6h11a2 2 0 0 0 1.7-3L14 9V3" />
+      <path d="M7.5 14.5h9" />
+    </svg>
+  );
+}
+
+export function GaugeIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M4.5 17a8 8 0 1 1 15 0" />
+      <path d="m12 13 3.5-4" />
+      <circle cx="12" cy="13" r="1.2" />
+    </svg>
+  );
+}
+
 /** "Agents / Support bot": the way back to a list from a detail page. */
 export function Breadcrumb({ href, parent, current }: { href: string; parent: string; current: ReactNode }) {
   return (

@@ -57,3 +57,12 @@ export type AuditFilters = Omit<Inputs['audit']['list'], 'limit' | 'after' | 'be
 
 export type Dataset = Outputs['datasets']['get'];
 export type DatasetItem = Outputs['datasets']['item'];
+
+export type Experiment = Outputs['experiments']['get'];
+export type ExperimentStatus = Experiment['status'];
+export type ExperimentResult = Outputs['experiments']['results']['data'][number];
+export type EvalRule = Outputs['evalRules']['list']['data'][number];
+/** A scorer as the API is sent it (an experiment's, a rule's). */
+export type ScorerInput = Inputs['experiments']['create']['scorers'][number];
+/** What scorers said of an execution's answer, by scorer name (null until scored). */
+export type ExecutionScores = Execution['scores'];

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts';
 import { environmentColumn, textEnum, ts } from './columns';
 import { EXPERIMENT_STATUSES, EXPERIMENT_RUN_STATES } from './values';
@@ -53,8 +53,8 @@ export const datasetItems = pgTable(
     workspaceId: text('workspace_id').notNull(),
     environment: itemEnvironment.column,
     input: text('input').notNull(),
-    /** What a good answer is: a text, or a JSON object or list; null: none given. */
-    expected: jsonb('expected'),
+    /** What a good answer is: a text, or a JSON object or list; null: none given. `json`, not `jsonb`: kept as written, keys in their order. */
+    expected: json('expected'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     /** The execution it was made from, if any. */
     sourceExecutionId: text('source_execution_id'),
@@ -120,7 +120,7 @@ export const experimentRuns = pgTable(
     trial: integer('trial').notNull(),
     itemId: text('item_id').notNull(),
     input: text('input').notNull(),
-    expected: jsonb('expected'),
+    expected: json('expected'),
     state: runState.column.notNull().default('pending'),
     /** Set in the transaction that starts it, before it can run: an item never runs twice. */
     executionId: text('execution_id'),

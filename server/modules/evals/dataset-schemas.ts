@@ -60,7 +60,7 @@ export const expectedSchema = z
     example: 'Order 1042 shipped on 2026-11-20.',
   });
 
-const itemFields = { expected: expectedSchema.optional(), metadata: metadataSchema.optional() };
+const itemFields = { expected: expectedSchema.nullable().optional(), metadata: metadataSchema.optional() };
 
 export const createItemInput = z
   .strictObject({
