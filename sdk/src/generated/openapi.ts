@@ -14304,13 +14304,9 @@ export interface operations {
                      * @example exe_01JD8X3ZQ2N6W5V4T3S2R1P0MK
                      */
                     fromExecution?: string;
-                    /**
-                     * @description A good answer: a text (compared with the output, trimmed) or a JSON object or list (compared with the structured output as canonical JSON); at most 64 KB as JSON (a request body nests at most 32 levels). Scorers that need it score `null` without it.
-                     * @example Order 1042 shipped on 2026-11-20.
-                     */
-                    expected?: string | {
+                    expected?: (string | {
                         [key: string]: unknown;
-                    } | unknown[];
+                    } | unknown[]) | null;
                     /**
                      * @description Your own key-value pairs: ≤ 50 keys of 1–40 characters, string values ≤ 500 characters.
                      * @example {
