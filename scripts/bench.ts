@@ -12,7 +12,7 @@
 //   BENCH_SECONDS (6)  BENCH_CONNECTIONS (50)  BENCH_ROUNDS (5)
 //   BENCH_STORES (redis,postgres,redis-off): which app topologies to run for the lists; redis-off is
 //   the Redis one with usage analytics off (USAGE_ANALYTICS=false), to read what recording costs
-//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets,audit,traces): which parts to run; see scripts/bench/*.ts.
+//   BENCH_PARTS (list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets,audit,traces,evals): which parts to run; see scripts/bench/*.ts.
 //   `clients` (model clients' CPU per streamed call, no database) runs only when named: BENCH_PARTS=clients
 //   `peers` (Mastra and this service at a hosted model's pace, in the same run) only when named: BENCH_PARTS=peers
 import autocannon from 'autocannon';
@@ -31,6 +31,7 @@ import { benchPeers } from './bench/peers';
 import { benchSchedules } from './bench/schedules';
 import { benchUsage } from './bench/usage';
 import { benchTraces } from './bench/traces';
+import { benchEvals } from './bench/evals';
 import { benchWebhooks } from './bench/webhooks';
 import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
@@ -40,7 +41,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STORES = (process.env.BENCH_STORES ?? 'redis,postgres,redis-off').split(',').filter((s) => ['redis', 'postgres', 'redis-off'].includes(s));
-const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets,audit,traces').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'list,executions,webhooks,hosted,noisy,usage,schedules,approvals,budgets,audit,traces,evals').split(',');
 const PATHS = ['/v1/keys?limit=20', '/v1/agents?limit=20'];
 
 const TITLES: Record<string, string> = {
@@ -267,6 +268,7 @@ async function main() {
     if (PARTS.includes('budgets')) await benchBudgets({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('audit')) await benchAudit({ env });
     if (PARTS.includes('traces')) await benchTraces({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('evals')) await benchEvals({ ...setup, redisUrl: REDIS_URL });
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -14,9 +14,16 @@ import { rulesWithWork, stepRule } from './online';
 
 export const SWEEP_MS = 2_000;
 const MAX_AT_ONCE = 8;
+/**
+ * A rule's runs are scored this long after the first wake-up, in one batch with the runs that
+ * ended meanwhile: nobody waits on an online score, and a batch costs a run a fraction of what
+ * scoring it alone would (docs/evals.md, "Online scoring").
+ */
+export const ONLINE_GATHER_MS = 250;
 
 export function startEvals(db: Db, bus: Bus): () => Promise<void> {
   const busy = new Map<string, Promise<void>>();
+  const gathering = new Set<string>();
   const again = new Set<string>();
   const waiting: string[] = [];
   let stopped = false;
@@ -38,11 +45,24 @@ export function startEvals(db: Db, bus: Bus): () => Promise<void> {
     })().finally(() => {
       busy.delete(id);
       const next = waiting.shift();
-      if (next && !stopped) kick(next);
+      if (next && !stopped) start(next);
     });
     busy.set(id, p);
   };
   const kick = (id: string) => {
+    if (stopped) return;
+    if (id.startsWith('evr_') && !busy.has(id)) {
+      if (gathering.has(id)) return;
+      gathering.add(id);
+      setTimeout(() => {
+        gathering.delete(id);
+        start(id);
+      }, ONLINE_GATHER_MS).unref();
+      return;
+    }
+    start(id);
+  };
+  const start = (id: string) => {
     if (stopped) return;
     if (busy.has(id)) again.add(id);
     else if (busy.size >= MAX_AT_ONCE) {

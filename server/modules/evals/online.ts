@@ -30,7 +30,7 @@ interface Queued extends RunColumns {
 }
 
 /** How many queued runs of one rule a step scores. */
-const BATCH = 50;
+const BATCH = 200;
 
 /** One step of a rule: scores what it has queued (up to a batch); true when more is left. */
 export async function stepRule(db: Db, ruleId: string): Promise<boolean> {
@@ -43,51 +43,59 @@ export async function stepRule(db: Db, ruleId: string): Promise<boolean> {
         from online_scores q join executions e on e.id = q.execution_id
         where q.rule_id = ${ruleId} and q.scored_at is null order by q.queued_at limit ${BATCH}`,
   );
-  for (const q of rows) await scoreOne(db, rule, scorers, q);
+  const done: Scored[] = [];
+  for (const q of rows) {
+    const scores = await scoreOne(db, rule, scorers, q);
+    if (scores) done.push({ executionId: q.execution_id, scores });
+  }
+  await finish(db, rule, done);
   return rows.length === BATCH;
 }
 
-async function scoreOne(db: Db, rule: RuleRow, scorers: Scorer[], q: Queued): Promise<void> {
+interface Scored {
+  executionId: string;
+  scores: Record<string, StoredScore>;
+}
+
+/** A queued run's scores when they are all in (null: its judges are still running, or another worker claimed them). */
+async function scoreOne(db: Db, rule: RuleRow, scorers: Scorer[], q: Queued): Promise<Record<string, StoredScore> | null> {
   const run = recordedRun(q);
   const owner = { workspaceId: q.workspace_id, environment: q.environment };
   const target = { ...run, id: q.execution_id, input: q.input, expected: null };
   const ctx = { ruleId: rule.id, keyId: q.run_key ?? null };
   if (q.judges === null) {
     const scores = await scoreNow(scorers, run, null, q.workspace_id);
-    if (judgesOf(scorers).length === 0 || !judgeable(run)) {
-      await finish(db, rule, q.execution_id, { ...scores, ...noJudgement(scorers, 'the run gave no answer to judge') });
-      return;
-    }
+    if (judgesOf(scorers).length === 0 || !judgeable(run)) return { ...scores, ...noJudgement(scorers, 'the run gave no answer to judge') };
     const ids = judgeIds(scorers);
     const [claimed] = await queryRows(
       db,
       sql`update online_scores set judges = ${JSON.stringify(ids)}::jsonb, scores = ${JSON.stringify(scores)}::jsonb
           where rule_id = ${rule.id} and execution_id = ${q.execution_id} and judges is null returning 1`,
     );
-    if (!claimed) return;
+    if (!claimed) return null;
     const failed = await startJudges(db, owner, scorers, ids, target, ctx);
-    if (Object.keys(failed).length > 0) await finishIfJudged(db, rule, scorers, q.execution_id, ids, { ...scores, ...failed });
-    return;
+    if (Object.keys(failed).length === 0) return null;
+    const verdicts = await judged(db, scorers, ids, { ...scores, ...failed });
+    return verdicts ? { ...scores, ...failed, ...verdicts } : null;
   }
   const failed = await startJudges(db, owner, scorers, q.judges, target, ctx);
-  await finishIfJudged(db, rule, scorers, q.execution_id, q.judges, { ...(q.scores ?? {}), ...failed });
+  const already = { ...(q.scores ?? {}), ...failed };
+  const verdicts = await judged(db, scorers, q.judges, already);
+  return verdicts ? { ...already, ...verdicts } : null;
 }
 
-async function finishIfJudged(db: Db, rule: RuleRow, scorers: Scorer[], executionId: string, ids: Record<string, string>, scores: Record<string, StoredScore>): Promise<void> {
-  const verdicts = await judged(db, scorers, ids, scores);
-  if (verdicts) await finish(db, rule, executionId, { ...scores, ...verdicts });
-}
-
-/** Writes the scores (once) on the queue row and the execution, then checks the rule's alert. */
-async function finish(db: Db, rule: RuleRow, executionId: string, scores: Record<string, StoredScore>): Promise<void> {
+/**
+ * Writes a batch's scores in one statement — each once, on its queue row (conditional on
+ * `scored_at is null`: whichever workers race) and on its execution — then checks the rule's alert.
+ */
+async function finish(db: Db, rule: RuleRow, done: Scored[]): Promise<void> {
+  if (done.length === 0) return;
+  const batch = JSON.stringify(done.map((d) => ({ execution_id: d.executionId, scores: d.scores })));
   await transaction(db, async (tx) => {
-    const [won] = await queryRows(
-      tx,
-      sql`update online_scores set scores = ${JSON.stringify(scores)}::jsonb, scored_at = clock_timestamp()
-          where rule_id = ${rule.id} and execution_id = ${executionId} and scored_at is null returning 1`,
-    );
-    if (!won) return;
-    await tx.execute(sql`update executions set scores = coalesce(scores, '{}'::jsonb) || ${JSON.stringify(scores)}::jsonb where id = ${executionId}`);
+    await tx.execute(sql`with x as (select * from json_to_recordset(${batch}::json) as x(execution_id text, scores jsonb)),
+        won as (update online_scores q set scores = x.scores, scored_at = clock_timestamp() from x
+                where q.rule_id = ${rule.id} and q.execution_id = x.execution_id and q.scored_at is null returning q.execution_id, x.scores)
+      update executions e set scores = coalesce(e.scores, '{}'::jsonb) || won.scores from won where e.id = won.execution_id`);
     await checkAlert(tx, rule);
   });
 }
