@@ -33,12 +33,12 @@ const refused = (res: TrpcResponse<unknown>) => {
   assert.equal(res.error!.data.apiError!.code, 'insufficient_role');
 };
 
-type Kind = 'read agents' | 'change agents' | 'read webhooks' | 'change webhooks' | 'read keys' | 'change budgets' | 'read budgets' | 'read the audit log';
+type Kind = 'read agents' | 'change agents' | 'read webhooks' | 'change webhooks' | 'read keys' | 'change budgets' | 'read budgets' | 'read the audit log' | 'change datasets' | 'read datasets';
 const EXPECTED: Record<MemberRole, Kind[]> = {
-  owner: ['read agents', 'change agents', 'read webhooks', 'change webhooks', 'read keys', 'change budgets', 'read budgets', 'read the audit log'],
-  admin: ['read agents', 'change agents', 'read webhooks', 'change webhooks', 'read keys', 'change budgets', 'read budgets', 'read the audit log'],
-  developer: ['read agents', 'change agents', 'read webhooks', 'read keys', 'read budgets'],
-  viewer: ['read agents', 'read webhooks', 'read budgets'],
+  owner: ['read agents', 'change agents', 'read webhooks', 'change webhooks', 'read keys', 'change budgets', 'read budgets', 'read the audit log', 'change datasets', 'read datasets'],
+  admin: ['read agents', 'change agents', 'read webhooks', 'change webhooks', 'read keys', 'change budgets', 'read budgets', 'read the audit log', 'change datasets', 'read datasets'],
+  developer: ['read agents', 'change agents', 'read webhooks', 'read keys', 'read budgets', 'change datasets', 'read datasets'],
+  viewer: ['read agents', 'read webhooks', 'read budgets', 'read datasets'],
 };
 
 describe('each role on each kind of action (dashboard)', () => {
@@ -60,8 +60,11 @@ describe('each role on each kind of action (dashboard)', () => {
         'change budgets': () => dashboardCall(api, as, 'mutation', 'budgets.create', { name: 'cap', target: { type: 'workspace' }, limit: { tokens: 10 }, period: 'day', action: 'notify' }, env),
         'read budgets': () => dashboardCall(api, as, 'query', 'budgets.list', {}, env),
         'read the audit log': () => dashboardCall(api, as, 'query', 'audit.list', {}, env),
+        // Evals (docs/evals.md): developers run them; viewers read them.
+        'change datasets': () => dashboardCall(api, as, 'mutation', 'datasets.create', { name: `by ${role}` }, env),
+        'read datasets': () => dashboardCall(api, as, 'query', 'datasets.list', {}, env),
       };
-      const before = await api.query<{ n: number }>(sql`select (select count(*) from agents where workspace_id = ${ws.id}) + (select count(*) from webhooks where workspace_id = ${ws.id}) + (select count(*) from budgets where workspace_id = ${ws.id}) as n`);
+      const before = await api.query<{ n: number }>(sql`select (select count(*) from agents where workspace_id = ${ws.id}) + (select count(*) from webhooks where workspace_id = ${ws.id}) + (select count(*) from budgets where workspace_id = ${ws.id}) + (select count(*) from datasets where workspace_id = ${ws.id}) as n`);
       let changes = 0;
       for (const [kind, call] of Object.entries(calls) as [Kind, () => Promise<TrpcResponse<unknown>>][]) {
         const res = await call();
@@ -70,7 +73,9 @@ describe('each role on each kind of action (dashboard)', () => {
           if (kind.startsWith('change')) changes++;
         } else refused(res);
       }
-      const after = await api.query<{ n: number }>(sql`select (select count(*) from agents where workspace_id = ${ws.id}) + (select count(*) from webhooks where workspace_id = ${ws.id}) + (select count(*) from budgets where workspace_id = ${ws.id}) as n`);
+      const after = await api.query<{ n: number }>(
+        sql`select (select count(*) from agents where workspace_id = ${ws.id}) + (select count(*) from webhooks where workspace_id = ${ws.id}) + (select count(*) from budgets where workspace_id = ${ws.id}) + (select count(*) from datasets where workspace_id = ${ws.id}) as n`,
+      );
       assert.equal(Number(after[0]!.n) - Number(before[0]!.n), changes, 'a refused request wrote nothing');
     });
   }
@@ -99,6 +104,10 @@ describe('keys a member makes (the REST face)', () => {
     const made = await dashboardCall<{ id: string; key: string; createdBy: unknown }>(api, dev, 'mutation', 'keys.create', { name: 'dev key', environment: 'test', scopes: ['agents:read', 'agents:write', 'analytics:read'] }, env);
     ok(made);
     assert.deepEqual(made.result!.createdBy, { type: 'user', id: dev.userId }, 'keys show who made them');
+    // evals:manage is a developer's to grant (docs/teams.md).
+    const evals = await dashboardCall<{ key: string }>(api, dev, 'mutation', 'keys.create', { name: 'evals', environment: 'test', scopes: ['agents:read', 'evals:manage'] }, env);
+    ok(evals);
+    expectStatus(await api.request('POST', '/v1/datasets', { key: evals.result!.key, body: { name: 'by a developer key' } }), 201);
     for (const scopes of [['keys:manage'], ['webhooks:manage'], ['agents:read', 'budgets:manage'], ['audit:read']]) {
       const res = await dashboardCall(api, dev, 'mutation', 'keys.create', { name: 'greedy', environment: 'test', scopes }, env);
       refused(res);
