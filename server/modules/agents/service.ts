@@ -19,7 +19,7 @@ import type { MemberRole } from '../../../db/schema/values';
 import { holdsCredentials, URL_MASK } from '../../platform/net/masked-url';
 import { isSealed, secretsKeyring, UnreadableSecret } from '../../platform/sealed';
 import { openUrl, opens, readsWholeUrls, sealMcpHeader, sealToolSecret, sealUrl, shownUrl, toolSecretPlace, toolUrlPlace, viewedUrl } from '../secrets/stored';
-import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import { assertCompiles } from '../tools/schema-pool';
 import { rotatedHeaders } from './rotated-headers';
 import { assertSafeHeaderNames, checkHeaders, storedTools, toolView, usesMasked, type StoredTools } from './mcp-headers';
 import { MASKED_HEADER } from './schemas';
@@ -181,20 +181,7 @@ async function checkParameters(owner: string, parameters: Record<string, unknown
   const bytes = Buffer.byteLength(JSON.stringify(parameters));
   if (bytes > MAX_PARAMETERS_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
   if (parameters.type !== 'object') throw invalid(param, `'${param}' must be a JSON Schema with "type": "object"`);
-  const outcome = await compileSchema(owner, parameters);
-  if (outcome.ok) return;
-  switch (outcome.reason) {
-    case 'too_slow':
-      throw invalid(param, `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`);
-    case 'busy':
-      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', {
-        headers: { 'Retry-After': '1' },
-      });
-    case 'invalid': {
-      const reason = outcome.message;
-      throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
-    }
-  }
+  await assertCompiles(owner, parameters, param);
 }
 
 /**

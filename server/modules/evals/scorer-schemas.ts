@@ -2,7 +2,7 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ApiError } from '../../platform/errors';
 import { MAX_MODEL_LENGTH, PROVIDERS } from '../models/providers';
-import { compileSchema, SCHEMA_BUDGET_MS } from '../tools/schema-pool';
+import { assertCompiles } from '../tools/schema-pool';
 
 // The scorers of an eval as the API accepts them: what each one checks of a run, and its bounds.
 // zod checks the shape (and that a regex compiles under RE2); checkScorers() checks what zod
@@ -214,20 +214,7 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ??
 async function checkSchema(owner: string, schema: Record<string, unknown>, param: string): Promise<void> {
   const bytes = jsonBytes(schema);
   if (bytes > MAX_SCORER_JSON_BYTES) throw invalid(param, `'${param}' must be at most 16 KB as JSON (it is ${bytes} bytes)`);
-  const outcome = await compileSchema(owner, schema);
-  if (outcome.ok) return;
-  switch (outcome.reason) {
-    case 'too_slow':
-      throw invalid(param, `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`);
-    case 'busy':
-      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', {
-        headers: { 'Retry-After': '1' },
-      });
-    case 'invalid': {
-      const reason = outcome.message;
-      throw invalid(param, `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`);
-    }
-  }
+  await assertCompiles(owner, schema, param);
 }
 
 /**

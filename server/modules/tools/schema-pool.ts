@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import { ApiError } from '../../platform/errors';
 import type { SchemaResult, SchemaTask } from './schema-worker';
 
 // JSON Schema work off the event loop (docs/security.md, "Schemas are compiled off the event
@@ -172,6 +173,26 @@ async function submit(owner: string, kind: SchemaTask['kind'], schema: Record<st
 /** Compiles a tool's parameters schema for `owner` (a workspace id). */
 export function compileSchema(owner: string, schema: Record<string, unknown>): Promise<SchemaOutcome> {
   return submit(owner, 'compile', schema, undefined);
+}
+
+/**
+ * Compiles `schema` for `owner` and throws what a request is told when it does not compile: 400
+ * `invalid_parameter` on `param` (too slow, or ajv's message), or 429 when the workspace has too
+ * many schemas waiting. For every schema a request gives (a tool's parameters, a scorer's schema).
+ */
+export async function assertCompiles(owner: string, schema: Record<string, unknown>, param: string): Promise<void> {
+  const outcome = await compileSchema(owner, schema);
+  if (outcome.ok) return;
+  switch (outcome.reason) {
+    case 'too_slow':
+      throw new ApiError('invalid_parameter', `'${param}' took longer than ${SCHEMA_BUDGET_MS / 1000} s to compile; make the schema simpler`, { param });
+    case 'busy':
+      throw new ApiError('rate_limit_exceeded', 'Too many JSON Schemas of this workspace are waiting to be compiled; retry in a second', { headers: { 'Retry-After': '1' } });
+    case 'invalid': {
+      const reason = outcome.message;
+      throw new ApiError('invalid_parameter', `'${param}' is not a valid JSON Schema: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason}`, { param });
+    }
+  }
 }
 
 /** Checks a model's arguments against the tool's schema (compiled in the thread on first use). */
