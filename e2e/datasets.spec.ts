@@ -39,6 +39,13 @@ async function fillItem(dialog: Locator, item: { input?: string; expected: strin
   await dialog.getByTestId('item-submit').click();
 }
 
+/** The nav's Evals link (the experiments), then the Datasets tab. */
+async function openDatasets(page: Page) {
+  await openSection(page, 'evals');
+  await expect(page).toHaveURL(/\/dashboard\/experiments$/);
+  await page.getByTestId('evals-tab-datasets').click();
+}
+
 const rowWith = (page: Page, input: string) => page.getByTestId('item-row').filter({ has: page.getByTestId('item-input-text').getByText(input, { exact: true }) });
 
 test('datasets: made, items by hand (text, JSON, a bad JSON refused), edited and deleted, an execution added from its page', async ({ page, request }) => {
@@ -48,10 +55,11 @@ test('datasets: made, items by hand (text, JSON, a bad JSON refused), edited and
   const run = await echoRun(post, 'Where is order 1042?');
   expect(run.output).toBe('Echo: Where is order 1042?');
 
-  // The nav's Evals entry; an empty list says what datasets are for.
-  await openSection(page, 'datasets');
+  // The nav's Evals entry, then its Datasets tab; an empty list says what datasets are for.
+  await openDatasets(page);
   await expect(page).toHaveURL(/\/dashboard\/datasets$/);
-  await expect(page.getByTestId('nav-datasets')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('nav-evals')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('evals-tab-datasets')).toHaveAttribute('aria-current', 'page');
   await expect(page.getByTestId('datasets-empty')).toContainText('A dataset is a set of inputs with the answers you expect; experiments run an agent version over it and score the answers');
   await shot(page, 'datasets-empty-1280');
 
@@ -212,10 +220,10 @@ test('datasets: made, items by hand (text, JSON, a bad JSON refused), edited and
   await expectNoHorizontalScroll(page);
   await shot(page, 'datasets-1280');
 
-  // From 1024 px up the nav's links (Datasets among them) and Docs sit in the header's row.
+  // From 1024 px up the nav's links (Evals among them) and Docs sit in the header's row.
   for (const width of [1024, 1280]) {
     await page.setViewportSize({ width, height: 800 });
-    for (const id of ['nav-datasets', 'nav-approvals', 'nav-events', 'nav-docs']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
+    for (const id of ['nav-evals', 'nav-approvals', 'nav-events', 'nav-docs']) await expect(page.getByTestId(id)).toBeInViewport({ ratio: 1 });
     await expectNoHorizontalScroll(page);
   }
 });
@@ -237,7 +245,7 @@ test('at 390px the datasets list and a dataset page fit the phone, items as card
   await post(`/v1/datasets/${dataset.id}/items`, { fromExecution: run.id });
 
   await page.setViewportSize(PHONE);
-  await openSection(page, 'datasets');
+  await openDatasets(page);
   const listRows = page.getByTestId('dataset-row');
   await expect(listRows).toHaveCount(2);
   await expectNoHorizontalScroll(page);

@@ -6,12 +6,14 @@
 //      `wait` executions by 20 clients back to back, from the first request to the last answer;
 //      the two alternate on one app, BENCH_EVALS_ROUNDS (3) rounds. Target: the experiment within
 //      1.2× the plain runs' time.
-//   2. What online scoring at `sampleRate: 1` costs a run: two apps, one whose agent has a rule
-//      (a `contains` and a `regex` scorer, no judge) and one whose agent has none; in each round
-//      each in turn serves 50 clients running `wait` executions back to back for
-//      BENCH_EVALS_SECONDS (10) while the other idles. CPU per run = the serving process's CPU
-//      (its threads' time on a CPU, /proc schedstat) over the phase and the scoring after it,
-//      ÷ runs. Target: ≤ +1 ms per run.
+//   2. What online scoring at `sampleRate: 1` costs a run: three fresh apps, one whose agent has
+//      no rule, one whose agent has a rule (a `contains` and a `regex` scorer, no judge) but which
+//      leaves the scoring to other workers (ONLINE_SCORING=off: what the run itself pays, its
+//      sampling), and one that also scores. In each round each in turn (the order rotating)
+//      serves 50 clients running `wait` executions back to back for BENCH_EVALS_SECONDS (10)
+//      while the others idle. CPU per run = the serving process's CPU (its threads' time on a
+//      CPU, /proc schedstat) over the phase — and, for the scoring one, until its runs are
+//      scored — ÷ runs. Target: the run itself ≤ +1 ms.
 import fs from 'node:fs';
 import { cpuPreciseMs } from './cpu';
 import type { ExecutionsSetup } from './executions';
@@ -23,6 +25,8 @@ const CONCURRENCY = 20;
 const ROUNDS = Number(process.env.BENCH_EVALS_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_EVALS_SECONDS ?? 10);
 const CLIENTS = 50;
+/** Which of the two to run: `experiment`, `online` (default both). */
+const STEPS = (process.env.BENCH_EVALS_STEPS ?? 'experiment,online').split(',');
 
 const client = (app: App): Client => ({ agent: clientAgent(), origin: app.origin, key: app.key });
 
@@ -84,13 +88,9 @@ async function serve(app: App, agentId: string, scored: () => Promise<boolean>):
   return { runs, cpu };
 }
 
-export async function benchEvals(setup: ExecutionsSetup): Promise<void> {
-  console.log('\nEvals (the hosted-pace fake model runs in a process of its own, not counted; embedded apps):');
-  const model = await startFakeModel();
-  const apps: App[] = [];
-  try {
-    // 1. An experiment against the same number of plain runs.
-    const app = await startApp('pglite', setup, model.url, { clients: CLIENTS });
+/** Part 1: the experiment against the same number of plain runs, round by round. */
+async function experimentAgainstPlain(setup: ExecutionsSetup, modelUrl: string, apps: App[]): Promise<void> {
+    const app = await startApp('pglite', setup, modelUrl, { clients: CONCURRENCY });
     apps.push(app);
     const c = client(app);
     const agentId = (await call<{ id: string }>(c, 'POST', '/v1/agents', { name: 'evals', model: 'openai-compatible/hosted', instructions: 'Answer briefly.' }, 201)).body.id;
@@ -115,43 +115,56 @@ export async function benchEvals(setup: ExecutionsSetup): Promise<void> {
     console.log(`  ${ITEMS} items at concurrency ${CONCURRENCY}, ${ROUNDS} rounds (order alternating):`);
     console.log(`    plain wait runs ${f(median(times.map((t) => t.plain)))} s, the experiment ${f(median(times.map((t) => t.experiment)))} s: ${f(median(ratios))}× (rounds ${ratios.map(f).join(', ')}); target ≤ 1.2×`);
 
-    // 2. Online scoring at sampleRate 1 against none.
-    const scoredApp = await startApp('pglite', setup, model.url, { clients: CLIENTS });
-    apps.push(scoredApp);
-    const arms = { none: { app, agentId: '' }, rule: { app: scoredApp, agentId: '' } };
+}
+
+export async function benchEvals(setup: ExecutionsSetup): Promise<void> {
+  console.log('\nEvals (the hosted-pace fake model runs in a process of its own, not counted; embedded apps):');
+  const model = await startFakeModel();
+  const apps: App[] = [];
+  try {
+    // 1. An experiment against the same number of plain runs.
+    if (STEPS.includes('experiment')) await experimentAgainstPlain(setup, model.url, apps);
+    if (!STEPS.includes('online')) return;
+
+    // 2. Online scoring at sampleRate 1 against none: three apps, the third sampling but not scoring (ONLINE_SCORING=off).
+    const arms = {
+      none: { app: await startApp('pglite', setup, model.url, { clients: CLIENTS }), agentId: '', rule: false },
+      sampled: { app: await startApp('pglite', { ...setup, env: { ...setup.env, ONLINE_SCORING: 'off' } }, model.url, { clients: CLIENTS }), agentId: '', rule: true },
+      scored: { app: await startApp('pglite', setup, model.url, { clients: CLIENTS }), agentId: '', rule: true },
+    };
+    apps.push(arms.none.app, arms.sampled.app, arms.scored.app);
     for (const [name, arm] of Object.entries(arms)) {
       const k = client(arm.app);
       arm.agentId = (await call<{ id: string }>(k, 'POST', '/v1/agents', { name: `online ${name}`, model: 'openai-compatible/hosted', instructions: 'Answer briefly.' }, 201)).body.id;
-      if (name === 'rule') {
-        await call(k, 'POST', `/v1/agents/${arm.agentId}/eval-rules`, { sampleRate: 1, scorers: [{ type: 'contains', value: 'order' }, { type: 'regex', pattern: '^Hello' }] }, 201);
-      }
+      if (arm.rule) await call(k, 'POST', `/v1/agents/${arm.agentId}/eval-rules`, { sampleRate: 1, scorers: [{ type: 'contains', value: 'order' }, { type: 'regex', pattern: '^Hello' }] }, 201);
       await k.agent.close();
     }
-    const pendingOf = async (arm: { app: App; agentId: string }) => {
-      const k = client(arm.app);
-      const rules = await call<{ data: { id: string }[] }>(k, 'GET', `/v1/agents/${arm.agentId}/eval-rules`);
-      await k.agent.close();
-      return rules.body.data.length === 0;
-    };
+    /** Every sampled run of the scoring app scored: its newest executions carry scores. */
     const scoredAll = async () => {
-      // Every sampled run of the rule scored: the newest execution carries scores.
-      const k = client(scoredApp);
-      const list = await call<{ data: { scores: unknown; status: string }[] }>(k, 'GET', `/v1/executions?agentId=${arms.rule.agentId}&limit=5`);
+      const k = client(arms.scored.app);
+      const list = await call<{ data: { scores: unknown; status: string }[] }>(k, 'GET', `/v1/executions?agentId=${arms.scored.agentId}&limit=5`);
       await k.agent.close();
       return list.body.data.every((e) => e.status !== 'succeeded' || e.scores !== null);
     };
-    const rounds: { none: number; rule: number; runs: number }[] = [];
+    const names = ['none', 'sampled', 'scored'] as const;
+    const rounds: Record<(typeof names)[number], number>[] = [];
     for (let r = -1; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? (['none', 'rule'] as const) : (['rule', 'none'] as const);
-      const got = { none: { runs: 0, cpu: 0 }, rule: { runs: 0, cpu: 0 } };
-      for (const name of order) got[name] = await serve(arms[name].app, arms[name].agentId, name === 'rule' ? scoredAll : () => pendingOf(arms.none));
-      if (r >= 0) rounds.push({ none: got.none.cpu / Math.max(1, got.none.runs), rule: got.rule.cpu / Math.max(1, got.rule.runs), runs: got.rule.runs });
+      const got = {} as Record<(typeof names)[number], number>;
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(r + 1 + j) % names.length]!;
+        const served = await serve(arms[name].app, arms[name].agentId, name === 'scored' ? scoredAll : async () => true);
+        got[name] = served.cpu / Math.max(1, served.runs);
+      }
+      if (r >= 0) rounds.push(got);
     }
-    const d = rounds.map((x) => x.rule - x.none);
     const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
-    console.log(`  online scoring, ${ROUNDS} rounds × ${SECONDS} s per arm, ${CLIENTS} clients, wait runs of one model call:`);
-    console.log(`    CPU per run: no rule ${f(median(rounds.map((x) => x.none)))} ms, a rule at sampleRate 1 (2 scorers) ${f(median(rounds.map((x) => x.rule)))} ms, its scoring included`);
-    console.log(`    online scoring: ${signed(median(d))} ms per run (rounds ${d.map(signed).join(', ')}); target ≤ +1 ms`);
+    const sampling = rounds.map((x) => x.sampled - x.none);
+    const scoring = rounds.map((x) => x.scored - x.none);
+    const f = (x: number) => x.toFixed(2);
+    console.log(`  online scoring, ${ROUNDS} rounds × ${SECONDS} s per arm, ${CLIENTS} clients, wait runs of one model call, a rule at sampleRate 1 with 2 scorers:`);
+    console.log(`    CPU per run: no rule ${f(median(rounds.map((x) => x.none)))} ms, sampled (scored elsewhere) ${f(median(rounds.map((x) => x.sampled)))} ms, sampled and scored ${f(median(rounds.map((x) => x.scored)))} ms`);
+    console.log(`    the run itself (sampling in its finish): ${signed(median(sampling))} ms per run (rounds ${sampling.map(signed).join(', ')}); target ≤ +1 ms`);
+    console.log(`    with the scoring in the same process: ${signed(median(scoring))} ms per run (rounds ${scoring.map(signed).join(', ')})`);
   } finally {
     await stopAll(apps.flatMap((a) => a.children));
     for (const a of apps) if (a.dataDir) fs.rmSync(a.dataDir, { recursive: true, force: true });

@@ -134,6 +134,7 @@ export const env = createEnv({
     USAGE_ANALYTICS: bool.default(true),
     // `off`: this process records no run traces (docs/traces.md; the benchmark compares the two).
     TRACES: z.enum(['on', 'off']).default('on'),
+    ONLINE_SCORING: z.enum(['on', 'off']).default('on'),
     // OTLP export of run traces (docs/traces.md, "Export"): the OpenTelemetry SDK's standard
     // variables (its exporters read OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION themselves).
     OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),

@@ -11,6 +11,7 @@ import { Alert, Badge, Button, ButtonLink, Card } from '../ui';
 import { AgentDetails } from './agent-details';
 import { DeleteAgentDialog } from './delete-agent-dialog';
 import { SchedulesCard } from '../schedules/schedules-card';
+import { OnlineScoringCard } from './online-scoring-card';
 import { Playground } from './playground';
 import { useUnreachableProvider } from './provider-status';
 import { RotateToolSecretDialog } from './rotate-tool-secret-dialog';
@@ -115,6 +116,8 @@ export function AgentView({ id }: { id: string }) {
       </div>
 
       <VersionsCard agent={a} />
+
+      <OnlineScoringCard agentId={a.id} />
 
       <SchedulesCard agentId={a.id} />
 

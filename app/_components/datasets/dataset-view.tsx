@@ -133,6 +133,11 @@ export function DatasetView({ id }: { id: string }) {
         </div>
         {can.build && (
           <div className="flex flex-wrap gap-2">
+            {d.itemCount > 0 && (
+              <ButtonLink href={`/dashboard/experiments?new=1&datasetId=${d.id}`} variant="secondary" data-testid="dataset-new-experiment">
+                Run an experiment
+              </ButtonLink>
+            )}
             <Button variant="secondary" onClick={() => setDialog({ kind: 'edit' })} data-testid="edit-dataset">
               Edit
             </Button>

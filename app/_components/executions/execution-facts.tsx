@@ -13,7 +13,7 @@ import { IdText } from '../id-text';
 import { useTRPC } from '../providers';
 import { Badge, Card, MetadataList } from '../ui';
 import { executionHref, REPLAY_TOOLS_WORDS } from './replay-of';
-import { scheduleHref, TRIGGER_LABELS, type Trigger } from './trigger';
+import { experimentHref, scheduleHref, TRIGGER_LABELS, type Trigger } from './trigger';
 import { ENVIRONMENT_WORDS } from '@/app/_lib/words';
 
 // The execution's facts beside its content: agent, model, usage, timings, metadata. Each id is
@@ -35,6 +35,30 @@ function ScheduleTrigger({ trigger, agentGone }: { trigger: Extract<Trigger, { t
       Schedule <IdText value={trigger.scheduleId} href={gone ? undefined : scheduleHref(trigger.scheduleId)} testId="execution-schedule-id" />
       {gone ? note('deleted') : words && note(words)}
       {note(`for ${formatDateTime(trigger.scheduledFor, { timeZone: schedule.data?.timezone })}`)}
+    </>
+  );
+}
+
+/** An experiment's item (the experiment, linked), or a judge's verdict on another run (that run, and its experiment when it is one's). */
+function EvalTrigger({ trigger }: { trigger: Extract<Trigger, { type: 'experiment' | 'judge' }> }) {
+  const experimentId = trigger.experimentId;
+  return (
+    <>
+      {TRIGGER_LABELS[trigger.type]}
+      {trigger.type === 'judge' && (
+        <>
+          {note('An LLM judge scoring the answer of')}
+          <IdText value={trigger.executionId} href={executionHref(trigger.executionId)} testId="execution-judged-id" />
+        </>
+      )}
+      {experimentId ? (
+        <>
+          {note(trigger.type === 'judge' ? 'for the experiment' : 'An item of the experiment')}
+          <IdText value={experimentId} href={experimentHref(experimentId)} testId="execution-experiment-id" />
+        </>
+      ) : (
+        trigger.type === 'judge' && note('for an online scoring rule')
+      )}
     </>
   );
 }
@@ -88,6 +112,8 @@ export function ExecutionFacts({ execution: e, agentName, agentGone, now }: { ex
         <DetailRow dense label="Started by" testId="execution-trigger">
           {e.trigger.type === 'schedule' ? (
             <ScheduleTrigger trigger={e.trigger} agentGone={agentGone} />
+          ) : e.trigger.type === 'experiment' || e.trigger.type === 'judge' ? (
+            <EvalTrigger trigger={e.trigger} />
           ) : (
             <>
               {TRIGGER_LABELS[e.trigger.type]}

@@ -17,6 +17,7 @@ import { ExecutionFacts } from './execution-facts';
 import { ExecutionSteps } from './execution-steps';
 import { ReplayDialog } from './replay-dialog';
 import { ReplayOf } from './replay-of';
+import { ScoresCard } from './scores-card';
 import { Section } from './section';
 import { isActive, StatusBadge } from './status-badge';
 import { TraceSection } from './trace-section';
@@ -24,6 +25,9 @@ import { useExecutionStream } from './use-execution-stream';
 
 /** While it waits for a decision, how often the execution is read again (decided elsewhere, or expired). */
 const PAUSED_POLL_MS = 3_000;
+/** How long after it ended an unscored execution is read again for its scores, and how often. */
+const SCORING_WAIT_MS = 60_000;
+const SCORING_POLL_MS = 2_000;
 
 /** "3 model calls", or a replay's "2 model calls · 1 step recorded". */
 function stepsSummary(steps: number, recorded: number): string {
@@ -40,7 +44,13 @@ export function ExecutionView({ id }: { id: string }) {
   const { environment } = useEnvironment();
   const execution = useQuery({
     ...trpc.executions.get.queryOptions({ id }),
-    refetchInterval: (query) => (query.state.data?.status === 'requires_action' ? PAUSED_POLL_MS : false),
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      if (data?.status === 'requires_action') return PAUSED_POLL_MS;
+      // Just ended and not scored yet: an online scoring rule (or an experiment's judge) may score it in a moment.
+      if (data && !isActive(data.status) && data.scores === null && data.completedAt && Date.now() - Date.parse(data.completedAt) < SCORING_WAIT_MS) return SCORING_POLL_MS;
+      return false;
+    },
   });
   // While it runs, the page follows its events; at the end the lists and its conversation are read again.
   const live = useExecutionStream(execution.data, () => {
@@ -189,6 +199,7 @@ export function ExecutionView({ id }: { id: string }) {
               </p>
             )}
           </Section>
+          {e.scores && Object.keys(e.scores).length > 0 && <ScoresCard scores={e.scores} />}
           <Section title="Steps" testId="execution-steps" aside={<span className="text-xs text-slate-500">{stepsSummary(e.steps.length, recorded)}</span>}>
             <ExecutionSteps steps={e.steps} active={active} awaiting={new Set(awaited.map((c) => c.id))} recordedBefore={recorded} />
           </Section>

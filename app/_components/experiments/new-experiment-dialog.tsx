@@ -66,7 +66,8 @@ export function NewExperimentDialog({
   const [baselineId, setBaselineId] = useState(initialBaseline?.id ?? '');
   const [submitted, setSubmitted] = useState(false);
 
-  const agentList = agents.data?.data ?? [];
+  // The LLM judges' own agents ("Eval judge · <model>") are not offered, unless one is the baseline's.
+  const agentList = (agents.data?.data ?? []).filter((a) => a.metadata.purpose !== 'eval-judge' || a.id === initialBaseline?.agentId);
   const datasetList = datasets.data?.data ?? [];
   // The first agent and dataset until one is chosen.
   const chosenAgent = agentId || agentList[0]?.id || '';

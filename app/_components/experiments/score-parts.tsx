@@ -38,14 +38,17 @@ export function ChangeBadge({ change }: { change: Change | null }) {
 
 const VERDICT_TEXT = { better: 'text-emerald-700', worse: 'text-red-700', unclear: 'text-slate-700' } as const;
 
-/** A difference of means, with its 95 % interval when there is one: coloured only when the interval excludes 0. */
-export function DiffValue({ diff, ci, note, testId = 'diff-value' }: { diff: number | null; ci?: readonly [number, number] | null; note?: string; testId?: string }) {
-  const verdict = ci === undefined ? 'unclear' : diffVerdict(ci);
+/**
+ * A difference of means, with its 95 % interval when there is one (`ci`): coloured only when the
+ * interval excludes 0. `bySign`: one item's difference, no interval, coloured by its sign.
+ */
+export function DiffValue({ diff, ci, note, bySign = false, testId = 'diff-value' }: { diff: number | null; ci?: readonly [number, number] | null; note?: string; bySign?: boolean; testId?: string }) {
+  const verdict = bySign ? (diff === null || Math.abs(diff) < 1e-9 ? 'unclear' : diff > 0 ? 'better' : 'worse') : ci === undefined ? 'unclear' : diffVerdict(ci);
   return (
     <span className="block" data-testid={testId} data-verdict={verdict}>
       <span className={cx('font-semibold tabular-nums', VERDICT_TEXT[verdict])}>{formatDiff(diff)}</span>
       {ci !== undefined && (
-        <span className="block text-xs whitespace-nowrap text-slate-500 tabular-nums" data-testid={`${testId}-interval`}>
+        <span className="block text-xs text-slate-500 tabular-nums" data-testid={`${testId}-interval`}>
           {ci ? `95% ${formatInterval(ci, true)}` : 'no interval'}
           {note && ` · ${note}`}
         </span>

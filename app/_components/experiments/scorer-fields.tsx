@@ -7,7 +7,9 @@ import { SelectField, TextAreaField, TextField } from '../ui';
 // a JSON Schema or the expected tool calls as JSON, the most tool calls, a judge's model, rubric
 // and pass line. Ids: `<id>-<field>`; test ids alike.
 
+/** JSON in a textarea; a single line (a pattern, a model) keeps the fields' size. */
 const MONO = 'font-mono text-xs';
+const MONO_LINE = 'font-mono';
 
 export function ScorerFields({
   id,
@@ -32,7 +34,7 @@ export function ScorerFields({
       step={props.step}
       min={props.min}
       max={props.max}
-      className={props.mono ? MONO : undefined}
+      className={props.mono ? MONO_LINE : undefined}
       spellCheck={props.mono ? false : undefined}
       error={error(field)}
       data-testid={`${id}-${field}`}

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client';
+import { env } from '../../platform/env.js';
 import { log } from '../../platform/log';
 import { CHANNELS, type Bus } from '../../platform/notify';
 import { repeat } from '../../platform/repeat';
@@ -51,6 +52,8 @@ export function startEvals(db: Db, bus: Bus): () => Promise<void> {
   };
   const kick = (id: string) => {
     if (stopped) return;
+    // ONLINE_SCORING=off: another worker scores the rules' runs.
+    if (id.startsWith('evr_') && env.ONLINE_SCORING === 'off') return;
     if (id.startsWith('evr_') && !busy.has(id)) {
       if (gathering.has(id)) return;
       gathering.add(id);
@@ -74,7 +77,7 @@ export function startEvals(db: Db, bus: Bus): () => Promise<void> {
   const stop = repeat(
     async () => {
       try {
-        for (const id of [...(await drivable(db)), ...(await rulesWithWork(db))]) kick(id);
+        for (const id of [...(await drivable(db)), ...(env.ONLINE_SCORING === 'on' ? await rulesWithWork(db) : [])]) kick(id);
       } catch (err) {
         log.error({ err }, 'evals sweep failed');
       }
