@@ -98,7 +98,8 @@ for (const width of [1280, 390]) {
     expect(await cutCode(page)).toEqual([]);
     const blank = await largestBlank(page);
     expect(blank.gap, `a blank stretch of ${blank.gap} px at y=${blank.at}`).toBeLessThan(width >= 1000 ? 500 : 700);
-    expect(height).toBeLessThan(width >= 1000 ? 14_000 : 22_000);
+    // The page grows with the tags shown whole (the Evals tag took it from ~14,000 to ~14,450 px at 1280).
+    expect(height).toBeLessThan(width >= 1000 ? 16_000 : 22_000);
     await expectNoHorizontalScroll(page);
     await shot(page, `docs-${width}`);
   });
