@@ -62,6 +62,7 @@ export const env = createEnv({
     // the last second (keeping 4 runs going whatever): requests keep the rest (docs/concurrency.md,
     // "Headroom"). 1 turns it off (the tests do: their servers share a busy machine).
     EXECUTION_HEADROOM: z.coerce.number().min(0.1).max(1).default(0.8),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
     EVAL_JUDGE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
     // A worker renews the heartbeat of the runs it holds, and sweeps for runs whose worker
     // stopped, this often; a run without a heartbeat for EXECUTION_LOST_AFTER_SECONDS fails as

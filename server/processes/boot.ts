@@ -75,7 +75,7 @@ export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file'
 export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES, prepared?: Promise<CreatedDatabase | undefined>): Promise<Database> {
   const database = await phases.run('database', describeOpened, async () => {
     const created = await prepared;
-    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, templateDir: env.PGLITE_TEMPLATE_DIR });
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, templateDir: env.PGLITE_TEMPLATE_DIR, max: env.DATABASE_POOL_SIZE });
     if (created) database.created = created;
     return database;
   });
