@@ -28,7 +28,7 @@ const EXECUTIONS_ON_THEIR_WAY_OUT = '^server/modules/executions/(live|pool)\\.ts
 const MODULE_FACES = {
   // versions, labels: the agent's versions and labels (docs/versions.md), their own routes and start-up phase.
   agents: 'labels|schemas|service|version-schemas|versions',
-  evals: 'dataset-schemas|datasets|experiment-schemas|experiments|loop|participant|rule-schemas|rules|scorer-schemas',
+  evals: 'dataset-schemas|datasets|experiment-schemas|experiments|loop|online|participant|rule-schemas|rules|scorer-schemas',
   audit: 'actions|record|schemas|service',
   budgets: 'alerts|ledger|participant|reserve|schemas|service',
   auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|session|sessions|signin-errors|signup|users',

@@ -302,6 +302,13 @@ export const ERROR_CATALOGUE = [
     description: 'The dataset already holds 10,000 items, the most a dataset may hold; delete some or make another dataset.',
   },
   {
+    code: 'experiment_limit_reached',
+    status: 409,
+    type: 'invalid_request_error',
+    on: 'declared',
+    description: 'This environment already has 10 experiments queued or running, the most a workspace may have at once; wait for one to end or cancel one.',
+  },
+  {
     code: 'experiment_not_cancellable',
     status: 409,
     type: 'invalid_request_error',

@@ -1,6 +1,7 @@
 import { and, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { encodeTime } from 'ulid';
 import type { Db } from '../../db/client';
+import { pruneOnlineScores } from '../modules/evals/online';
 import { queryRows } from '../../db/rows';
 import { events, userSessions } from '../../db/schema';
 import { AUDIT_RETENTION_DAYS } from '../modules/audit/actions';
@@ -19,7 +20,10 @@ export const maintenanceQueue = queue<{ requestedBy?: string }>('maintenance', {
 /** Every 15 minutes, on whichever worker the schedule lands. */
 export const MAINTENANCE_CRON = '*/15 * * * *';
 
-export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; ledgerRowsDeleted: number; auditEventsDeleted: number }> {
+export async function runMaintenance(
+  db: Db,
+  now = new Date(),
+): Promise<{ sessionsDeleted: number; eventsDeleted: number; usageRowsDeleted: number; ledgerRowsDeleted: number; auditEventsDeleted: number; onlineScoresDeleted: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const deleted = await db
     .delete(userSessions)
@@ -35,5 +39,7 @@ export async function runMaintenance(db: Db, now = new Date()): Promise<{ sessio
   const usageRowsDeleted = await pruneUsage(db, now);
   // Budget reservations of runs that ended without settling them (a lost process), and past their expiry.
   const ledgerRowsDeleted = (await pruneLedger(db, now)) + (await pruneReservations(db));
-  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: Number(audited?.n ?? 0) };
+  // Online scoring's history past its retention (docs/evals.md); the scores stay on the executions.
+  const onlineScoresDeleted = await pruneOnlineScores(db, now);
+  return { sessionsDeleted: deleted.length, eventsDeleted: expired.length, usageRowsDeleted, ledgerRowsDeleted, auditEventsDeleted: Number(audited?.n ?? 0), onlineScoresDeleted };
 }

@@ -171,6 +171,24 @@ describe('experiments', () => {
     assert.equal(events.body.data.length, 0, 'a cancel is not a completion');
   });
 
+  it('holds at most 10 experiments queued or running at once in a workspace and environment', async () => {
+    const me = await api.seed.key({ ...UNLIMITED, environment: 'test' });
+    const slow = await createAgent(api, me.key, { model: 'sandbox/slow' });
+    const ds = await dataset(me.key, [{ input: `a ${'w '.repeat(15)}` }]);
+    const go = () => api.request<ExperimentView>('POST', '/v1/experiments', { key: me.key, body: { agentId: slow, datasetId: ds, scorers: [{ type: 'exact_match' }] } });
+    const made = await Promise.all(Array.from({ length: 12 }, go));
+    assert.equal(made.filter((r) => r.status === 201).length, 10, 'ten, even when the creates race');
+    for (const r of made.filter((x) => x.status !== 201)) expectError(r, 409, 'experiment_limit_reached');
+    // Cancelling one makes room for another.
+    const first = made.find((r) => r.status === 201)!.body.id;
+    expectStatus(await api.request('POST', `/v1/experiments/${first}/cancel`, { key: me.key }), 200);
+    expectStatus(await go(), 201);
+    const [row] = await api.query<{ n: number }>(sql`select count(*)::int as n from experiments where workspace_id = ${me.workspace.id}`);
+    assert.equal(row!.n, 11);
+    const active = await api.query<{ id: string }>(sql`select id from experiments where workspace_id = ${me.workspace.id} and status in ('queued', 'running')`);
+    await Promise.all(active.map((e) => api.request('POST', `/v1/experiments/${e.id}/cancel`, { key: me.key })));
+  });
+
   it('sends experiment.completed with the summary', async () => {
     const events = await api.request<{ data: { type: string; data: { object: ExperimentView } }[] }>('GET', '/v1/events?type=experiment.completed', { key: owner.key });
     expectStatus(events, 200);

@@ -92,6 +92,20 @@ describe('online scoring', () => {
     await until('the second drop alerted', async () => (await drops()) === 2, { timeoutMs: 5_000, everyMs: 25 });
   });
 
+  it('keeps a rule’s history 30 days (maintenance), the scores staying on the executions', async () => {
+    const agentId = await createAgent(api, owner.key, { model: 'sandbox/echo' });
+    const made = (await rule(agentId, { scorers: [{ type: 'contains', value: 'Echo' }], sampleRate: 1 })).body;
+    const id = await run(agentId, 'old news');
+    await scored(id);
+    await api.query(sql`update online_scores set scored_at = now() - interval '31 days' where rule_id = ${made.id}`);
+    const { runMaintenance } = await import('../../server/processes/maintenance');
+    const { onlineScoresDeleted } = await runMaintenance(api.db);
+    assert.ok(onlineScoresDeleted >= 1);
+    const [left] = await api.query<{ n: number }>(sql`select count(*)::int as n from online_scores where rule_id = ${made.id}`);
+    assert.equal(left!.n, 0);
+    assert.notEqual(await scoresOf(id), null);
+  });
+
   it('changes and deletes a rule; refuses bad input with a clear error and writes nothing', async () => {
     const me = await api.seed.key({ ...UNLIMITED, environment: 'test' });
     const agentId = await createAgent(api, me.key, { model: 'sandbox/echo' });

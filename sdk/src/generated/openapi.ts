@@ -781,7 +781,7 @@ export type paths = {
         put?: never;
         /**
          * Start an experiment
-         * @description Scope `evals:manage`. Runs every item of the dataset (as it is now) × `trials` through one version of the agent, in the key’s environment, at most `concurrency` at once and within the workspace’s limits and budgets, and scores each answer. A job: it survives restarts; follow `progress`, or subscribe to `experiment.completed`.
+         * @description Scope `evals:manage`. Runs every item of the dataset (as it is now) × `trials` through one version of the agent, in the key’s environment, at most `concurrency` at once and within the workspace’s limits and budgets, and scores each answer. A job: it survives restarts; follow `progress`, or subscribe to `experiment.completed`. At most 10 experiments queued or running at once per workspace and environment.
          */
         post: operations["experiments-create"];
         delete?: never;
@@ -15415,6 +15415,27 @@ export interface operations {
              *     - `resource_not_found`: No such resource in this workspace and environment (another workspace's or environment's id included).
              */
             404: {
+                headers: {
+                    /** @description Identifier of this request (req_…), also in error.requestId */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the window with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which that window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. `error.code` is one of:
+             *
+             *     - `experiment_limit_reached`: This environment already has 10 experiments queued or running, the most a workspace may have at once; wait for one to end or cancel one.
+             */
+            409: {
                 headers: {
                     /** @description Identifier of this request (req_…), also in error.requestId */
                     "X-Request-Id"?: string;

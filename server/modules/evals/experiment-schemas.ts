@@ -7,6 +7,8 @@ import { scorersSchema } from './scorer-schemas';
 
 export const MAX_TRIALS = 10;
 export const MAX_CONCURRENCY = 20;
+/** Experiments one workspace may have queued or running at once, per environment. */
+export const MAX_ACTIVE_EXPERIMENTS = 10;
 
 const EXPERIMENT_ID = 'exp_01JD8X41B2C3D4E5F6G7H8J9K0';
 const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T20:31:07.123Z' });

@@ -4,6 +4,7 @@ import type { Db } from '../../../db/client';
 import { queryRows, textArray } from '../../../db/rows';
 import { agents, agentVersions, datasets, experimentRuns, experiments, type StoredScore } from '../../../db/schema';
 import { transaction } from '../../../db/transaction';
+import { advisoryXactLock } from '../../../db/advisory';
 import type { Actor } from '../actor';
 import { audit } from '../audit/record';
 import { emit } from '../events/emit';
@@ -12,7 +13,7 @@ import { isId, newId } from '../../platform/ids';
 import { keysetList } from '../../platform/keyset';
 import { CHANNELS, notify } from '../../platform/notify';
 import type { Page, PageParams } from '../../platform/pagination';
-import type { createExperimentInput, experimentResultListSchema, experimentSchema, listExperimentsInput } from './experiment-schemas';
+import { MAX_ACTIVE_EXPERIMENTS, type createExperimentInput, type experimentResultListSchema, type experimentSchema, type listExperimentsInput } from './experiment-schemas';
 import { checkScorers, namedScorers, type Scorer } from './scorer-schemas';
 import { itemChange } from './stats';
 
@@ -78,6 +79,15 @@ export async function createExperiment(db: Db, actor: Actor, input: z.infer<type
   if (!isId('agt', input.agentId)) throw new ApiError('resource_not_found', `No such agent: '${input.agentId.slice(0, 64)}'`, { param: 'agentId' });
   if (!isId('dst', input.datasetId)) throw new ApiError('resource_not_found', `No such dataset: '${input.datasetId.slice(0, 64)}'`, { param: 'datasetId' });
   const view = await transaction(db, async (tx) => {
+    // A bound on what one workspace holds of the workers' time: 10 experiments going at once (a count and an insert as one step).
+    await advisoryXactLock(tx, sql`hashtext(${`experiments:${actor.workspaceId}:${actor.environment}`})`);
+    const [active] = await queryRows<{ n: number }>(
+      tx,
+      sql`select count(*)::int as n from experiments where workspace_id = ${actor.workspaceId} and environment = ${actor.environment} and status in ('queued', 'running')`,
+    );
+    if (active!.n >= MAX_ACTIVE_EXPERIMENTS) {
+      throw new ApiError('experiment_limit_reached', `This environment already has ${MAX_ACTIVE_EXPERIMENTS} experiments queued or running, the most a workspace may have at once; wait for one to end or cancel one`);
+    }
     const [agent] = await tx
       .select()
       .from(agents)

@@ -119,3 +119,13 @@ export async function rulesWithWork(db: Db, limit = 50): Promise<string[]> {
   const rows = await queryRows<{ rule_id: string }>(db, sql`select distinct rule_id from online_scores where scored_at is null limit ${limit}`);
   return rows.map((r) => r.rule_id);
 }
+
+/** Days a scored run stays in a rule's history (its moving mean reads the last `window` ≤ 1,000 of them). */
+export const ONLINE_SCORE_RETENTION_DAYS = 30;
+
+/** Deletes scored history past the retention (maintenance); returns how many rows went. */
+export async function pruneOnlineScores(db: Db, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - ONLINE_SCORE_RETENTION_DAYS * 86_400_000).toISOString();
+  const gone = await queryRows(db, sql`delete from online_scores where scored_at < ${before}::timestamptz returning 1`);
+  return gone.length;
+}

@@ -34,14 +34,14 @@ export const experimentsRouter = router({
     .meta({
       ...WRITE,
       successStatus: 201,
-      errors: ['resource_not_found', 'parameter_conflict'],
+      errors: ['resource_not_found', 'parameter_conflict', 'experiment_limit_reached'],
       openapi: {
         method: 'POST',
         path: '/v1/experiments',
         tags,
         summary: 'Start an experiment',
         description:
-          'Scope `evals:manage`. Runs every item of the dataset (as it is now) × `trials` through one version of the agent, in the key’s environment, at most `concurrency` at once and within the workspace’s limits and budgets, and scores each answer. A job: it survives restarts; follow `progress`, or subscribe to `experiment.completed`.',
+          'Scope `evals:manage`. Runs every item of the dataset (as it is now) × `trials` through one version of the agent, in the key’s environment, at most `concurrency` at once and within the workspace’s limits and budgets, and scores each answer. A job: it survives restarts; follow `progress`, or subscribe to `experiment.completed`. At most 10 experiments queued or running at once per workspace and environment.',
         successDescription: 'The experiment, queued',
       },
     })
