@@ -95,6 +95,13 @@ describe('experiments', () => {
     assert.deepEqual(rest.body.data.map((r) => r.input), ['gamma']);
     assert.equal(rest.body.data[0]!.scores.exact_match!.pass, false);
 
+    // The summary and the results say the same: each scorer's mean is the mean of the items' means.
+    const items = [...results.body.data, ...rest.body.data];
+    for (const [name, summary] of Object.entries(first.summary!)) {
+      const means = items.map((r) => r.scores[name]!.mean).filter((m): m is number => m !== null);
+      assert.equal(summary.mean, Math.round((means.reduce((a, b) => a + b, 0) / means.length) * 10_000) / 10_000, name);
+      assert.equal(summary.scored, means.length, name);
+    }
     // Each answer is an execution of the version, marked as the experiment's, with its scores.
     const run = await api.request<{ trigger: unknown; agentVersion: number; scores: Record<string, { score: number }> }>('GET', `/v1/executions/${alpha.executionIds[0]}`, { key: owner.key });
     assert.deepEqual(run.body.trigger, { type: 'experiment', experimentId: first.id });

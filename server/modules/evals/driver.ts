@@ -4,6 +4,7 @@ import type { Db } from '../../../db/client';
 import { intArray, queryRows, textArray } from '../../../db/rows';
 import { experiments, type StoredScore } from '../../../db/schema';
 import { transaction } from '../../../db/transaction';
+import { isUniqueViolation } from '../../../db/errors';
 import { startExecution } from '../executions/service';
 import { ApiError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
@@ -143,8 +144,8 @@ async function startItem(db: Db, exp: ExperimentRow, id: string, input: string):
       await fail(db, exp, err);
       return;
     }
-    // Created already (the unique id): it ran, or runs.
-    if (/duplicate key|unique/i.test(String((err as Error)?.message))) return;
+    // Created already under this id (another driver after a lapsed lease): it ran, or runs.
+    if (isUniqueViolation(err)) return;
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/client';
 import { queryRows, textArray } from '../../../db/rows';
+import { isUniqueViolation } from '../../../db/errors';
 import { sql } from 'drizzle-orm';
 import type { StoredScore } from '../../../db/schema';
 import { newId } from '../../platform/ids';
@@ -53,7 +54,8 @@ export async function startJudges(
     try {
       await startJudge(db, owner, judge, judgePrompt(judge, run, run.input, run.expected), { id, judged: run.id, ...ctx });
     } catch (err) {
-      failed[judge.name] = unstartedJudge(err);
+      // Another worker started it under the same id meanwhile: it runs once, and its verdict counts.
+      if (!isUniqueViolation(err)) failed[judge.name] = unstartedJudge(err);
     }
   }
   return failed;
