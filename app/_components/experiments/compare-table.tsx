@@ -8,7 +8,7 @@ import type { ExperimentResult } from '@/app/_lib/types';
 import { ExpectedValue, InputText } from '../datasets/expected';
 import { useOpenSet } from '../disclosure';
 import { cx } from '../ui';
-import { RESULT_ROW, TOGGLE_CELL } from './results-table';
+import { RESULT_ROW, ToggleCell } from './results-table';
 import { ChangeBadge, DiffValue, ScoreValue } from './score-parts';
 
 // Two experiments' items side by side: each item's input, then by shared scorer a's score → b's
@@ -84,21 +84,7 @@ export function CompareTable({ items, scorers }: { items: JoinedItem[]; scorers:
             return (
               <Fragment key={item.itemId}>
                 <tr className={cx(RESULT_ROW, isOpen && 'bg-slate-50/60')} data-testid="compare-row" data-item-id={item.itemId} data-change={item.change ?? ''}>
-                  <td className={TOGGLE_CELL}>
-                    <button
-                      type="button"
-                      aria-expanded={isOpen}
-                      aria-controls={isOpen ? panel : undefined}
-                      aria-label={`Details of item ${index + 1}`}
-                      onClick={() => toggle(item.itemId)}
-                      className="rounded px-1 text-slate-400 hover:bg-slate-100 max-md:px-2 max-md:py-1 hover:text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-600"
-                      data-testid="compare-toggle"
-                    >
-                      <span aria-hidden className={`inline-block transition-transform ${isOpen ? 'rotate-90' : ''}`}>
-                        ▸
-                      </span>
-                    </button>
-                  </td>
+                  <ToggleCell open={isOpen} controls={panel} label={`Details of item ${index + 1}`} onToggle={() => toggle(item.itemId)} testId="compare-toggle" />
                   <td className={`${TD} wrap-anywhere text-slate-900 max-md:col-span-2 max-md:pr-8 md:max-w-80 md:min-w-48`} data-testid="compare-input">
                     {short(item.input)}
                   </td>

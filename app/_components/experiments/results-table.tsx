@@ -27,6 +27,27 @@ export const RESULT_ROW = 'relative max-md:grid max-md:grid-cols-2 max-md:gap-x-
 /** The ▸ cell: the first column of the table, a card's top right corner. */
 export const TOGGLE_CELL = 'px-3 py-3 pr-0 align-top max-md:absolute max-md:top-3 max-md:right-3 max-md:p-0';
 
+/** The first cell of a result row: the button that opens its details (the results and the compare tables). */
+export function ToggleCell({ open, controls, label, onToggle, testId }: { open: boolean; controls: string; label: string; onToggle: () => void; testId: string }) {
+  return (
+    <td className={TOGGLE_CELL}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={open ? controls : undefined}
+        aria-label={label}
+        onClick={onToggle}
+        className="rounded px-1 text-slate-400 hover:bg-slate-100 max-md:px-2 max-md:py-1 hover:text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        data-testid={testId}
+      >
+        <span aria-hidden className={`inline-block transition-transform ${open ? 'rotate-90' : ''}`}>
+          ▸
+        </span>
+      </button>
+    </td>
+  );
+}
+
 const short = (text: string, chars = 140) => {
   const { shown, cut } = clip(text, { chars, lines: 3 });
   return cut ? `${shown}…` : shown;
@@ -115,21 +136,7 @@ export function ResultsTable({ rows, scorers, hasBaseline }: { rows: ExperimentR
             return (
               <Fragment key={row.itemId}>
                 <tr className={cx(RESULT_ROW, isOpen && 'bg-slate-50/60')} data-testid="result-row" data-item-id={row.itemId} data-change={row.change ?? ''}>
-                  <td className={TOGGLE_CELL}>
-                    <button
-                      type="button"
-                      aria-expanded={isOpen}
-                      aria-controls={isOpen ? panel : undefined}
-                      aria-label={`Details of item ${index + 1}`}
-                      onClick={() => toggle(row.itemId)}
-                      className="rounded px-1 text-slate-400 hover:bg-slate-100 max-md:px-2 max-md:py-1 hover:text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-600"
-                      data-testid="result-toggle"
-                    >
-                      <span aria-hidden className={`inline-block transition-transform ${isOpen ? 'rotate-90' : ''}`}>
-                        ▸
-                      </span>
-                    </button>
-                  </td>
+                  <ToggleCell open={isOpen} controls={panel} label={`Details of item ${index + 1}`} onToggle={() => toggle(row.itemId)} testId="result-toggle" />
                   <td className={`${TD} max-md:col-span-2 max-md:pr-8 md:max-w-72 md:min-w-48`}>
                     <p className="wrap-anywhere text-slate-900" data-testid="result-input">
                       {short(row.input)}
