@@ -34,7 +34,9 @@ function reply(body: ChatBody): string {
 
 before(async () => {
   fake = await startFakeOpenAI({ reply });
-  api = await startServer({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, EVAL_JUDGE_TIMEOUT_SECONDS: '2' } });
+  // Judges end after 6 s: long enough for a busy machine's judges that answer (a CI run once cut one
+  // at 2 s), short of the 10 s a "slow" answer of the fake takes between its chunks.
+  api = await startServer({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, EVAL_JUDGE_TIMEOUT_SECONDS: '6' } });
   owner = await api.seed.key({ ...UNLIMITED, environment: 'live' });
 });
 after(async () => {
