@@ -35,6 +35,8 @@ export interface ProcessRuntime {
   stopWorkers?: () => Promise<void>;
   /** Whether this process runs job handlers (RUN_WORKERS, or `npm run worker`). */
   workers: boolean;
+  /** Whether this process serves requests (false: `npm run worker`, whose runs need leave no room for any). */
+  requests: boolean;
   /** Invitation mail (SMTP_URL), or null when it is off. */
   mail?: Mailer | null;
 }

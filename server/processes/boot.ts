@@ -98,7 +98,7 @@ function describeOpened(database: Database): string {
  * job handlers here; a web process with RUN_WORKERS=false only sends jobs. `phases` logs how
  * long each step took (the server and the worker pass one); `prepared`, see openMigratedDatabase.
  */
-export async function openRuntime(opts: { workers?: boolean; phases?: StartupPhases; prepared?: Promise<CreatedDatabase | undefined> } = {}): Promise<ProcessRuntime> {
+export async function openRuntime(opts: { workers?: boolean; requests?: boolean; phases?: StartupPhases; prepared?: Promise<CreatedDatabase | undefined> } = {}): Promise<ProcessRuntime> {
   const workers = opts.workers ?? env.RUN_WORKERS;
   const phases = opts.phases ?? SILENT_PHASES;
   const { keyring, label } = loadSecretsKeyring();
@@ -147,7 +147,7 @@ export async function openRuntime(opts: { workers?: boolean; phases?: StartupPha
     const mail = mailerFrom(env);
     // Where invitations are mailed: the host alone (the URL holds the credentials).
     if (mail && env.SMTP_URL) log.info({ smtpHost: new URL(env.SMTP_URL).host }, 'invitation mail on');
-    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers, mail };
+    const runtime: ProcessRuntime = { database, limits, jobs, bus, live, streams, usage, engine, workers, requests: opts.requests ?? true, mail };
     // What Next's pages and next-auth's route may use (never the engine): api/next-handle.ts.
     setNextHandle({ database, authGuards: limits.auth });
     if (workers) runtime.stopWorkers = await phases.run('workers', 'workers started', () => startWorkers(runtime));

@@ -16,7 +16,7 @@ async function main() {
   }
   const phases = startupPhases(log);
   recordLaunch(phases);
-  const runtime = await openRuntime({ workers: true, phases });
+  const runtime = await openRuntime({ workers: true, requests: false, phases });
   const where = new URL(env.DATABASE_URL);
   log.info({ postgres: `${where.hostname}${where.port ? `:${where.port}` : ''}${where.pathname}`, startupMs: phases.sinceProcessStart() }, 'worker started');
 

@@ -70,7 +70,9 @@ export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
       // The runs of this process, their heartbeat and the worker_lost sweeper; stopping lets running ones finish (10 s).
       name: 'executions',
       start: () => {
-        const headroom = env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
+        // Headroom leaves a process's loop to the requests it serves: a worker process serves none,
+        // and holding its claims back there only kept runs queued (docs/concurrency.md, "Headroom").
+        const headroom = runtime.requests && env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
         const pool = new ExecutionPool(db, bus, live, env.EXECUTION_CONCURRENCY, headroom);
         pool.start();
         runtime.executions = pool;
