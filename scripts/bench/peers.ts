@@ -9,9 +9,13 @@
 //     `generate` (POST /api/agents/hosted/generate, the full answer in one JSON) and `stream`
 //     (POST /api/agents/hosted/stream, its SSE read to the end);
 //   - this service, embedded (PGlite in the process, hosted.ts's startApp): `wait: true` and
-//     `stream: true` executions.
-// Each server runs in a process group of its own; CPU per run = Δ(utime + stime) of every process
-// of that group ÷ the runs that succeeded, and its peak RSS (the group's, sampled every 250 ms).
+//     `stream: true` executions;
+//   - Mastra on @mastra/pg's PostgresStore (a database of its own, dropped after), and this service
+//     on PostgreSQL + Redis as one process and as 2 web + 1 worker processes (BENCH_PEERS_SERVERS);
+//   - mode `burst`: every client starts one stream at the same moment, BENCH_PEERS_BURSTS (3) times.
+// Each server process runs in a process group of its own; CPU per run = Δ(utime + stime) of every
+// process of those groups ÷ the runs that succeeded (app), plus its PostgreSQL backends' and Redis's
+// (db), and its peak RSS (the groups', sampled every 250 ms).
 // BENCH_PEERS_ROUNDS (1) repeats the whole (the order of the two servers rotated each round),
 // BENCH_PEERS_MODES (`wait,stream`) picks the modes, BENCH_PEERS_MASTRA_DB (`memory`) is
 // Mastra's LibSQLStore: `memory` (`:memory:`) or `file` (a SQLite file in a temp dir).
@@ -20,28 +24,38 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { cpuMs } from './cpu';
+import { cpuMs, sample, storePids, used } from './cpu';
 import type { ExecutionsSetup } from './executions';
 import { call, clientAgent, startApp, startFakeModel, streamOnce, type Client, type FakeModel, type Phase } from './hosted';
-import { freePorts, median, percentile, rssMb, sleep, stopAll } from './util';
+import { freePorts, median, percentile, rssMb, sleep, spawnService, stopAll, waitFor } from './util';
 
+/** `burst`: every client starts one stream at the same moment, BURSTS times. */
+type Mode = 'wait' | 'stream' | 'burst';
+const KINDS = ['mastra', 'ours', 'mastra-pg', 'ours-pg', 'ours-pg-split'] as const;
+type ServerKind = (typeof KINDS)[number];
 const CLIENTS = Number(process.env.BENCH_PEERS_CLIENTS ?? 200);
 const PER_CLIENT = Number(process.env.BENCH_PEERS_RUNS_PER_CLIENT ?? 6);
 const WARMUP_PER_CLIENT = Number(process.env.BENCH_PEERS_WARMUP_PER_CLIENT ?? 1);
 const ROUNDS = Number(process.env.BENCH_PEERS_ROUNDS ?? 1);
-const MODES = (process.env.BENCH_PEERS_MODES ?? 'wait,stream').split(',').filter((m): m is Mode => m === 'wait' || m === 'stream');
+const MODES = (process.env.BENCH_PEERS_MODES ?? 'wait,stream,burst').split(',').filter((m): m is Mode => m === 'wait' || m === 'stream' || m === 'burst');
+/** How many times the `burst` mode starts CLIENTS streams at once (each burst waits for the last to end). */
+const BURSTS = Number(process.env.BENCH_PEERS_BURSTS ?? 3);
+const SERVERS = (process.env.BENCH_PEERS_SERVERS ?? 'mastra,ours,mastra-pg,ours-pg,ours-pg-split').split(',').filter((x): x is ServerKind => KINDS.includes(x as ServerKind));
 const MASTRA_DB = process.env.BENCH_PEERS_MASTRA_DB === 'file' ? 'file' : 'memory';
 const DIR = 'scripts/bench/peers';
 
-type Mode = 'wait' | 'stream';
 
 /** One server under load: how to call it once, and its process group. */
 interface Server {
   name: string;
   /** Its `wait` mode calls the model without streaming: the fake that answers whole at the same pace. */
   wholeForWait: boolean;
-  /** The process group's id (the server's pid: it was started detached). */
-  pgrp: number;
+  /** The process groups' ids (each process was started detached: its pid). */
+  groups: number[];
+  /** The database's share: the pids of its PostgreSQL backends (and Redis), none when it is in the process. */
+  stores(): Promise<number[]>;
+  /** The database, for the set-up line. */
+  db: string;
   once(i: number, n: number, mode: Mode): Promise<{ ok: boolean; why?: string; first?: number }>;
   stop(): Promise<void>;
 }
@@ -50,14 +64,14 @@ let tick: number | undefined;
 const msPerTick = () => (tick ??= 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()));
 
 /** The pids of a process group (field 5 of /proc/<pid>/stat), and their user + system CPU in ms (fields 14, 15). */
-function group(pgrp: number): Map<number, number> {
+function group(pgrps: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) === pgrp) out.set(Number(entry), (Number(f[11]) + Number(f[12])) * msPerTick());
+      if (pgrps.includes(Number(f[2]))) out.set(Number(entry), (Number(f[11]) + Number(f[12])) * msPerTick());
     } catch {
       // gone meanwhile
     }
@@ -73,9 +87,9 @@ function groupUsed(a: Map<number, number>, b: Map<number, number>): number {
 }
 
 /** The group's resident memory (sum of its processes' VmRSS), sampled every 250 ms; `stop()` returns the peak. */
-function watchGroupRss(pgrp: number) {
+function watchGroupRss(pgrps: number[]) {
   let peak = 0;
-  const read = () => (peak = Math.max(peak, [...group(pgrp).keys()].reduce((s, p) => s + (rssMb(p) || 0), 0)));
+  const read = () => (peak = Math.max(peak, [...group(pgrps).keys()].reduce((s, p) => s + (rssMb(p) || 0), 0)));
   const timer = setInterval(read, 250);
   return () => {
     clearInterval(timer);
@@ -136,14 +150,15 @@ async function readSse(body: AsyncIterable<Buffer>, t0: number) {
   return { first, ok: finish && done && !error };
 }
 
-async function startMastra(modelUrl: string, wholeUrl: string, dataDir: string): Promise<Server> {
+async function startMastra(modelUrl: string, wholeUrl: string, dataDir: string, pg?: { setup: ExecutionsSetup; dbName: string }): Promise<Server> {
   const [port] = await freePorts(1);
   const origin = `http://127.0.0.1:${port}`;
   const dbUrl = MASTRA_DB === 'file' ? `file:${path.join(dataDir, 'mastra.db')}` : ':memory:';
+  const pgUrl = pg ? pg.setup.env.DATABASE_URL!.replace(/\/[^/?]*(\?|$)/, `/${pg.dbName}$1`) : '';
   const child = spawn(process.execPath, [path.join(DIR, 'mastra.mjs')], {
     detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, PORT: String(port), MODEL_URL: modelUrl, MODEL_WHOLE_URL: wholeUrl, MASTRA_DB_URL: dbUrl, MASTRA_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    env: { ...process.env, PORT: String(port), MODEL_URL: modelUrl, MODEL_WHOLE_URL: wholeUrl, MASTRA_DB_URL: dbUrl, MASTRA_PG_URL: pgUrl, MASTRA_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error('Mastra did not start within 60 s'))), 60_000);
@@ -154,9 +169,11 @@ async function startMastra(modelUrl: string, wholeUrl: string, dataDir: string):
   const undo = killOnExit(child.pid!);
   const agent = clientAgent();
   return {
-    name: `Mastra ${mastraVersion()}`,
+    name: `Mastra ${mastraVersion()}${pg ? ' (PostgreSQL)' : ''}`,
     wholeForWait: true,
-    pgrp: child.pid!,
+    groups: [child.pid!],
+    stores: () => (pg ? storePids(pg.setup.admin, pg.dbName, undefined) : Promise.resolve([])),
+    db: pg ? '@mastra/pg PostgresStore' : MASTRA_DB === 'file' ? 'LibSQLStore, a SQLite file' : 'LibSQLStore :memory:',
     once: async (i, n, mode) => {
       // A thread per run (a new conversation each time, like an execution), a resource per client.
       const body = JSON.stringify({ messages: `Hello from client ${i}, run ${n}`, memory: { thread: `c${i}-r${n}-${Math.random().toString(36).slice(2)}`, resource: `client-${i}` } });
@@ -185,20 +202,24 @@ async function startMastra(modelUrl: string, wholeUrl: string, dataDir: string):
   };
 }
 
-async function startOurs(setup: ExecutionsSetup, modelUrl: string): Promise<Server> {
-  const app = await startApp('pglite', setup, modelUrl, { clients: CLIENTS, detached: true });
-  const undo = killOnExit(app.children[0]!.pid!);
+/** Ours: `pglite` (one embedded process), `pg` (one process on PostgreSQL + Redis), `pg-split` (2 web + 1 worker). */
+async function startOurs(setup: ExecutionsSetup, modelUrl: string, topology: 'pglite' | 'pg' | 'pg-split'): Promise<Server> {
+  const app = topology === 'pg-split' ? await startSplit(setup, modelUrl) : await startApp(topology === 'pg' ? 'postgres' : 'pglite', setup, modelUrl, { clients: CLIENTS, detached: true });
+  const undo = app.children.map((c) => killOnExit(c.pid!));
   const admin: Client = { agent: clientAgent(), origin: app.origin, key: app.key };
   const { body: created } = await call<{ id: string }>(admin, 'POST', '/v1/agents', { name: 'Hosted pace', model: 'openai-compatible/hosted', instructions: 'Answer briefly.' }, 201);
   await admin.agent.close();
   const agent = clientAgent();
   const target = `/v1/agents/${created.id}/execute`;
+  const origins = 'origins' in app ? app.origins : [app.origin];
   return {
-    name: 'this service (embedded, PGlite)',
+    name: `this service (${{ pglite: 'embedded, PGlite', pg: 'PostgreSQL + Redis, 1 process', 'pg-split': 'PostgreSQL + Redis, 2 web + 1 worker' }[topology]})`,
     wholeForWait: false,
-    pgrp: app.children[0]!.pid!,
+    groups: app.children.map((c) => c.pid!),
+    stores: () => (topology === 'pglite' ? Promise.resolve([]) : storePids(setup.admin, setup.dbName, setup.redis)),
+    db: topology === 'pglite' ? 'PGlite in the process' : 'PostgreSQL, rate limits in Redis',
     once: async (i, n, mode) => {
-      const c: Client = { agent, origin: app.origin, key: app.keys[i % app.keys.length]! };
+      const c: Client = { agent, origin: origins[i % origins.length]!, key: app.keys[i % app.keys.length]! };
       const input = `Hello from client ${i}, run ${n}`;
       if (mode === 'wait') {
         const res = await call<{ status: string }>(c, 'POST', target, { input, wait: true });
@@ -211,66 +232,99 @@ async function startOurs(setup: ExecutionsSetup, modelUrl: string): Promise<Serv
     stop: async () => {
       await agent.close();
       await stopAll(app.children);
-      undo();
+      for (const u of undo) u();
       if (app.dataDir) fs.rmSync(app.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Two web processes (no workers) and one worker process on the bench's PostgreSQL, each detached; clients alternate between the webs. */
+async function startSplit(setup: ExecutionsSetup, modelUrl: string) {
+  const ports = await freePorts(2);
+  const env: NodeJS.ProcessEnv = { ...setup.env, REDIS_URL: setup.redisUrl, OPENAI_COMPATIBLE_BASE_URL: modelUrl };
+  const webs = ports.map((port) => spawnService('main', { ...env, RUN_WORKERS: 'false', PORT: String(port) }, false, true));
+  const worker = spawnService('worker', { ...env, LOG_LEVEL: 'info' }, true, true);
+  await new Promise<void>((resolve, reject) => {
+    worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    worker.stdout!.on('data', (d: Buffer) => d.toString().includes('worker started') && resolve());
+  });
+  worker.removeAllListeners('exit');
+  const origins = ports.map((port) => `http://127.0.0.1:${port}`);
+  for (const [k, web] of webs.entries()) await waitFor(`${origins[k]}/readyz`, web);
+  const c: Client = { agent: clientAgent(), origin: origins[0]!, key: setup.key };
+  const keys = [setup.key];
+  for (let i = keys.length; i < Math.ceil(CLIENTS / 50); i++) {
+    keys.push((await call<{ key: string }>(c, 'POST', '/v1/keys', { name: `peers ${i}`, scopes: ['agents:read', 'agents:write', 'agents:execute'] }, 201)).body.key);
+  }
+  await c.agent.close();
+  return { origin: origins[0]!, origins, children: [...webs, worker], key: setup.key, keys, dataDir: undefined as string | undefined };
 }
 
 /** A hosted-pace phase (hosted.ts), with the server's CPU as one figure (its whole process group). */
 interface Measured extends Omit<Phase, 'cpu'> {
   round: number;
   server: string;
+  kind: ServerKind;
   mode: Mode;
   cpu: number;
+  /** The database's CPU (PostgreSQL backends, Redis): 0 when it is in the server's process. */
+  db: number;
   modelMs: number;
   maxInFlight: number;
 }
 
 /** CLIENTS clients, each making `perClient` calls back to back. */
-async function load(server: Server, model: FakeModel, mode: Mode, perClient: number, round: number): Promise<Measured> {
+async function load(server: Server, kind: ServerKind, model: FakeModel, mode: Mode, perClient: number, round: number): Promise<Measured> {
   await model.reset();
   const restBefore = { client: cpuMs(process.pid), model: cpuMs(model.child.pid!) };
-  const before = group(server.pgrp);
-  const rss = watchGroupRss(server.pgrp);
+  const before = group(server.groups);
+  const storesBefore = sample([], await server.stores());
+  const rss = watchGroupRss(server.groups);
   const latency: number[] = [];
   const first: number[] = [];
   const why = new Map<string, number>();
   let done = 0;
   let failed = 0;
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, i) => {
-      for (let n = 0; n < perClient; n++) {
-        const start = performance.now();
-        let r: { ok: boolean; why?: string; first?: number };
-        try {
-          r = await server.once(i, n, mode);
-        } catch (err) {
-          r = { ok: false, why: err instanceof Error ? `${err.name}: ${err.message.slice(0, 80)}` : String(err) };
-        }
-        latency.push(performance.now() - start);
-        if (r.first !== undefined) first.push(r.first);
-        if (r.ok) done++;
-        else {
-          failed++;
-          why.set(r.why ?? '?', (why.get(r.why ?? '?') ?? 0) + 1);
-        }
-      }
-    }),
-  );
+  const one = async (i: number, n: number) => {
+    const start = performance.now();
+    let r: { ok: boolean; why?: string; first?: number };
+    try {
+      r = await server.once(i, n, mode === 'burst' ? 'stream' : mode);
+    } catch (err) {
+      r = { ok: false, why: err instanceof Error ? `${err.name}: ${err.message.slice(0, 80)}` : String(err) };
+    }
+    latency.push(performance.now() - start);
+    if (r.first !== undefined) first.push(r.first);
+    if (r.ok) done++;
+    else {
+      failed++;
+      why.set(r.why ?? '?', (why.get(r.why ?? '?') ?? 0) + 1);
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, (_, i) => i);
+  if (mode === 'burst') {
+    // All clients at the same moment, then again once every stream has ended.
+    for (let n = 0; n < perClient; n++) await Promise.all(clients.map((i) => one(i, n)));
+  } else {
+    await Promise.all(clients.map(async (i) => {
+      for (let n = 0; n < perClient; n++) await one(i, n);
+    }));
+  }
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = groupUsed(before, group(server.pgrp));
+  const cpu = groupUsed(before, group(server.groups));
+  const db = used(storesBefore, sample([], await server.stores())).stores;
   const rest = { client: cpuMs(process.pid) - restBefore.client, model: cpuMs(model.child.pid!) - restBefore.model };
   const stats = await model.stats();
-  return { round, server: server.name, mode, done, failed, why, seconds, latency, first, cpu, rest, rss: rss(), modelMs: percentile(stats.times, 50), maxInFlight: stats.maxInFlight };
+  return { round, server: server.name, kind, mode, done, failed, why, seconds, latency, first, cpu, rest, db, rss: rss(), modelMs: percentile(stats.times, 50), maxInFlight: stats.maxInFlight };
 }
 
 const ms = (x: number) => (Number.isNaN(x) ? '–' : x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en-US'));
 const rate = (m: Measured) => m.done / m.seconds;
 const cpuPerRun = (m: Measured) => m.cpu / Math.max(m.done, 1);
+const dbPerRun = (m: Measured) => m.db / Math.max(m.done, 1);
 
-function setupLine(loadAtStart: number[]): string {
+function setupLine(loadAtStart: number[], servers: Map<ServerKind, string>): string {
   let commit = '?';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -281,15 +335,17 @@ function setupLine(loadAtStart: number[]): string {
   const first = Number(process.env.BENCH_FIRST_TOKEN_MS ?? 30);
   const each = Number(process.env.BENCH_TOKEN_MS ?? 30);
   const pace = `streamed: ${first} ms then 40 tokens ${each} ms apart; not streamed (Mastra's generate): the whole answer after ${first + 39 * each} ms`;
-  const storage = MASTRA_DB === 'file' ? 'LibSQLStore on a SQLite file (temp dir)' : 'LibSQLStore :memory: (in-memory SQLite)';
   return [
     `commit ${commit}, node ${process.version}, ${cpu}, ${os.availableParallelism()} cores, loadavg at start ${loadAtStart.map((x) => x.toFixed(2)).join(' ')}`,
-    `${CLIENTS} clients × ${PER_CLIENT} runs back to back (${CLIENTS * PER_CLIENT} runs per row) after ${CLIENTS * WARMUP_PER_CLIENT} warm-up runs; model: ${pace}`,
-    `Mastra ${mastraVersion()} (@mastra/hono's MastraServer on @hono/node-server; @ai-sdk/openai-compatible; @mastra/memory, ${storage}, a new thread per run)`,
-    `this service: one embedded process (PGlite inside, its own workers, npm start's node flags)`,
-    `sharing the cores: the load generator (this process), the fake model (its own process), the one server being measured (the other is not running), an idle PostgreSQL`,
+    `wait / stream: ${CLIENTS} clients × ${PER_CLIENT} runs back to back (${CLIENTS * PER_CLIENT} runs per row) after ${CLIENTS * WARMUP_PER_CLIENT} warm-up runs; burst: ${CLIENTS} streams started at once, ${BURSTS} times; model: ${pace}`,
+    ...[...servers].map(([kind, db]) => `${kind}: ${kind.startsWith('mastra') ? `Mastra ${mastraVersion()} (@mastra/hono's MastraServer on @hono/node-server; @ai-sdk/openai-compatible; @mastra/memory on ${db}, a new thread per run)` : `this service on ${db}`}`),
+    `CPU: the server's process groups (app), plus its PostgreSQL backends and Redis (db) where it has them`,
+    `sharing the cores: the load generator (this process), the fake models (their own processes), the one server being measured (no other is running), PostgreSQL and Redis (idle unless it is the server's)`,
   ].join('\n');
 }
+
+/** Ours is compared with the Mastra on the same kind of storage. */
+const peerOf = (kind: ServerKind): ServerKind | null => (kind === 'ours' ? 'mastra' : kind === 'ours-pg' || kind === 'ours-pg-split' ? 'mastra-pg' : null);
 
 export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
   ensureInstalled();
@@ -300,28 +356,45 @@ export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
   const wholeMs = Number(process.env.BENCH_FIRST_TOKEN_MS ?? 30) + 39 * Number(process.env.BENCH_TOKEN_MS ?? 30);
   const whole = await startFakeModel({ ...process.env, BENCH_FIRST_TOKEN_MS: String(wholeMs) });
   const results: Measured[] = [];
-  const starters: [string, (dataDir: string) => Promise<Server>][] = [
-    ['mastra', (dataDir) => startMastra(model.url, whole.url, dataDir)],
-    ['ours', () => startOurs(setup, model.url)],
-  ];
+  const dbs = new Map<ServerKind, string>();
+  const starters: Record<ServerKind, (dataDir: string) => Promise<{ server: Server; after?: () => Promise<void> }>> = {
+    mastra: async (dataDir) => ({ server: await startMastra(model.url, whole.url, dataDir) }),
+    'mastra-pg': async (dataDir) => {
+      // A database of its own, dropped afterwards.
+      const dbName = `peers_mastra_${Math.random().toString(36).slice(2, 10)}`;
+      await setup.admin.unsafe(`create database ${dbName}`);
+      const drop = async () => void (await setup.admin.unsafe(`drop database if exists ${dbName} with (force)`));
+      try {
+        return { server: await startMastra(model.url, whole.url, dataDir, { setup, dbName }), after: drop };
+      } catch (err) {
+        await drop();
+        throw err;
+      }
+    },
+    ours: async () => ({ server: await startOurs(setup, model.url, 'pglite') }),
+    'ours-pg': async () => ({ server: await startOurs(setup, model.url, 'pg') }),
+    'ours-pg-split': async () => ({ server: await startOurs(setup, model.url, 'pg-split') }),
+  };
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      for (let k = 0; k < starters.length; k++) {
-        const [, start] = starters[(k + round - 1) % starters.length]!;
+      for (let k = 0; k < SERVERS.length; k++) {
+        const kind = SERVERS[(k + round - 1) % SERVERS.length]!;
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aas-peers-'));
-        const server = await start(dataDir);
+        const { server, after } = await starters[kind](dataDir);
+        dbs.set(kind, server.db);
         try {
           for (const mode of MODES) {
             const fake = mode === 'wait' && server.wholeForWait ? whole : model;
-            await load(server, fake, mode, WARMUP_PER_CLIENT, round);
+            await load(server, kind, fake, mode, WARMUP_PER_CLIENT, round);
             await sleep(1000);
-            const m = await load(server, fake, mode, PER_CLIENT, round);
+            const m = await load(server, kind, fake, mode, mode === 'burst' ? BURSTS : PER_CLIENT, round);
             results.push(m);
-            console.log(`peers round ${round}: ${m.server} ${mode}: ${rate(m).toFixed(1)} runs/s, p50 ${ms(percentile(m.latency, 50))} ms, CPU ${cpuPerRun(m).toFixed(1)} ms/run, RSS ${m.rss.toFixed(0)} MB, failed ${m.failed}`);
+            console.log(`peers round ${round}: ${m.server} ${mode}: ${rate(m).toFixed(1)} runs/s, p50 ${ms(percentile(m.latency, 50))} ms, first token p50 ${ms(percentile(m.first, 50))} ms, CPU ${cpuPerRun(m).toFixed(1)} + ${dbPerRun(m).toFixed(1)} ms/run, RSS ${m.rss.toFixed(0)} MB, at once ${m.maxInFlight}, failed ${m.failed}`);
             await sleep(1000);
           }
         } finally {
           await server.stop();
+          await after?.();
           fs.rmSync(dataDir, { recursive: true, force: true });
         }
       }
@@ -331,38 +404,40 @@ export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
     whole.child.disconnect();
   }
 
-  console.log(`\nPeers in the same run (BENCH_PARTS=peers)\n${setupLine(loadAtStart)}`);
+  console.log(`\nPeers in the same run (BENCH_PARTS=peers)\n${setupLine(loadAtStart, dbs)}`);
+  const isMastra = (m: Measured) => m.kind.startsWith('mastra');
   const row = (m: Measured) => ({
     round: m.round,
     server: m.server,
-    mode: m.mode === 'wait' ? (m.server.startsWith('Mastra') ? 'generate' : 'wait: true') : m.server.startsWith('Mastra') ? 'stream' : 'stream: true',
-    'runs/s': rate(m).toFixed(1),
+    mode: m.mode === 'burst' ? `${CLIENTS} streams at once` : m.mode === 'wait' ? (isMastra(m) ? 'generate' : 'wait: true') : isMastra(m) ? 'stream' : 'stream: true',
+    'runs/s': m.mode === 'burst' ? '' : rate(m).toFixed(1),
     'p50 / p99 ms': `${ms(percentile(m.latency, 50))} / ${ms(percentile(m.latency, 99))}`,
-    'first token p50 ms': m.first.length ? ms(percentile(m.first, 50)) : '',
-    'CPU ms/run': cpuPerRun(m).toFixed(1),
+    'first token p50 / p99 ms': m.first.length ? `${ms(percentile(m.first, 50))} / ${ms(percentile(m.first, 99))}` : '',
+    'CPU ms/run app + db': `${cpuPerRun(m).toFixed(1)} + ${dbPerRun(m).toFixed(1)}`,
     'CPU ms/run clients + model': `${(m.rest.client / Math.max(m.done, 1)).toFixed(1)} + ${(m.rest.model / Math.max(m.done, 1)).toFixed(1)}`,
     'peak RSS MB': m.rss.toFixed(0),
     'model p50 ms / max at once': `${ms(m.modelMs)} / ${m.maxInFlight}`,
     failed: m.failed === 0 ? '0' : `${m.failed} (${[...m.why].map(([k, n]) => `${k}: ${n}`).join(', ')})`,
   });
   console.table(results.map(row));
-  // Ours against Mastra's same mode in the same round; the median when there are several rounds.
-  const ratios = MODES.map((mode) => {
-    const pairs = range1(ROUNDS).map((round) => {
-      const pick = (mastra: boolean) => results.find((m) => m.round === round && m.mode === mode && m.server.startsWith('Mastra') === mastra);
-      return [pick(true), pick(false)] as const;
+  // Ours against the Mastra on the same storage, same mode, same round; the median when there are several rounds.
+  const ratios = SERVERS.flatMap((kind) => {
+    const peer = peerOf(kind);
+    if (!peer || !SERVERS.includes(peer)) return [];
+    return MODES.filter((mode) => mode !== 'burst').map((mode) => {
+      const pairs = range1(ROUNDS).map((round) => {
+        const pick = (k: ServerKind) => results.find((m) => m.round === round && m.mode === mode && m.kind === k);
+        return [pick(peer), pick(kind)] as const;
+      });
+      const ok = pairs.filter((p): p is readonly [Measured, Measured] => !!p[0] && !!p[1]);
+      const tput = ok.map(([m, o]) => rate(o) / rate(m));
+      const cpu = ok.map(([m, o]) => (cpuPerRun(o) + dbPerRun(o)) / (cpuPerRun(m) + dbPerRun(m)));
+      const list = (xs: number[]) => (xs.length ? `${median(xs).toFixed(2)}×${xs.length > 1 ? ` (${xs.map((x) => x.toFixed(2)).join(', ')})` : ''}` : '–');
+      return { comparison: `${kind} ${mode === 'wait' ? 'wait: true ÷ ' + peer + ' generate' : 'stream: true ÷ ' + peer + ' stream'}`, 'runs/s ratio': list(tput), 'CPU per run (app + db) ratio': list(cpu) };
     });
-    const ok = pairs.filter((p): p is readonly [Measured, Measured] => !!p[0] && !!p[1]);
-    const tput = ok.map(([m, o]) => rate(o) / rate(m));
-    const cpu = ok.map(([m, o]) => cpuPerRun(o) / cpuPerRun(m));
-    return {
-      comparison: mode === 'wait' ? 'ours wait: true ÷ Mastra generate' : 'ours stream: true ÷ Mastra stream',
-      'runs/s ratio': tput.length ? `${median(tput).toFixed(2)}×${tput.length > 1 ? ` (${tput.map((x) => x.toFixed(2)).join(', ')})` : ''}` : '–',
-      'CPU per run ratio': cpu.length ? `${median(cpu).toFixed(2)}×${cpu.length > 1 ? ` (${cpu.map((x) => x.toFixed(2)).join(', ')})` : ''}` : '–',
-    };
   });
   console.table(ratios);
-  console.log('runs/s ratio > 1: ours faster; CPU per run ratio < 1: ours cheaper. Target (issue 27): ours ≥ 1.3× Mastra\'s generate.');
+  console.log("runs/s ratio > 1: ours faster; CPU per run ratio < 1: ours cheaper. Target (issue 49): ours ≥ 1.3× the Mastra on the same storage.");
 }
 
 const range1 = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

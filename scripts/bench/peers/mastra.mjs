@@ -7,7 +7,8 @@
 // MODEL_WHOLE_URL, the same fake answering a non-streamed request whole after the same time (what
 // `agent.generate()` asks for: it calls the model without streaming). Memory: @mastra/memory on
 // Mastra's LibSQLStore (SQLite through libsql), in a file (MASTRA_DB_URL, e.g. file:/tmp/…/mastra.db)
-// or `:memory:`. No logger, no telemetry, no observability: the bare request path.
+// or `:memory:`; or, with MASTRA_PG_URL, on @mastra/pg's PostgresStore (its default pool) on that
+// PostgreSQL database. No logger, no telemetry, no observability: the bare request path.
 // Plain JavaScript run by node itself (no tsx), with its own node_modules (scripts/bench/peers).
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { serve } from '@hono/node-server';
@@ -16,9 +17,12 @@ import { Mastra } from '@mastra/core/mastra';
 import { MastraServer } from '@mastra/hono';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
+import { PostgresStore } from '@mastra/pg';
 import { Hono } from 'hono';
 
-const storage = new LibSQLStore({ id: 'bench-storage', url: process.env.MASTRA_DB_URL ?? ':memory:' });
+const storage = process.env.MASTRA_PG_URL
+  ? new PostgresStore({ id: 'bench-storage', connectionString: process.env.MASTRA_PG_URL })
+  : new LibSQLStore({ id: 'bench-storage', url: process.env.MASTRA_DB_URL ?? ':memory:' });
 const agent = (id, baseURL) =>
   new Agent({
     id,
