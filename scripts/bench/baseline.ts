@@ -34,7 +34,7 @@ const listAgents = async (key: Key) =>
   (
     await sql<Row[]>`
       select id, name, description, model, instructions, tools, temperature, max_steps, timeout_seconds,
-        max_total_tokens, approval_timeout_seconds, metadata, environment, created_at, updated_at from agents
+        max_total_tokens, approval_timeout_seconds, trace_content, output_schema, metadata, version, labels, environment, created_at, updated_at from agents
       where workspace_id = ${key.workspace_id} and environment = ${key.environment} and deleted_at is null
       order by id desc limit 21`
   ).map((r) => ({
@@ -49,7 +49,12 @@ const listAgents = async (key: Key) =>
     timeoutSeconds: r.timeout_seconds,
     maxTotalTokens: r.max_total_tokens,
     approvalTimeoutSeconds: r.approval_timeout_seconds,
+    traceContent: r.trace_content,
+    outputSchema: r.output_schema,
     metadata: r.metadata,
+    version: r.version,
+    // A label following the latest version (null) shows it.
+    labels: Object.fromEntries(Object.entries(r.labels as Record<string, number | null>).map(([label, v]) => [label, v ?? r.version])),
     environment: r.environment,
     createdAt: iso(r.created_at as Date),
     updatedAt: iso(r.updated_at as Date),
