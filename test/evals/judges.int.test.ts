@@ -34,9 +34,10 @@ function reply(body: ChatBody): string {
 
 before(async () => {
   fake = await startFakeOpenAI({ reply });
-  // Judges end after 6 s: long enough for a busy machine's judges that answer (a CI run once cut one
-  // at 2 s), short of the 10 s a "slow" answer of the fake takes between its chunks.
-  api = await startServer({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, EVAL_JUDGE_TIMEOUT_SECONDS: '6' } });
+  // Judges end after 15 s: long enough for a busy machine's judges that answer (CI runs cut one at
+  // 2 s, then at 6 s during a 1,000 s suite), short of the 30 s a "slow" answer of the fake takes
+  // (its four chunks 10 s apart).
+  api = await startServer({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, EVAL_JUDGE_TIMEOUT_SECONDS: '15' } });
   owner = await api.seed.key({ ...UNLIMITED, environment: 'live' });
 });
 after(async () => {
