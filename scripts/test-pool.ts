@@ -32,6 +32,26 @@ export interface JobResult {
   tests: number;
   /** CPU of the process and the children it waited for, ms (scripts/test-preload.mjs). */
   cpu?: number;
+  /** Each failed test's TAP lines (`not ok` and its diagnostics), repeated at the very end of the run. */
+  failures: string[];
+}
+
+/** The `not ok` entries of a TAP report with their YAML diagnostics, each cut to 40 lines. */
+export function tapFailures(text: string): string[] {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(\s*)not ok \d+/.exec(lines[i]!);
+    if (!m) continue;
+    const block = [lines[i]!.trim()];
+    for (let j = i + 1; j < lines.length && block.length < 40; j++) {
+      const l = lines[j]!;
+      if (!l.startsWith(`${m[1]}  `) || /^\s*(not )?ok \d+/.test(l)) break;
+      block.push(l.slice(m[1]!.length));
+    }
+    out.push(block.join('\n'));
+  }
+  return out;
 }
 
 export interface PoolOptions {
@@ -138,7 +158,9 @@ export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult
         const db = job.placement === 'unit' ? '' : ` on ${job.db === 'pglite' ? 'PGlite' : 'PostgreSQL'}`;
         console.log(`\n── ${jobName(job)}${db}: ${passed} passed, ${failed} failed, ${(ms / 1000).toFixed(1)} s ──\n${read(spec).trimEnd()}${output.trim() ? `\n${output.trimEnd()}` : ''}`);
         for (const f of [spec, tap, durations, `${durations}.out`, cpu]) fs.rmSync(f, { force: true });
-        resolve({ job, passed, failed, exitCode, ms, tests, cpu: usage ? usage.own + usage.children : undefined });
+        const failures = tapFailures(text);
+        if (failed > 0 && failures.length === 0) failures.push(`exit ${code ?? signal}: ${output.trim().split('\n').slice(-20).join('\n')}`);
+        resolve({ job, passed, failed, exitCode, ms, tests, cpu: usage ? usage.own + usage.children : undefined, failures });
       });
     });
   }

@@ -189,6 +189,11 @@ async function main() {
   const lingering = durations.filter((d) => d.ms - d.tests > 20_000);
   if (lingering.length) console.log('\nfiles that took 20 s or more beyond their tests (a timer or socket left open?):');
   for (const d of lingering) console.log(`  ${((d.ms - d.tests) / 1000).toFixed(1).padStart(6)} s  ${d.file} (${d.db})`);
+  // The failures again, last, where a log cut to its tail still shows them.
+  for (const r of results.filter((x) => x.failed > 0)) {
+    console.log(`\nFAILED in ${jobName(r.job)} (${r.job.placement === 'unit' ? 'unit' : r.job.db === 'pglite' ? 'PGlite' : 'PostgreSQL'}):`);
+    for (const f of r.failures) console.log(f.split('\n').map((l) => `  ${l}`).join('\n'));
+  }
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (failed > 0 || crashed || passed === 0) process.exitCode = 1;
