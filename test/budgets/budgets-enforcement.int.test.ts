@@ -258,7 +258,9 @@ describe('runs racing a budget', () => {
   const race = async (opts: { limit: number; latencyMs: number; runs: number; agent: Record<string, unknown>; input: (i: number) => string }) => {
     const key = await tenant();
     const agent = await createAgent(api, key.key, { model: PRICED, ...opts.agent });
-    const b = await budget(key, { target: { type: 'agent', id: agent }, limit: { tokens: opts.limit } });
+    // `total`: a race that crosses midnight UTC would otherwise count its calls in two days' periods
+    // (seen: spent 20,126 of the new day against 30,908 used by the runs, at 00:01 UTC).
+    const b = await budget(key, { target: { type: 'agent', id: agent }, limit: { tokens: opts.limit }, period: 'total' });
     fake.set({ latencyMs: opts.latencyMs });
     try {
       const answers = await Promise.all(Array.from({ length: opts.runs }, (_, i) => execute(api, key.key, agent, { input: opts.input(i) })));

@@ -48,7 +48,7 @@ describe('budgets on 2 web + 2 workers', { skip }, () => {
     const agent = await call<{ id: string }>(a, 'POST', '/v1/agents', { name: 'racer', model: PRICED, maxSteps: 10, tools: [tool('lookup'), tool('search'), tool('fetch')] });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
     const LIMIT = 8_000;
-    const budget = await call<{ id: string }>(b, 'POST', '/v1/budgets', { name: 'race', target: { type: 'workspace' }, limit: { tokens: LIMIT }, period: 'day', action: 'block' });
+    const budget = await call<{ id: string }>(b, 'POST', '/v1/budgets', { name: 'race', target: { type: 'workspace' }, limit: { tokens: LIMIT }, period: 'total', action: 'block' }); // never resets: a run across midnight UTC counts in one period
     assert.equal(budget.status, 201, JSON.stringify(budget.body));
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) => call<Execution>(i % 2 ? a : b, 'POST', `/v1/agents/${agent.body.id}/execute`, { input: `lookup and search and fetch order ${i}` })),
