@@ -209,6 +209,19 @@ export type RunEvent = RecordedEvent<ProgressEventType>;
 /** An event of a run with the sequence number its worker gave it. */
 export type SeqEvent = RunEvent & { seq: number };
 
+/** A running execution's events to write (`appendEvents`). */
+export interface Append {
+  id: string;
+  attempt: number;
+  events: SeqEvent[];
+  /** The reservation moves up to here. */
+  reserveTo: number;
+  /** What the run's participants join to it (spans that ended). */
+  parts: StatementPart[];
+  /** The last event already written: what the NOTIFY names when there are no events. */
+  written: number;
+}
+
 /**
  * Writes events of a running execution in one statement (with their sequence numbers, then one
  * NOTIFY), moving the reservation up to `reserveTo`, with what the run's participants join to it
@@ -217,23 +230,36 @@ export type SeqEvent = RunEvent & { seq: number };
  * owns the run: no event is written.
  */
 export async function appendEvents(db: Db, id: string, attempt: number, events: SeqEvent[], reserveTo: number, parts: StatementPart[] = [], written = 0): Promise<boolean> {
-  const extra = parts.flatMap((p) => p.writes ?? []);
-  const rows = await queryRows<{ last: number }>(
+  return (await appendEventsOf(db, [{ id, attempt, events, reserveTo, parts, written }])).has(id);
+}
+
+/**
+ * `appendEvents` for several running executions in one statement (appender.ts gathers them): each
+ * run's events, reservation, parts and NOTIFY as if written alone. Returns the ids whose attempt
+ * still owns its run (the others wrote no event). Each id at most once.
+ */
+export async function appendEventsOf(db: Db, batch: Append[]): Promise<Set<string>> {
+  const extra = batch.flatMap((b) => b.parts.flatMap((p) => p.writes ?? []));
+  const rows = await queryRows<{ id: string }>(
     db,
-    sql`with s as (
-      update executions set event_seq = greatest(event_seq, ${reserveTo}::int)
-      where id = ${id} and status = 'running' and attempt = ${attempt}::int
-      returning id
+    sql`with b as (
+      select * from json_to_recordset(${JSON.stringify(batch.map((b) => ({ id: b.id, attempt: b.attempt, reserve_to: b.reserveTo, written: b.written, events: b.events })))}::json)
+        as b(id text, attempt int, reserve_to int, written int, events json)
+    ), s as (
+      update executions e set event_seq = greatest(e.event_seq, b.reserve_to)
+      from b where e.id = b.id and e.status = 'running' and e.attempt = b.attempt
+      returning e.id
     ), ins as (
       insert into execution_events (execution_id, seq, type, data)
-      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data'
-      from s, json_array_elements(${JSON.stringify(events)}::json) as e(value)
-      returning seq
+      select b.id, (ev.value->>'seq')::int, ev.value->>'type', ev.value->'data'
+      from b join s on s.id = b.id, json_array_elements(b.events) as ev(value)
+      returning execution_id, seq
     )${sql.join(extra.map((w, i) => sql`, ${sql.raw(`x${i}`)} as (${w})`), sql``)}
-    select last, ${notifyCall(CHANNELS.executionEvents, sql`${id} || ':' || last`)}
-    from s, (select coalesce(max(seq), ${written}::int) as last from ins) i`,
+    select s.id, ${notifyCall(CHANNELS.executionEvents, sql`s.id || ':' || coalesce(i.last, b.written)`)}
+    from s join b on b.id = s.id
+    left join (select execution_id, max(seq) as last from ins group by execution_id) i on i.execution_id = s.id`,
   );
-  return rows.length > 0;
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface Outcome {

@@ -3,9 +3,10 @@ import { terminalEventType } from './events';
 import { eventJson, type Live, type LiveEvent, type LocalRun } from './live';
 import { isFinal, PAUSED_STATUS } from '../vocabulary/statuses';
 import { pauseEvent } from './pause';
-import { appendEvents, executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
+import { executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, type RunTail, type SeqEvent } from './lifecycle';
 import type { StatementPart } from '../vocabulary/participants';
 import { committed } from './participants';
+import { appendBatched } from './appender';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the
@@ -108,7 +109,7 @@ export class RunLog implements LocalRun {
       const reserveTo = last + RESERVE;
       // Nothing at all to write (`always`): the row still takes a no-op update, whose signal wakes the reader.
       this.chain = this.chain.then(async () => {
-        if (!(await appendEvents(this.db, this.row.id, this.row.attempt, batch, Math.max(reserveTo, this.reserved), parts, this.written))) return this.lost();
+        if (!(await appendBatched(this.db, { id: this.row.id, attempt: this.row.attempt, events: batch, reserveTo: Math.max(reserveTo, this.reserved), parts, written: this.written }))) return this.lost();
         committed(parts);
         this.reserved = Math.max(this.reserved, reserveTo);
         this.written = Math.max(this.written, last);
