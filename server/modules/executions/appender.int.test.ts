@@ -11,6 +11,7 @@ import { startExecution } from './service';
 import { claimQueued, startedSeq, type ExecutionRow } from './lifecycle';
 import { appendBatched } from './appender';
 import { recordedEvent } from './events';
+import { eventJson, PAGE, readEventsOf } from './live';
 
 // The runs of a process write their events in one statement (appender.ts), on the real database
 // (PGlite or PostgreSQL, as TEST_DB says): each run's events, reservation and signal as if it
@@ -79,5 +80,24 @@ describe('events of several runs written together', () => {
     assert.equal(failed.status, 'rejected');
     assert.deepEqual(await stored(a!.id), [`${startedSeq(a!)} execution.started`, `${startedSeq(a!) + 1} text.delta`]);
     assert.deepEqual(await stored(b!.id), [`${startedSeq(b!)} execution.started`], 'nothing of the failed write');
+  });
+});
+
+describe('events of several runs read together (live.ts readEventsOf)', () => {
+  it('reads each run’s events after its own position, each page bounded as if read alone', async () => {
+    const [a, b, c] = await running(3);
+    const write = (row: ExecutionRow, n: number) => appendBatched(db(), { id: row.id, attempt: row.attempt, events: deltas(row, n), reserveTo: row.eventSeq + n, parts: [], written: startedSeq(row) });
+    assert.deepEqual(await Promise.all([write(a!, 3), write(b!, PAGE + 2), write(c!, 1)]), [true, true, true]);
+    const rows = await readEventsOf(db(), [
+      { id: a!.id, after: startedSeq(a!) + 1 },
+      { id: b!.id, after: startedSeq(b!) },
+      { id: c!.id, after: startedSeq(c!) + 1 },
+    ]);
+    const of = (row: ExecutionRow) => rows.filter((r) => r.executionId === row.id);
+    assert.deepEqual(of(a!).map((r) => r.seq), [startedSeq(a!) + 2, startedSeq(a!) + 3]);
+    assert.equal(of(a!)[0]!.json, eventJson(recordedEvent('text.delta', { step: 0, delta: 't1' })), 'the same text a stream of the run in place sends');
+    assert.equal(of(b!).length, PAGE, 'a page at most');
+    assert.deepEqual(of(b!).slice(0, 2).map((r) => r.seq), [startedSeq(b!) + 1, startedSeq(b!) + 2]);
+    assert.deepEqual(of(c!), [], 'nothing after its position');
   });
 });

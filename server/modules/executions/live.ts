@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { queryRows } from '../../../db/rows';
+import { intArray, queryRows, textArray } from '../../../db/rows';
 import { CHANNELS, notify, type Bus } from '../../platform/notify';
 import { log } from '../../platform/log';
 import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } from './events';
@@ -23,6 +23,8 @@ export const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 const WINDOW_BYTES = 512 * 1024;
 /** Events read from the database at once. */
 export const PAGE = 500;
+/** Remote tails read in one statement. */
+const READ_BATCH = 100;
 
 export interface LiveEvent {
   seq: number;
@@ -165,6 +167,26 @@ export async function readEvents(db: Db, executionId: string, seq: number, opts:
   );
 }
 
+/**
+ * `readEvents` (whole) of several executions in one statement, each after its own `after`:
+ * each one's page as if read alone. Rows in order of execution and sequence number.
+ */
+export async function readEventsOf(db: Db, tails: { id: string; after: number }[]): Promise<(StoredEvent & { executionId: string })[]> {
+  return queryRows<StoredEvent & { executionId: string }>(
+    db,
+    sql`select t.id as "executionId", p.seq, p.type, p.length, p.json
+        from unnest(${textArray(tails.map((t) => t.id))}, ${intArray(tails.map((t) => t.after))}) as t(id, after)
+        cross join lateral (
+          select seq, type, length, ${JSON_TEXT} as json from (
+            select seq, type, data, length, sum(length) over (order by seq) as upto from (
+              select seq, type, data, length(data::text)::int as length from execution_events
+              where execution_id = t.id and seq > t.after
+              order by seq limit ${PAGE}) e) q
+          where upto - length < ${PAGE_CHARS}) p
+        order by t.id, p.seq`,
+  );
+}
+
 /** Characters [from, from + PIECE_CHARS) of a stored event's data (its JSON text). */
 export async function readPiece(db: Db, executionId: string, seq: number, from: number): Promise<string> {
   const [row] = await queryRows<{ piece: string }>(
@@ -198,8 +220,9 @@ export class Live {
   private finals = new Map<string, Set<() => void>>();
   /** Readers waiting for a run's next write (`catchUp`). */
   private writes = new Map<string, Set<() => void>>();
-  private reading = new Map<string, Promise<void>>();
-  private again = new Set<string>();
+  /** Remote tails to read from the database, all in the next statement (`readAll`). */
+  private toRead = new Set<Tail>();
+  private readingNow = false;
   private offs: (() => void)[] = [];
 
   constructor(
@@ -332,29 +355,58 @@ export class Live {
     void this.db.execute(followSignal(tail.id)).catch((err: unknown) => log.warn({ err, executionId: tail.id }, 'follow signal failed'));
   }
 
-  /** One database read at a time per remote tail; a signal during a read makes one more. */
+  /**
+   * Reads a remote tail's new events. The tails signalled while a read is under way are read
+   * together when it ends, in one statement (one in flight per process): at 200 streams of runs
+   * elsewhere, one read per write of the worker's (appender.ts), not one per run. A tail
+   * signalled during the read that holds it is read once more.
+   */
   private read(tail: Tail): void {
     if (tail.final || tail.local) return;
-    if (this.reading.has(tail.id)) {
-      this.again.add(tail.id);
-      return;
-    }
-    const p = (async () => {
-      try {
-        for (;;) {
-          this.again.delete(tail.id);
-          const events = await readEvents(this.db, tail.id, tail.hi);
-          if (tail.local) return; // the run moved into this process meanwhile: it feeds the tail now
-          tail.append(events.map((e) => ({ seq: e.seq, type: e.type, json: e.json! })));
-          if (events.length < PAGE && !this.again.has(tail.id)) return;
+    this.toRead.add(tail);
+    if (this.readingNow) return;
+    this.readingNow = true;
+    setImmediate(() => void this.readAll());
+  }
+
+  private async readAll(): Promise<void> {
+    try {
+      while (this.toRead.size > 0) {
+        const tails = [...this.toRead].slice(0, READ_BATCH);
+        for (const t of tails) this.toRead.delete(t);
+        const reading = tails.filter((t) => !t.final && !t.local);
+        if (reading.length === 0) continue;
+        let rows: (StoredEvent & { executionId: string })[];
+        try {
+          rows = await readEventsOf(
+            this.db,
+            reading.map((t) => ({ id: t.id, after: t.hi })),
+          );
+        } catch (err) {
+          log.warn({ err, executions: reading.length }, 'reading execution events failed');
+          continue;
         }
-      } catch (err) {
-        log.warn({ err, executionId: tail.id }, 'reading execution events failed');
-      } finally {
-        this.reading.delete(tail.id);
+        const byId = new Map<string, LiveEvent[]>();
+        for (const r of rows) {
+          let list = byId.get(r.executionId);
+          if (!list) byId.set(r.executionId, (list = []));
+          list.push({ seq: r.seq, type: r.type, json: r.json! });
+        }
+        for (const t of reading) {
+          if (t.local) continue; // the run moved into this process meanwhile: it feeds the tail now
+          const events = byId.get(t.id) ?? [];
+          t.append(events);
+          // A full page: there is more.
+          if (events.length >= PAGE) this.toRead.add(t);
+        }
       }
-    })();
-    this.reading.set(tail.id, p);
+    } finally {
+      this.readingNow = false;
+      if (this.toRead.size > 0) {
+        this.readingNow = true;
+        setImmediate(() => void this.readAll());
+      }
+    }
   }
 
   close(): void {
