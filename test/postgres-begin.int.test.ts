@@ -18,7 +18,8 @@ describe('postgres.js: a transaction whose BEGIN fills the pipeline', { skip: DB
   let sql: postgres.Sql;
   before(async () => {
     made = await createTestDatabase({ empty: true });
-    sql = postgres(made.url, { max: 2, max_pipeline: 0, onnotice: () => {} });
+    // `max_pipeline` is a connection option postgres.js reads but its types leave out.
+    sql = postgres(made.url, { max: 2, max_pipeline: 0, onnotice: () => {} } as postgres.Options<Record<string, never>>);
   });
   after(async () => {
     await sql?.end({ timeout: 5 });
