@@ -51,6 +51,8 @@ describe('events of several runs written together', () => {
     const ask = (row: ExecutionRow, n: number, attempt = row.attempt) =>
       appendBatched(db(), { id: row.id, attempt, events: deltas(row, n), reserveTo: row.eventSeq + 50, parts: [], written: startedSeq(row) });
     const ofC = () => signals.filter((x) => x.startsWith(`${c!.id}:`)).length;
+    // The claim's `execution.started` signals arrive on their own time: counted once they have.
+    await until('the started signals', () => [a!, b!, c!].every((r) => signals.includes(`${r.id}:${startedSeq(r)}`)));
     const cBefore = ofC();
     // Asked in the same turn: one statement (a lost run among them).
     const owned = await Promise.all([ask(a!, 2), ask(b!, 3), ask(c!, 1, c!.attempt + 1)]);
