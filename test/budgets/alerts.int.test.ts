@@ -4,7 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { BudgetView } from '../../server/modules/budgets/service';
 import { expectStatus } from '../expect';
-import { startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { DB_KIND, startServer, UNLIMITED, type SeededKey, type TestServer } from '../harness';
+import { transaction } from '../../db/transaction';
+import { eventually } from '../eventually';
 
 // The alerts the minute's sweeps send (docs/budgets.md, "Alerts"): `budget.reset` when a period
 // starts after an exceeded one, alerts a charge crossed but did not send, and `key.usage_spike`
@@ -97,6 +99,33 @@ describe('budget sweeps', () => {
     const exceeded = await events(key, 'budget.exceeded');
     assert.equal(exceeded.length, 1);
     assert.equal(exceeded[0]!.data.object.status, 'exceeded');
+  });
+});
+
+// Found in a CI run of budgets-scale.int.test.ts: a reservation (reserve.ts) held its budget's row
+// `for update` and waited for the ledger row, which an alert's transaction (alerts.ts
+// `sendAlerts`) had updated once; that transaction's second update of the row checks its foreign
+// key (the row is its own new version), a key-share lock on the budget, and waited for the
+// reservation: PostgreSQL's deadlock detector failed the run ("The model call failed unexpectedly").
+describe('a reservation beside an alert transaction', { skip: DB_KIND !== 'postgres' && 'two connections: PostgreSQL only' }, () => {
+  it('does not deadlock: the reservation waits for the alert and is refused after it', async () => {
+    const { reserveCall } = await import('../../server/modules/budgets/reserve');
+    const key = await api.seed.key({ ...UNLIMITED });
+    const b = await budget(key, { period: 'total', alertAt: [50] });
+    await api.query(sql`update budget_spend set tokens = 99 where budget_id = ${b.id}`);
+    const scope = { workspaceId: key.workspace.id, environment: key.environment, agentId: 'agt_none', keyId: key.id };
+    let reserving: Promise<unknown> | undefined;
+    await transaction(api.db, async (tx) => {
+      // What sendAlerts does: one update of the ledger row (the threshold), then another (exceeded).
+      await tx.execute(sql`update budget_spend set alerted = alerted || 50 where budget_id = ${b.id}`);
+      reserving = reserveCall(api.db, scope, { executionId: 'exe_none', model: 'sandbox/echo', inputTokens: 10, expiresAt: new Date(Date.now() + 60_000) });
+      reserving.catch(() => {});
+      // The reservation holds the budget's row and waits for the ledger row.
+      await eventually('the reservation waits', async () => (await api.query<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into budget_spend%'`))[0]!.n, (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
+      await tx.execute(sql`update budget_spend set exceeded_at = now() where budget_id = ${b.id} and exceeded_at is null`);
+    });
+    assert.equal(((await reserving) as { kind: string }).kind, 'refused', 'what is left cannot hold the call');
+    assert.ok((await api.query<{ exceeded: boolean }>(sql`select exceeded_at is not null as exceeded from budget_spend where budget_id = ${b.id}`))[0]!.exceeded);
   });
 });
 

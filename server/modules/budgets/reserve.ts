@@ -60,7 +60,10 @@ interface Room {
  */
 export async function reserveCall(db: Db, run: RunScope, ask: CallAsk, prices: PriceTable = env.MODEL_PRICES as PriceTable): Promise<Reservation> {
   return transaction(db, async (tx) => {
-    const locked = await queryRows<{ id: string }>(tx, sql`select b.id from budgets b where ${matching(run)} and b.action = 'block' order by b.id for update`);
+    // `no key update`: reservations wait for each other, while the foreign-key checks of ledger
+    // writes (a key-share lock on the budget) do not wait for a reservation, which may itself wait
+    // for their ledger row (a deadlock: test/budgets/alerts.int.test.ts).
+    const locked = await queryRows<{ id: string }>(tx, sql`select b.id from budgets b where ${matching(run)} and b.action = 'block' order by b.id for no key update`);
     if (locked.length === 0) return { kind: 'reserved', maxOutputTokens: null };
     // A statement of its own after the lock: it reads what the calls that held the lock before committed.
     const rooms = await queryRows<Room>(
