@@ -49,6 +49,9 @@ export function tapFailures(text: string): string[] {
       if (!l.startsWith(`${m[1]}  `) || /^\s*(not )?ok \d+/.test(l)) break;
       block.push(l.slice(m[1]!.length));
     }
+    // The test's diagnostics follow its block at its own indentation (test/processes.ts: its processes' warnings).
+    let k = lines.findIndex((l, j) => j > i && !l.startsWith(`${m[1]}  `));
+    for (; k > 0 && k < lines.length && lines[k]!.startsWith(`${m[1]}# `) && !lines[k]!.startsWith(`${m[1]}# Subtest`); k++) block.push(lines[k]!.slice(m[1]!.length));
     out.push(block.join('\n'));
   }
   return out;

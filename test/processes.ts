@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { afterEach } from 'node:test';
 
 // Real server processes and CLI runs for the tests that need more than one process, signals, or
 // the logs on stdout. Servers and workers run the way `npm start` and `npm run worker` run them:
@@ -31,6 +32,30 @@ export interface Proc {
 
 const children: ChildProcess[] = [];
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+/** The processes started and not stopped (a crashed one stays): their logs explain a failed test. */
+const watched = new Set<Proc>();
+/** The last lines a failed test's diagnostics carry. */
+const LOG_LINES = 20;
+
+// Under the test runner (not the bench, which starts processes too): a failed test's diagnostics
+// carry the warnings and errors its processes logged, the last LOG_LINES of them. npm test repeats
+// a failure's diagnostics at its end (scripts/test-pool.ts `tapFailures`), where a CI log's tail
+// shows them: a run that failed in a worker says why.
+if (process.execArgv.some((a) => a === '--test' || a.startsWith('--test-reporter'))) {
+  afterEach((t) => {
+    if ((t as { passed?: boolean }).passed !== false) return; // Node 24 has it; @types/node's TestContext not yet
+    const lines = [...watched].flatMap((p, i) => p.output.split('\n').filter(worthShowing).map((l) => `process ${i + 1}: ${l.slice(0, 600)}`));
+    for (const l of lines.slice(-LOG_LINES)) t.diagnostic(l);
+  });
+}
+
+/** A log line at `warn` or above (pino's levels 40–60), or a line that is not a log line (a crash's stack). */
+function worthShowing(line: string): boolean {
+  if (line.trim() === '') return false;
+  const level = /^\{"level":(\d+)/.exec(line);
+  return level ? Number(level[1]) >= 40 : !line.startsWith('{');
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -71,6 +96,7 @@ export async function startProcess(env: ChildEnv): Promise<Proc> {
   const proc: Proc = { child, url: `http://127.0.0.1:${port}`, output: '', logsInfo: ['info', 'debug', 'trace'].includes(level) };
   child.stdout?.on('data', (c: Buffer) => (proc.output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (proc.output += c.toString()));
+  watched.add(proc);
   return proc;
 }
 
@@ -94,6 +120,7 @@ export async function waitReady(proc: Proc, timeoutMs = 60_000): Promise<void> {
 /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed). */
 export async function stop(proc: Proc | undefined): Promise<number | null> {
   if (!proc) return null;
+  watched.delete(proc);
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return proc.child.exitCode;
   const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
   proc.child.kill('SIGTERM');
@@ -129,6 +156,7 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 60_00
   });
   children.push(child);
   const proc: Proc = { child, url: '', output: '' };
+  watched.add(proc);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
