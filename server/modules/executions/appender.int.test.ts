@@ -83,6 +83,24 @@ describe('events of several runs written together', () => {
     assert.deepEqual(await stored(a!.id), [`${startedSeq(a!)} execution.started`, `${startedSeq(a!) + 1} text.delta`]);
     assert.deepEqual(await stored(b!.id), [`${startedSeq(b!)} execution.started`], 'nothing of the failed write');
   });
+
+  it('a small write waits for one statement at most, not for every large one asked before it', async () => {
+    const rows = await running(5);
+    const small = rows.at(-1)!;
+    const done: string[] = [];
+    // Four runs write 600 KB each (3 events of 200 KB), then one run writes one small event, all in one turn.
+    const big = 'x'.repeat(200 * 1024);
+    const write = (row: ExecutionRow, delta: string, n: number) =>
+      appendBatched(
+        db(),
+        { id: row.id, attempt: row.attempt, events: Array.from({ length: n }, (_, i) => ({ seq: startedSeq(row) + 1 + i, ...recordedEvent('text.delta', { step: 0, delta }) })), reserveTo: row.eventSeq + n, parts: [], written: startedSeq(row) },
+        n * (delta.length + 64),
+      ).then((owned) => (done.push(row === small ? 'small' : 'large'), owned));
+    const owned = await Promise.all([...rows.slice(0, 4).map((r) => write(r, big, 3)), write(small, 'hi', 1)]);
+    assert.deepEqual(owned, [true, true, true, true, true]);
+    assert.deepEqual(done, ['large', 'small', 'large', 'large', 'large'], 'the small write went in the first statement, with the oldest large one');
+    for (const r of rows.slice(0, 4)) assert.equal((await stored(r.id)).length, 4, 'every large write is written');
+  });
 });
 
 describe('events of several runs read together (live.ts readEventsOf)', () => {

@@ -101,6 +101,7 @@ export class RunLog implements LocalRun {
     this.timer = null;
     if (this.drained) return this.chain;
     const batch = this.pending;
+    const bytes = this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
     const parts = this.progress();
@@ -109,7 +110,7 @@ export class RunLog implements LocalRun {
       const reserveTo = last + RESERVE;
       // Nothing at all to write (`always`): the row still takes a no-op update, whose signal wakes the reader.
       this.chain = this.chain.then(async () => {
-        if (!(await appendBatched(this.db, { id: this.row.id, attempt: this.row.attempt, events: batch, reserveTo: Math.max(reserveTo, this.reserved), parts, written: this.written }))) return this.lost();
+        if (!(await appendBatched(this.db, { id: this.row.id, attempt: this.row.attempt, events: batch, reserveTo: Math.max(reserveTo, this.reserved), parts, written: this.written }, bytes))) return this.lost();
         committed(parts);
         this.reserved = Math.max(this.reserved, reserveTo);
         this.written = Math.max(this.written, last);
