@@ -16,10 +16,10 @@
 //   `clients` (model clients' CPU per streamed call, no database) runs only when named: BENCH_PARTS=clients
 //   `peers` (Mastra and this service at a hosted model's pace, in the same run) only when named: BENCH_PARTS=peers
 import autocannon from 'autocannon';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { fork, type ChildProcess } from 'node:child_process';
 import postgres from 'postgres';
-import { redisPid, sample, storePids, used } from './bench/cpu';
+import { sample, storePids, used } from './bench/cpu';
+import { freshSetup, type Setup } from './bench/setup';
 import { benchApprovals } from './bench/approvals';
 import { benchBudgets } from './bench/budgets';
 import { benchAudit } from './bench/audit';
@@ -136,13 +136,6 @@ async function seedAgents(origin: string, key: string) {
   }
 }
 
-interface Setup {
-  env: NodeJS.ProcessEnv;
-  key: string;
-  admin: postgres.Sql;
-  dbName: string;
-  redis: number | undefined;
-}
 
 /** The list part: the baseline and the app in each topology of BENCH_STORES, on both lists. */
 async function benchLists({ env, key, admin, dbName, redis }: Setup) {
@@ -216,45 +209,10 @@ async function main() {
   const { ensureServerBundle } = await import('../server/processes/server-bundle.js');
   const { sourceFingerprint } = await import('../server/processes/source-fingerprint.js');
   await ensureServerBundle({ fingerprint: sourceFingerprint() });
-  const dbName = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  const databaseUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  const { drop, ...setup } = await freshSetup(admin, ADMIN_URL, REDIS_URL);
+  const { env } = setup;
   try {
-    const env = {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production' as const,
-      DASHBOARD: 'false',
-      HOST: '127.0.0.1',
-      RUN_WORKERS: 'false',
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      REDIS_URL: '',
-      // Every client of the bench connects from 127.0.0.1 (up to 1,000 streams and 200 clients at
-      // once): the per-address cap (docs/security.md, "Connections per address") is off, so the
-      // scenarios measure the service, not the cap.
-      MAX_CONNECTIONS_PER_ADDRESS: '0',
-    };
-    const cli = (args: string[]) =>
-      new Promise<string>((resolve, reject) => {
-        const p = spawn(process.execPath, ['server/processes/launch.js', 'admin', ...args], {
-          env,
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        p.stdout.on('data', (d: Buffer) => (out += d));
-        p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`admin ${args[0]} failed`))));
-      });
-    const email = 'bench@example.com';
-    await cli(['create-user', '--email', email, '--password', 'bench-password']);
-    // Enterprise: a per-minute limit the load never reaches, no daily cap, and as many executions at
-    // once as the load makes (see docs/benchmark.md).
-    await cli(['set-plan', '--email', email, '--plan', 'enterprise', '--rpm', '100000000', '--concurrency', '10000']);
-    const key = await cli(['create-key', '--email', email, '--env', 'live', '--scopes', 'all', '--name', 'bench']);
-    for (let i = 0; i < 24; i++) await cli(['create-key', '--email', email, '--env', 'live', '--name', `filler ${i}`]);
-    const setup: Setup = { env, key, admin, dbName, redis: await redisPid(REDIS_URL) };
 
     if (PARTS.includes('list')) await benchLists(setup);
     if (PARTS.includes('executions')) await benchExecutions({ ...setup, redisUrl: REDIS_URL });
@@ -263,14 +221,14 @@ async function main() {
     if (PARTS.includes('noisy')) await benchNoisy({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('usage')) await benchUsage({ ...setup, redisUrl: REDIS_URL }, ADMIN_URL);
     if (PARTS.includes('schedules')) await benchSchedules({ ...setup, redisUrl: REDIS_URL });
-    if (PARTS.includes('peers')) await benchPeers({ ...setup, redisUrl: REDIS_URL });
+    if (PARTS.includes('peers')) await benchPeers({ ...setup, redisUrl: REDIS_URL }, () => freshSetup(admin, ADMIN_URL, REDIS_URL));
     if (PARTS.includes('approvals')) await benchApprovals({ env, redisUrl: REDIS_URL });
     if (PARTS.includes('budgets')) await benchBudgets({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('audit')) await benchAudit({ env });
     if (PARTS.includes('traces')) await benchTraces({ ...setup, redisUrl: REDIS_URL });
     if (PARTS.includes('evals')) await benchEvals({ ...setup, redisUrl: REDIS_URL });
   } finally {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await drop();
     await admin.end();
   }
 }

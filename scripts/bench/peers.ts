@@ -11,7 +11,8 @@
 //   - this service, embedded (PGlite in the process, hosted.ts's startApp): `wait: true` and
 //     `stream: true` executions;
 //   - Mastra on @mastra/pg's PostgresStore (a database of its own, dropped after), and this service
-//     on PostgreSQL + Redis as one process and as 2 web + 1 worker processes (BENCH_PEERS_SERVERS);
+//     on PostgreSQL + Redis as one process and as 2 web + 1 worker processes (BENCH_PEERS_SERVERS),
+//     each on a database of its own too;
 //   - mode `burst`: every client starts one stream at the same moment, BENCH_PEERS_BURSTS (3) times.
 // Each server process runs in a process group of its own; CPU per run = Δ(utime + stime) of every
 // process of those groups ÷ the runs that succeeded (app), plus its PostgreSQL backends' and Redis's
@@ -347,7 +348,11 @@ function setupLine(loadAtStart: number[], servers: Map<ServerKind, string>): str
 /** Ours is compared with the Mastra on the same kind of storage. */
 const peerOf = (kind: ServerKind): ServerKind | null => (kind === 'ours' ? 'mastra' : kind === 'ours-pg' || kind === 'ours-pg-split' ? 'mastra-pg' : null);
 
-export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
+/**
+ * `fresh`: a database of its own for each server of ours on PostgreSQL (setup.ts), as Mastra gets
+ * one: a server measured after another started on the runs and queued work that one left.
+ */
+export async function benchPeers(setup: ExecutionsSetup, fresh: () => Promise<Omit<ExecutionsSetup, 'redisUrl'> & { drop: () => Promise<void> }>): Promise<void> {
   ensureInstalled();
   const loadAtStart = os.loadavg();
   const model = await startFakeModel();
@@ -357,6 +362,15 @@ export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
   const whole = await startFakeModel({ ...process.env, BENCH_FIRST_TOKEN_MS: String(wholeMs) });
   const results: Measured[] = [];
   const dbs = new Map<ServerKind, string>();
+  const onFresh = async (topology: 'pg' | 'pg-split') => {
+    const { drop, ...own } = await fresh();
+    try {
+      return { server: await startOurs({ ...own, redisUrl: setup.redisUrl }, model.url, topology), after: drop };
+    } catch (err) {
+      await drop();
+      throw err;
+    }
+  };
   const starters: Record<ServerKind, (dataDir: string) => Promise<{ server: Server; after?: () => Promise<void> }>> = {
     mastra: async (dataDir) => ({ server: await startMastra(model.url, whole.url, dataDir) }),
     'mastra-pg': async (dataDir) => {
@@ -372,8 +386,8 @@ export async function benchPeers(setup: ExecutionsSetup): Promise<void> {
       }
     },
     ours: async () => ({ server: await startOurs(setup, model.url, 'pglite') }),
-    'ours-pg': async () => ({ server: await startOurs(setup, model.url, 'pg') }),
-    'ours-pg-split': async () => ({ server: await startOurs(setup, model.url, 'pg-split') }),
+    'ours-pg': () => onFresh('pg'),
+    'ours-pg-split': () => onFresh('pg-split'),
   };
   try {
     for (let round = 1; round <= ROUNDS; round++) {
