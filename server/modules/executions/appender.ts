@@ -1,13 +1,14 @@
 import type { Db } from '../../../db/client';
+import { batches } from '../../platform/batches';
 import { appendEventsOf, type Append } from './lifecycle';
 
 // The runs of a process write their events together (docs/executions.md, "Streams"). A run that
 // someone follows from another process writes what it recorded every EAGER_MS (recorder.ts): at
 // 200 such runs that was ~5,000 statements a second, each with its round trip, its NOTIFY and
 // its share of the pool. Here every write asked for while one is under way waits for it, and
-// then all of them go as one statement (`appendEventsOf`): one in flight per database and
-// process, the next batch forming meanwhile, within MAX_BATCH runs and MAX_BATCH_BYTES (`take`). A run's own writes stay in order (its recorder
-// chains them). A batch that fails is tried again run by run, so that one run's bad write (a
+// then they go as one statement (`appendEventsOf`): one in flight per database and process,
+// the next batch forming meanwhile, within MAX_BATCH runs and MAX_BATCH_BYTES (`take`). A
+// run's own writes stay in order (its recorder chains them). A batch that fails is tried again run by run, so that one run's bad write (a
 // participant's part) fails that run alone, as when each wrote its own.
 
 /** At most this many runs in one statement. */
@@ -24,7 +25,10 @@ interface Waiting {
 
 class Appender {
   private queue: Waiting[] = [];
-  private busy = false;
+  private readonly kick = batches(
+    () => this.queue.length > 0,
+    () => this.writeBatch(),
+  );
 
   constructor(private readonly db: Db) {}
 
@@ -32,35 +36,21 @@ class Appender {
   append(item: Append, bytes: number): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ item, bytes, resolve, reject });
-      if (!this.busy) {
-        this.busy = true;
-        // After this turn's microtasks: the writes asked for in the same turn go together.
-        setImmediate(() => void this.drain());
-      }
+      this.kick();
     });
   }
 
-  private async drain(): Promise<void> {
+  private async writeBatch(): Promise<void> {
+    const batch = this.take();
     try {
-      while (this.queue.length > 0) {
-        const batch = this.take();
-        try {
-          const owned = await appendEventsOf(
-            this.db,
-            batch.map((w) => w.item),
-          );
-          for (const w of batch) w.resolve(owned.has(w.item.id));
-        } catch (err) {
-          if (batch.length === 1) batch[0]!.reject(err);
-          else await Promise.all(batch.map((w) => appendEventsOf(this.db, [w.item]).then((owned) => w.resolve(owned.has(w.item.id)), w.reject)));
-        }
-      }
-    } finally {
-      this.busy = false;
-      if (this.queue.length > 0) {
-        this.busy = true;
-        setImmediate(() => void this.drain());
-      }
+      const owned = await appendEventsOf(
+        this.db,
+        batch.map((w) => w.item),
+      );
+      for (const w of batch) w.resolve(owned.has(w.item.id));
+    } catch (err) {
+      if (batch.length === 1) batch[0]!.reject(err);
+      else await Promise.all(batch.map((w) => appendEventsOf(this.db, [w.item]).then((owned) => w.resolve(owned.has(w.item.id)), w.reject)));
     }
   }
 

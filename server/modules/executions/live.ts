@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { intArray, queryRows, textArray } from '../../../db/rows';
 import { CHANNELS, notify, type Bus } from '../../platform/notify';
 import { log } from '../../platform/log';
+import { batches } from '../../platform/batches';
 import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } from './events';
 
 // The live events of executions, once per process (docs/executions.md, "Streams"). A stream
@@ -153,19 +154,23 @@ export interface StoredEvent {
  * streams); otherwise events over PIECE_CHARS come as their length only (`readPiece`).
  */
 export async function readEvents(db: Db, executionId: string, seq: number, opts: { below?: number; whole?: boolean } = {}): Promise<StoredEvent[]> {
-  const below = opts.below ?? 2_147_483_647;
   const whole = opts.whole ?? true;
   return queryRows<StoredEvent>(
     db,
-    sql`select seq, type, length, case when ${whole} or length <= ${PIECE_CHARS} then ${JSON_TEXT} end as json from (
-          select seq, type, data, length, sum(length) over (order by seq) as upto from (
-            select seq, type, data, length(data::text)::int as length from execution_events
-            where execution_id = ${executionId} and seq > ${seq} and seq < ${below}
-            order by seq limit ${PAGE}) e) p
-        where upto - length < ${PAGE_CHARS}
+    sql`select seq, type, length, case when ${whole} or length <= ${PIECE_CHARS} then ${JSON_TEXT} end as json
+        from (${pageOf(sql`${executionId}`, sql`${seq}`, sql`${opts.below ?? 2_147_483_647}`)}) p
         order by seq`,
   );
 }
+
+/** One execution's page of events after `after` and before `below`: at most PAGE rows and about PAGE_CHARS characters (always one). */
+const pageOf = (executionId: SQL, after: SQL, below: SQL) =>
+  sql`select seq, type, data, length from (
+        select seq, type, data, length, sum(length) over (order by seq) as upto from (
+          select seq, type, data, length(data::text)::int as length from execution_events
+          where execution_id = ${executionId} and seq > ${after} and seq < ${below}
+          order by seq limit ${PAGE}) e) q
+      where upto - length < ${PAGE_CHARS}`;
 
 /**
  * `readEvents` (whole) of several executions in one statement, each after its own `after`:
@@ -176,13 +181,7 @@ export async function readEventsOf(db: Db, tails: { id: string; after: number }[
     db,
     sql`select t.id as "executionId", p.seq, p.type, p.length, p.json
         from unnest(${textArray(tails.map((t) => t.id))}, ${intArray(tails.map((t) => t.after))}) as t(id, after)
-        cross join lateral (
-          select seq, type, length, ${JSON_TEXT} as json from (
-            select seq, type, data, length, sum(length) over (order by seq) as upto from (
-              select seq, type, data, length(data::text)::int as length from execution_events
-              where execution_id = t.id and seq > t.after
-              order by seq limit ${PAGE}) e) q
-          where upto - length < ${PAGE_CHARS}) p
+        cross join lateral (select seq, type, length, ${JSON_TEXT} as json from (${pageOf(sql`t.id`, sql`t.after`, sql`2147483647`)}) q) p
         order by t.id, p.seq`,
   );
 }
@@ -220,9 +219,12 @@ export class Live {
   private finals = new Map<string, Set<() => void>>();
   /** Readers waiting for a run's next write (`catchUp`). */
   private writes = new Map<string, Set<() => void>>();
-  /** Remote tails to read from the database, all in the next statement (`readAll`). */
+  /** Remote tails to read from the database, all in the next statement (`readBatch`). */
   private toRead = new Set<Tail>();
-  private readingNow = false;
+  private readonly kickRead = batches(
+    () => this.toRead.size > 0,
+    () => this.readBatch(),
+  );
   private offs: (() => void)[] = [];
 
   constructor(
@@ -364,48 +366,37 @@ export class Live {
   private read(tail: Tail): void {
     if (tail.final || tail.local) return;
     this.toRead.add(tail);
-    if (this.readingNow) return;
-    this.readingNow = true;
-    setImmediate(() => void this.readAll());
+    this.kickRead();
   }
 
-  private async readAll(): Promise<void> {
+  /** Reads up to READ_BATCH remote tails in one statement (`batches`: one read at a time, the next forming meanwhile). */
+  private async readBatch(): Promise<void> {
+    const tails = [...this.toRead].slice(0, READ_BATCH);
+    for (const t of tails) this.toRead.delete(t);
+    const reading = tails.filter((t) => !t.final && !t.local);
+    if (reading.length === 0) return;
+    let rows: (StoredEvent & { executionId: string })[];
     try {
-      while (this.toRead.size > 0) {
-        const tails = [...this.toRead].slice(0, READ_BATCH);
-        for (const t of tails) this.toRead.delete(t);
-        const reading = tails.filter((t) => !t.final && !t.local);
-        if (reading.length === 0) continue;
-        let rows: (StoredEvent & { executionId: string })[];
-        try {
-          rows = await readEventsOf(
-            this.db,
-            reading.map((t) => ({ id: t.id, after: t.hi })),
-          );
-        } catch (err) {
-          log.warn({ err, executions: reading.length }, 'reading execution events failed');
-          continue;
-        }
-        const byId = new Map<string, LiveEvent[]>();
-        for (const r of rows) {
-          let list = byId.get(r.executionId);
-          if (!list) byId.set(r.executionId, (list = []));
-          list.push({ seq: r.seq, type: r.type, json: r.json! });
-        }
-        for (const t of reading) {
-          if (t.local) continue; // the run moved into this process meanwhile: it feeds the tail now
-          const events = byId.get(t.id) ?? [];
-          t.append(events);
-          // A full page: there is more.
-          if (events.length >= PAGE) this.toRead.add(t);
-        }
-      }
-    } finally {
-      this.readingNow = false;
-      if (this.toRead.size > 0) {
-        this.readingNow = true;
-        setImmediate(() => void this.readAll());
-      }
+      rows = await readEventsOf(
+        this.db,
+        reading.map((t) => ({ id: t.id, after: t.hi })),
+      );
+    } catch (err) {
+      log.warn({ err, executions: reading.length }, 'reading execution events failed');
+      return;
+    }
+    const byId = new Map<string, LiveEvent[]>();
+    for (const r of rows) {
+      let list = byId.get(r.executionId);
+      if (!list) byId.set(r.executionId, (list = []));
+      list.push({ seq: r.seq, type: r.type, json: r.json! });
+    }
+    for (const t of reading) {
+      if (t.local) continue; // the run moved into this process meanwhile: it feeds the tail now
+      const events = byId.get(t.id) ?? [];
+      t.append(events);
+      // A full page: there is more.
+      if (events.length >= PAGE) this.toRead.add(t);
     }
   }
 
