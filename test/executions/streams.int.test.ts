@@ -197,13 +197,16 @@ describe('a client that stops reading', () => {
     const base = used();
     // Buffering the stream for every client would hold 16 × 6 MB = 96 MB; a stalled stream holds
     // at most the piece of an event it was writing (up to its 2 MB delta, in the socket's queue:
-    // the growth is mostly arrayBuffers), so 16 hold ~40 MB. The bound is half of buffering,
+    // the growth is mostly arrayBuffers), so 16 hold ~40 MB. The bound was half of buffering,
     // 48 MB: measured 37–41 MB from a settled heap on 2026-11-29 (before, the run still held
     // ~12 MB when `base` was taken and let it go during the streams, which hid ~12 MB of the
-    // growth under the old 40 MB bound). A collection only when the heap looks grown past it (a
+    // growth under the old 40 MB bound). Measured again on 2026-11-30: 30–35 MB on an idle machine,
+    // 48 MB once in a fresh-clone CI run under load (four test files beside it), which failed the
+    // 48 MB bound; the bound is now two thirds of buffering, 64 MB, still a third under what
+    // buffering would hold. A collection only when the heap looks grown past it (a
     // sample under it cannot fail the test, and one over it is measured after a collection):
     // one every 200 ms cost this file ~10 s of CPU on PGlite.
-    const BOUND = 48 * 1024 * 1024;
+    const BOUND = 64 * 1024 * 1024;
     const heap = () => {
       if (used() - base < BOUND) return used();
       gc();
