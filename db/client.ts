@@ -11,10 +11,15 @@ import { ensurePgliteDatabase, PGLITE_START_PARAMS, type CreatedDatabase } from 
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
 import { preparing } from './postgres-prepared';
 import { markPostgres } from './transaction';
-import * as schema from './schema';
+import type * as schema from './schema';
 
 export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/**
+ * The database as the code uses it: drizzle's query builders, without its relational queries
+ * (`db.query.*`, used nowhere). drizzle is given no schema: with one, every transaction built a
+ * relational query builder for each table (tens of objects per transaction on the hot paths).
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 export interface Database {
   kind: 'pglite' | 'postgres';
@@ -50,7 +55,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     });
     // drizzle's statements are prepared (db/postgres-prepared.ts): one round trip each, not two.
     const prepared = preparing(sql);
-    const db = drizzlePostgres(prepared, { schema }) as unknown as Db;
+    const db = drizzlePostgres(prepared) as unknown as Db;
     markPostgres(db, prepared);
     return { kind: 'postgres', db, sql, url: opts.databaseUrl, close: () => sql.end({ timeout: 5 }) };
   }
@@ -65,7 +70,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const turns = new Turns();
     const turn = <R>(call: () => Promise<R>) => turns.run(call);
     // drizzle's statements run as named prepared statements: parsed and planned once per text (db/pglite-prepared.ts).
-    const db = drizzlePglite(forDrizzle(withPreparedStatements(pglite), turn), { schema }) as unknown as Db;
+    const db = drizzlePglite(forDrizzle(withPreparedStatements(pglite), turn)) as unknown as Db;
     return {
       kind: 'pglite',
       db,

@@ -15,6 +15,7 @@ export const BUILD_SOURCES = [
   'public',
   'next.config.js',
   'package-lock.json',
+  'patches',
   'tsconfig.json',
   'postcss.config.mjs',
   'middleware.ts',
