@@ -33,7 +33,8 @@ const MODULE_FACES = {
   budgets: 'alerts|ledger|participant|reserve|schemas|service',
   auth: 'callback-path|environment|guards|invitation-mail|invitations|members|options|session|sessions|signin-errors|signup|users',
   events: 'emit|participant|schemas|service',
-  keys: 'format|schemas|service|unknown-keys|usage-spike',
+  // verify-charged: a key's lookup and its rate-limit charge in one statement (the REST steps' PostgreSQL store path).
+  keys: 'format|schemas|service|unknown-keys|usage-spike|verify-charged',
   models: 'providers|registry|sandbox',
   ratelimit: 'dashboard|index|plans',
   // timing: the ticker's test computes occurrences as the ticker does.

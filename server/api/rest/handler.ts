@@ -62,10 +62,10 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
       // Unknown routes, 405s and the public document: the route answers first (the order above),
       // but the request is still counted: against its key's plan when it carries a valid key,
       // against its address otherwise. Over either limit, 429 instead.
-      const identity = await identify(req, db, unknownKeys);
+      const identity = await identify(req, db, unknownKeys, limits);
       if ('key' in identity) keyRef.key = identity.key;
       else keyRef.owner = identity.owner;
-      const refused = 'key' in identity ? await limitKey(res, limits, identity.key) : await addresses.check(req, res);
+      const refused = 'key' in identity ? await limitKey(res, limits, identity.key, identity.counted) : await addresses.check(req, res);
       if (refused) throw refused;
     }
     if (match.kind === 'method_not_allowed') {
@@ -77,7 +77,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
     const { route, params } = match;
     let key: VerifiedKey | null = null;
     if (route.auth) {
-      const auth = await authenticate(req, res, db, addresses, unknownKeys);
+      const auth = await authenticate(req, res, db, addresses, unknownKeys, limits);
       if ('error' in auth) {
         keyRef.owner = auth.owner;
         throw auth.error;
@@ -85,7 +85,7 @@ export function createRestHandler(deps: { db: Db; limits: RateLimits; services: 
       key = keyRef.key = auth.key;
       // From here its database calls wait in its workspace's line (db/lanes.ts).
       nameLane(`ws:${key.workspaceId}`);
-      const refused = (await limitKey(res, limits, key)) ?? checkScope(route, key);
+      const refused = (await limitKey(res, limits, key, auth.counted)) ?? checkScope(route, key);
       if (refused) throw refused;
     }
     const target = route.target;

@@ -4,7 +4,9 @@ import { ApiError, insufficientScope } from '../../platform/errors';
 import { holdsScope } from '../../modules/vocabulary/scopes';
 import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
-import { verifyKey, type KeyOwner, type VerifiedKey } from '../../modules/keys/service';
+import { verifyKey, type KeyOwner, type VerifiedKey, type VerifyResult } from '../../modules/keys/service';
+import { verifyKeyCharged } from '../../modules/keys/verify-charged';
+import { log } from '../../platform/log';
 import type { UnknownKeys } from '../../modules/keys/unknown-keys';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Decision } from '../../platform/ratelimit/limiter';
@@ -79,28 +81,47 @@ export function createAddressGuard(limits: RateLimits) {
 
 export type AddressGuard = ReturnType<typeof createAddressGuard>;
 
-/** Who a request is: its verified key, or the 401 it would get (with the key, when revoked or expired). */
-export type Identity = { key: VerifiedKey } | { failure: ApiError; owner?: KeyOwner };
+/**
+ * Who a request is: its verified key (with its request already counted, `counted`, when the
+ * rate-limit store does both in one statement), or the 401 it would get (with the key, when
+ * revoked or expired).
+ */
+export type Identity = { key: VerifiedKey; counted?: Decision } | { failure: ApiError; owner?: KeyOwner };
 
 /**
  * Identifies the key of a request. The database is asked only about a key that could be valid:
  * a missing or malformed header, a bad shape or checksum (server/modules/keys/format.ts) and a key the
  * database did not know moments ago (unknown-keys.ts) are refused without I/O.
  */
-export async function identify(req: IncomingMessage, db: Db, unknownKeys: UnknownKeys): Promise<Identity> {
+export async function identify(req: IncomingMessage, db: Db, unknownKeys: UnknownKeys, limits?: RateLimits): Promise<Identity> {
   const token = bearer(req.headers.authorization);
   if (token === undefined) return { failure: AUTH_FAILURES.missing() };
   if (token === null) return { failure: AUTH_FAILURES.malformed() };
   if (!parseKey(token)) return { failure: AUTH_FAILURES.invalid_api_key() };
   const hash = hashKey(token);
   if (unknownKeys.has(hash)) return { failure: AUTH_FAILURES.invalid_api_key() };
-  const result = await verifyKey(db, hash);
-  if (result.valid) return { key: result.key };
+  const { result, counted } = await lookUp(db, hash, limits);
+  if (result.valid) return counted ? { key: result.key, counted } : { key: result.key };
   if (result.code === 'invalid_api_key') {
     unknownKeys.add(hash);
     return { failure: AUTH_FAILURES.invalid_api_key() };
   }
   return { failure: AUTH_FAILURES[result.code](), owner: result.owner };
+}
+
+/** The key of a hash, looked up and charged in one statement when the store can (keys/verify-charged.ts). */
+async function lookUp(db: Db, hash: string, limits?: RateLimits): Promise<{ result: VerifyResult; counted?: Decision | null }> {
+  if (limits?.lookUpAndChargeKey) {
+    try {
+      const { result, decision } = await verifyKeyCharged(db, hash, limits.lookUpAndChargeKey);
+      return { result, counted: decision };
+    } catch (err) {
+      // The two statements instead: the lookup answers (or fails) as without the store, and the
+      // store's own charge counts in memory while it is unreachable.
+      log.warn({ err }, 'key lookup with its charge failed; looking up and charging apart');
+    }
+  }
+  return { result: await verifyKey(db, hash) };
 }
 
 /** The verified key of the request, or the error to answer (after charging the address). */
@@ -110,15 +131,16 @@ export async function authenticate(
   db: Db,
   guard: AddressGuard,
   unknownKeys: UnknownKeys,
-): Promise<{ key: VerifiedKey } | { error: ApiError; owner?: KeyOwner }> {
-  const identity = await identify(req, db, unknownKeys);
+  limits?: RateLimits,
+): Promise<{ key: VerifiedKey; counted?: Decision } | { error: ApiError; owner?: KeyOwner }> {
+  const identity = await identify(req, db, unknownKeys, limits);
   if ('key' in identity) return identity;
   return { error: (await guard.check(req, res)) ?? identity.failure, owner: identity.owner };
 }
 
-/** One request against the key's plan (minute and day windows). */
-export async function limitKey(res: ServerResponse, limits: RateLimits, key: VerifiedKey): Promise<ApiError | null> {
-  const decision = await limits.forKey(key);
+/** One request against the key's plan (minute and day windows); `counted`: already counted at its lookup. */
+export async function limitKey(res: ServerResponse, limits: RateLimits, key: VerifiedKey, counted?: Decision): Promise<ApiError | null> {
+  const decision = counted ?? (await limits.forKey(key));
   applyHeaders(res, decision);
   return decision.allowed ? null : new ApiError('rate_limit_exceeded', 'Rate limit exceeded for this API key; retry later');
 }

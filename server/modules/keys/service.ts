@@ -72,7 +72,21 @@ export type VerifyResult =
   | { valid: false; code: 'api_key_revoked' | 'api_key_expired'; owner: KeyOwner };
 
 // `lastUsed` may lag by up to this long; it costs one write per key per window, not per request.
-const LAST_USED_RESOLUTION_MS = 60_000;
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Sets the key's `lastUsedAt` unless another request did within the resolution. */
+export async function touchKey(db: Db, id: string, now: Date): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(
+      and(
+        eq(apiKeys.id, id),
+        // Through the column (not a raw sql param): postgres.js cannot bind a bare Date.
+        or(isNull(apiKeys.lastUsedAt), lte(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+      ),
+    );
+}
 
 const statements = new WeakMap<Db, ReturnType<typeof prepare>>();
 
@@ -117,18 +131,7 @@ export async function verifyKey(db: Db, hash: string, now = new Date()): Promise
   if (row.revokedAt) return { valid: false, code: 'api_key_revoked', owner };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired', owner };
 
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(
-        and(
-          eq(apiKeys.id, row.id),
-          // Through the column (not a raw sql param): postgres.js cannot bind a bare Date.
-          or(isNull(apiKeys.lastUsedAt), lte(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
-        ),
-      );
-  }
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchKey(db, row.id, now);
   return {
     valid: true,
     key: {

@@ -3,9 +3,9 @@ import type { Environment, Plan } from '../../../db/schema';
 import { createAuthGuards, type AuthGuards } from '../auth/guards';
 import type { VerifiedKey } from '../keys/service';
 import { consume, type Decision } from '../../platform/ratelimit/limiter';
-import { limitsFor } from './plans';
-import { memoryStore, type Store, type StoreKind } from '../../platform/ratelimit/store';
-import { postgresStore } from '../../platform/ratelimit/store-postgres';
+import { limitsFor, limitsSql } from './plans';
+import { memoryStore, type LookedUpRow, type Store, type StoreKind } from '../../platform/ratelimit/store';
+import { lookUpAndCharge, postgresStore } from '../../platform/ratelimit/store-postgres';
 import { redisStore } from '../../platform/ratelimit/store-redis';
 
 export type { StoreKind } from '../../platform/ratelimit/store';
@@ -29,6 +29,13 @@ export interface RateLimits {
    * preview) by a signed-in user, against that procedure's own per-minute limit for the user.
    */
   forUserCall(procedure: string, userId: string, perMinute: number): Promise<Decision>;
+  /**
+   * PostgreSQL store only: the key `lookup` finds (a select of at most one row by `$1` with the
+   * columns `id`, `plan`, `custom_rpm` and `charge`) and its request counted against its plan's
+   * limits, in one statement (keys/verify-charged.ts). Absent with the other stores, which
+   * charge after the lookup.
+   */
+  lookUpAndChargeKey?: <R extends LookedUpRow>(lookup: string, param: string) => Promise<{ row: R; decision: Decision | null } | null>;
   /** The dashboard's sign-in and sign-up brute-force guards. */
   auth: AuthGuards;
   /** Resolves once the shared store is connected (or after `timeoutMs`, counting in memory meanwhile). */
@@ -45,6 +52,20 @@ function openStore(opts: { database: Database; redisUrl?: string }): Store {
   if (opts.redisUrl) return redisStore(opts.redisUrl);
   if (opts.database.kind === 'postgres') return postgresStore(opts.database.sql!);
   return memoryStore();
+}
+
+/** The store's one-statement lookup and charge, with the limits read from the looked-up key's plan (plans.ts `limitsSql`). */
+function withPlanLimits(run: NonNullable<Store['lookUpAndChargeKey']>): NonNullable<RateLimits['lookUpAndChargeKey']> {
+  const { perMinute, perDay } = limitsSql('l');
+  const statements = new Map<string, string>();
+  return (lookup, param) => {
+    let statement = statements.get(lookup);
+    if (statement === undefined) {
+      statement = lookUpAndCharge(`select l.*, ${perMinute} as per_minute, ${perDay} as per_day from (${lookup}) l`);
+      if (statements.size < 16) statements.set(lookup, statement);
+    }
+    return run(statement, param);
+  };
 }
 
 export function createRateLimits(opts: {
@@ -73,6 +94,7 @@ export function createRateLimits(opts: {
     forUserCall(procedure, userId, perMinute) {
       return consume(`${procedure}:${userId}`, [{ name: 'minute', limit: perMinute, counter: userCalls }]);
     },
+    lookUpAndChargeKey: store.lookUpAndChargeKey && withPlanLimits(store.lookUpAndChargeKey),
     auth: createAuthGuards(store.counter, { signUpsPerHour: opts.signUpsPerHour }),
     ready: (timeoutMs = 5_000) => store.ready(timeoutMs),
     close: () => store.close(),

@@ -24,3 +24,15 @@ export const PLAN_CONCURRENCY: Record<Plan, number> = {
 export function concurrencyFor(plan: Plan, customConcurrency: number | null): number {
   return plan === 'enterprise' && customConcurrency ? customConcurrency : PLAN_CONCURRENCY[plan];
 }
+
+/**
+ * `limitsFor` as SQL over a workspace row `w` (`plan`, `custom_rpm`): the per-minute and per-day
+ * limits of a key of that workspace (per-day null: no daily cap), for a statement that charges
+ * the key where it looks it up (index.ts, `lookUpAndChargeKey`).
+ */
+export function limitsSql(w: string): { perMinute: string; perDay: string } {
+  const plans = Object.entries(PLAN_LIMITS) as [Plan, (typeof PLAN_LIMITS)[Plan]][];
+  const perMinute = plans.map(([plan, l]) => `when '${plan}' then ${plan === 'enterprise' ? `coalesce(nullif(${w}.custom_rpm, 0), ${l.perMinute})` : l.perMinute}`);
+  const perDay = plans.map(([plan, l]) => `when '${plan}' then ${l.perDay ?? 'null'}::int`);
+  return { perMinute: `(case ${w}.plan ${perMinute.join(' ')} end)`, perDay: `(case ${w}.plan ${perDay.join(' ')} end)` };
+}

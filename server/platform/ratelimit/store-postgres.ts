@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import { StoreHealth } from './health';
 import { decide } from './limiter';
-import { memoryCounter, memoryStore, UNCAPPED, type Store } from './store';
+import { memoryCounter, memoryStore, UNCAPPED, type LookedUpRow, type Store } from './store';
 
 // Rate limits in PostgreSQL, for a deployment scaled out without Redis. The tables are UNLOGGED
 // (db/schema/ratelimit.ts), every statement is prepared and answers in one round trip, and the
@@ -15,21 +15,38 @@ import { memoryCounter, memoryStore, UNCAPPED, type Store } from './store';
 // - the day counts it only if the minute allowed it → day = d0 + 1 when m0 < minute limit;
 // - the minute gets it back if the day refuses      → minute = m0 when m0 < minute limit and d0 ≥ day limit.
 // ($2 = minute limit, $3 = day limit or null for no day window; `x >= null` is null, i.e. false.)
-const minutePoints = (m0: string, d0: string) => `${m0} + case when ${m0} < $2::int and ${d0} >= $3::int then 0 else 1 end`;
-const dayPoints = (m0: string, d0: string) => `${d0} + case when ${m0} < $2::int and $3::int is not null then 1 else 0 end`;
+const minutePoints = (m0: string, d0: string, lm = '$2::int', ld = '$3::int') => `${m0} + case when ${m0} < ${lm} and ${d0} >= ${ld} then 0 else 1 end`;
+const dayPoints = (m0: string, d0: string, lm = '$2::int', ld = '$3::int') => `${d0} + case when ${m0} < ${lm} and ${ld} is not null then 1 else 0 end`;
 const M0 = 'case when w.minute_expire > now() then w.minute_points else 0 end';
 const D0 = 'case when w.day_expire > now() then w.day_points else 0 end';
 const msUntil = (column: string) => `(extract(epoch from ${column} - now()) * 1000)::int`;
 
-const CHARGE_KEY = `
+/** The upsert that charges one key's windows: `insert` gives its new row, `lm` and `ld` its limits. */
+const charge = (insert: string, lm?: string, ld?: string) => `
 insert into rate_limit_windows as w (key, minute_points, minute_expire, day_points, day_expire)
-values ($1, ${minutePoints('0', '0')}, now() + interval '1 minute', ${dayPoints('0', '0')}, now() + interval '1 day')
+${insert}
 on conflict (key) do update set
-  minute_points = ${minutePoints(M0, D0)},
+  minute_points = ${minutePoints(M0, D0, lm, ld)},
   minute_expire = case when w.minute_expire > now() then w.minute_expire else excluded.minute_expire end,
-  day_points = ${dayPoints(M0, D0)},
+  day_points = ${dayPoints(M0, D0, lm, ld)},
   day_expire = case when w.day_expire > now() then w.day_expire else excluded.day_expire end
 returning minute_points as m, ${msUntil('minute_expire')} as m_ms, day_points as d, ${msUntil('day_expire')} as d_ms`;
+
+const CHARGE_KEY = charge(`values ($1, ${minutePoints('0', '0')}, now() + interval '1 minute', ${dayPoints('0', '0')}, now() + interval '1 day')`);
+
+/**
+ * One statement that looks a key up and charges it: one round trip, not two (the API's requests
+ * on PostgreSQL without Redis, server/api/rest/steps.ts). `lookup` selects at most one row by `$1`,
+ * with the columns `id` (the counter's key), `per_minute`, `per_day` (null: no day window) and
+ * `charge` (whether the key may be used: nothing is counted otherwise). The statement answers
+ * the lookup's row with the counts `m, m_ms, d, d_ms` (null when nothing was counted).
+ */
+export function lookUpAndCharge(lookup: string): string {
+  const [lm, ld] = ['(select k.per_minute from k)::int', '(select k.per_day from k)::int'];
+  const [rm, rd] = ['k.per_minute::int', 'k.per_day::int'];
+  const insert = `select k.id, ${minutePoints('0', '0', rm, rd)}, now() + interval '1 minute', ${dayPoints('0', '0', rm, rd)}, now() + interval '1 day' from k where k.charge`;
+  return `with k as (${lookup}), c as (${charge(insert, lm, ld)})\nselect k.*, c.m, c.m_ms, c.d, c.d_ms from k left join c on true`;
+}
 
 interface WindowsRow {
   m: number;
@@ -130,6 +147,14 @@ export function postgresStore(sql: postgres.Sql): Store {
         perDay === null ? null : { limit: perDay, consumed: row!.d, msBeforeNext: row!.d_ms },
         now,
       );
+    },
+    async lookUpAndChargeKey<R extends LookedUpRow>(statement: string, param: string) {
+      const [row] = await health.watch(sql.unsafe<R[]>(statement, [param], { prepare: true }));
+      if (!row) return null;
+      if (row.m === null) return { row, decision: null };
+      const minute = { limit: row.per_minute, consumed: row.m, msBeforeNext: row.m_ms! };
+      const day = row.per_day === null ? null : { limit: row.per_day, consumed: row.d!, msBeforeNext: row.d_ms! };
+      return { row, decision: decide(minute, day, Date.now()) };
     },
     async ready() {},
     async close() {

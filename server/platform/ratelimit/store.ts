@@ -9,6 +9,16 @@ export type StoreKind = 'memory' | 'redis' | 'postgres';
 /** A named counter over a window of `durationSeconds` (the sign-in and sign-up guards count with it). */
 export type CounterFactory = (keyPrefix: string, durationSeconds: number) => RateLimiterAbstract;
 
+/** A row of `lookUpAndCharge`'s statement: the lookup's own columns, then the counts. */
+export interface LookedUpRow {
+  per_minute: number;
+  per_day: number | null;
+  m: number | null;
+  m_ms: number | null;
+  d: number | null;
+  d_ms: number | null;
+}
+
 export interface Store {
   kind: StoreKind;
   /** Counters for the guards (per address, sign-in, sign-up), with atomic consume/reward/delete. */
@@ -18,6 +28,13 @@ export interface Store {
    * its day window, by the rules of `consume` (limiter.ts).
    */
   chargeKey(keyId: string, perMinute: number, perDay: number | null): Promise<Decision>;
+  /**
+   * PostgreSQL only: a key looked up and charged in one statement made by `lookUpAndCharge`
+   * (store-postgres.ts), `param` its `$1`. Null when the lookup found no row; `decision` null
+   * when the row was not charged (a key that may not be used). Throws when the statement fails
+   * (the caller looks up and charges in two steps then).
+   */
+  lookUpAndChargeKey?<R extends LookedUpRow>(statement: string, param: string): Promise<{ row: R; decision: Decision | null } | null>;
   /** Resolves once the store answers, or after `timeoutMs` (counting in memory meanwhile). */
   ready(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
