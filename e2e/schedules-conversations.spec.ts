@@ -52,7 +52,8 @@ for (const viewport of VIEWPORTS) {
       await expect(rows).toHaveCount(2);
       const row = rows.filter({ hasText: 'At 08:30, only on Monday' });
       await expect(row.getByTestId('schedule-state')).toHaveText('Active');
-      await expect(row.getByTestId('schedule-next')).toHaveText(new RegExp(`^Next run in \\d+ (h|d) · ${DATE_TIME.source}$`));
+      // Minutes on a Monday morning before 08:30 (Berlin), hours or days otherwise.
+      await expect(row.getByTestId('schedule-next')).toHaveText(new RegExp(`^Next run (in \\d+ (min|h|d)|just now) · ${DATE_TIME.source}$`));
       await expect(row.getByTestId('schedule-next')).toContainText('08:30 CE');
       await expect(rows.filter({ hasText: 'every 6 hours' }).getByTestId('schedule-state')).toHaveText('Paused');
       await expectNoHorizontalScroll(page);
@@ -72,7 +73,7 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId('schedule-words')).toHaveText('At 08:30, only on Monday');
       const upcoming = page.getByTestId('upcoming-run');
       await expect(upcoming).toHaveCount(5);
-      for (const text of await upcoming.allInnerTexts()) expect(text).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, 08:30 CES?T\s+in \d+ (h|d|mo)$/);
+      for (const text of await upcoming.allInnerTexts()) expect(text).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, 08:30 CES?T\s+(in \d+ (min|h|d|mo)|just now)$/);
       const runs = page.getByTestId('schedule-runs').getByTestId('execution-item');
       await expect(runs).toHaveCount(1);
       await expect(runs.first()).toHaveAttribute('data-execution-id', run.id);
