@@ -6,7 +6,6 @@ import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
 import { verifyKey, type KeyOwner, type VerifiedKey, type VerifyResult } from '../../modules/keys/service';
 import { verifyKeyCharged } from '../../modules/keys/verify-charged';
-import { log } from '../../platform/log';
 import type { UnknownKeys } from '../../modules/keys/unknown-keys';
 import type { RateLimits } from '../../modules/ratelimit';
 import type { Decision } from '../../platform/ratelimit/limiter';
@@ -115,10 +114,10 @@ async function lookUp(db: Db, hash: string, limits?: RateLimits): Promise<{ resu
     try {
       const { result, decision } = await verifyKeyCharged(db, hash, limits.lookUpAndChargeKey);
       return { result, counted: decision };
-    } catch (err) {
+    } catch {
       // The two statements instead: the lookup answers (or fails) as without the store, and the
-      // store's own charge counts in memory while it is unreachable.
-      log.warn({ err }, 'key lookup with its charge failed; looking up and charging apart');
+      // store's own charge counts in memory while it is unreachable. Not logged here, on every
+      // request: the store's health logs the outage once (platform/ratelimit/health.ts).
     }
   }
   return { result: await verifyKey(db, hash) };
