@@ -68,7 +68,7 @@ export default defineConfig({
     // Every test signs up from 127.0.0.1: the per-address sign-up limit is raised for the run, and
     // sign-up is open (the default, `invite`, lets in the first account alone: its pages are
     // tested on servers of their own, e2e/signup-modes.spec.ts).
-    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 SIGNUP_MODE=open WEBHOOK_ALLOW_PRIVATE_URLS=true node --max-semi-space-size=8 server/processes/launch.js`,
+    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 SIGNUP_MODE=open WEBHOOK_ALLOW_PRIVATE_URLS=true node --max-semi-space-size=8 --heap-growing-percent=25 server/processes/launch.js`,
     url: `${baseURL}/readyz`,
     reuseExistingServer: false,
     // A build of the dashboard (~30–60 s on 2 cores) when the sources changed, then the start.

@@ -40,7 +40,7 @@ export async function waitFor(url: string, child: ChildProcess) {
 /** The node flags of `npm start` and `npm run worker` (package.json), so the bench measures what they run. */
 export const SERVICE_NODE_FLAGS = (() => {
   const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(' ').filter((w) => w.startsWith('--max-'));
+  return start.split(' ').filter((w) => w.startsWith('--'));
 })();
 
 /**
