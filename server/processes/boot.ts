@@ -134,7 +134,8 @@ export async function openRuntime(opts: { workers?: boolean; requests?: boolean;
       return { bus, jobs };
     });
     const live = new Live(database.db, bus);
-    const streams = new StreamGuard(database.db);
+    // The embedded database has one process (db/lock.ts): its streams are counted in memory.
+    const streams = new StreamGuard(database.db, { leases: database.kind === 'pglite' ? 'process' : 'database' });
     streams.start();
     const usage = new RequestUsage(database.db, env.USAGE_ANALYTICS);
     usage.start();

@@ -64,4 +64,52 @@ describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' &&
     sb.close();
     await guard.stop();
   });
+
+  it('does not count the expired leases of a process that died, and its renewal sweeps them away', async () => {
+    const t = await seedTenant(database.db, 'Expired');
+    const a = await key(t.workspaceId);
+    // A dead process's 100 leases of key a: the most a key may hold, expired a minute ago.
+    await database.sql!`insert into stream_leases (id, holder, workspace_id, process, expires_at)
+      select gen_random_uuid()::text, ${`key:${a}`}, ${t.workspaceId}, 'dead', now() - interval '1 minute' from generate_series(1, 100)`;
+    const guard = new StreamGuard(database.db);
+    const s = await guard.acquire({ kind: 'key', id: a, workspaceId: t.workspaceId });
+    assert.equal(s.signal.aborted, false, 'a stream opens: the expired leases do not count');
+    await (guard as unknown as { renew(): Promise<void> }).renew();
+    const rows = await database.sql!<{ process: string }[]>`select process from stream_leases where holder = ${`key:${a}`}`;
+    assert.deepEqual(
+      rows.map((r) => r.process),
+      [(guard as unknown as { process: string }).process],
+      'only the live lease is left',
+    );
+    s.close();
+    await guard.stop();
+  });
+});
+
+describe('stream guard: leases counted in the process (the embedded database)', () => {
+  it('counts per key and per workspace in memory, gives a place back on close, and writes no lease row', async () => {
+    const db = new Proxy({} as Database['db'], {
+      get: () => {
+        throw new Error('no statement expected');
+      },
+    });
+    const guard = new StreamGuard(db, { leases: 'process' });
+    const holder = { kind: 'key' as const, id: 'key_a', workspaceId: 'ws_1' };
+    const opened = await Promise.all(Array.from({ length: 100 }, () => guard.acquire(holder)));
+    await assert.rejects(guard.acquire(holder), (err: Error & { code?: string }) => err.code === 'rate_limit_exceeded' && /this API key/.test(err.message));
+    assert.equal(guard.openOf('key:key_a'), 100);
+    opened[0]!.close();
+    opened[0]!.close();
+    assert.equal(guard.openOf('key:key_a'), 99, 'a second close gives nothing more back');
+    const again = await guard.acquire(holder);
+    assert.equal(again.signal.aborted, false);
+    for (const s of [...opened, again]) s.close();
+    assert.equal(guard.size, 0);
+    // The workspace's 1,000, over ten keys; the next key's first stream is refused for the workspace.
+    const many = await Promise.all(Array.from({ length: 1_000 }, (_, i) => guard.acquire({ kind: 'key', id: `key_${i % 10}`, workspaceId: 'ws_2' })));
+    await assert.rejects(guard.acquire({ kind: 'key', id: 'key_new', workspaceId: 'ws_2' }), /for this workspace/);
+    assert.equal((await guard.acquire({ kind: 'key', id: 'key_new', workspaceId: 'ws_3' })).signal.aborted, false, 'another workspace is not held back');
+    for (const s of many) s.close();
+    await guard.stop();
+  });
 });

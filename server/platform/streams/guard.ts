@@ -11,8 +11,11 @@ import { advisoryXactLock } from '../../../db/advisory';
 //     MAX_PER_WORKSPACE per workspace, counted over every process: each holds a lease row
 //     (stream_leases) taken under the workspace's advisory lock; its process renews its leases
 //     every RENEW_MS and deletes each as the stream ends; a process that died leaves leases that
-//     expire after LEASE_SECONDS. A stream ends within seconds of its key's revocation or expiry,
-//     or its session's end: every CHECK_MS the process looks up the holders of its open streams;
+//     expire after LEASE_SECONDS (not counted from then; the renewal sweeps them away). On the
+//     embedded database the process is the only one (db/lock.ts): the leases are counted in its
+//     memory (`leases: 'process'`), with no statement per stream. A stream ends within seconds of
+//     its key's revocation or expiry, or its session's end: every CHECK_MS the process looks up
+//     the holders of its open streams;
 //   - `wait: true` requests: at most MAX_PER_WORKSPACE per workspace in each process, counted in
 //     memory (a wait is one execution of the workspace's own, already limited by its rate and
 //     concurrency; a lease per wait would double the database work of an execution).
@@ -35,13 +38,28 @@ export interface OpenStream {
   close(): void;
 }
 
+/**
+ * Where the leases of event streams are counted: `database`, in stream_leases, over every process
+ * on the database; `process`, in this process's memory, when no other process can serve the same
+ * workspaces (the embedded database, owned by one process).
+ */
+export type LeaseStore = 'database' | 'process';
+
 export class StreamGuard {
   private readonly process = randomUUID();
   private readonly open = new Map<string, { holder: Holder; streams: Set<{ lease: string; controller: AbortController }> }>();
+  /** Open streams per workspace (`leases: 'process'`). */
+  private readonly perWorkspace = new Map<string, number>();
   private readonly waits = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
+  private readonly leases: LeaseStore;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    opts: { leases?: LeaseStore } = {},
+  ) {
+    this.leases = opts.leases ?? 'database';
+  }
 
   /** Counts a `wait: true` request of the workspace (429 past MAX_PER_WORKSPACE in this process); returns its release. */
   acquireWait(workspaceId: string): () => void {
@@ -73,36 +91,10 @@ export class StreamGuard {
   async acquire(holder: Holder): Promise<OpenStream> {
     const key = holderKey(holder);
     const lease = randomUUID();
-    const [row] = await this.db.transaction(async (tx) => {
-      // Pipelined, in this order: the lock, the sweep, then the count and the insert, which must
-      // read the leases committed by whoever held the lock before. A drizzle query starts only when
-      // something awaits it, so the first two are started here (`.then`); handed to `Promise.all`
-      // as they were, they went out after the count (an async function starts its own at once):
-      // 108 of 130 concurrent opens of one key got a stream on PostgreSQL.
-      const locked = advisoryXactLock(tx, sql`hashtextextended(${`aas.streams:${holder.workspaceId}`}, 0)`);
-      const swept = tx.execute(sql`delete from stream_leases where workspace_id = ${holder.workspaceId} and expires_at < now()`).then((r) => r);
-      const [, , rows] = await Promise.all([
-        locked,
-        swept,
-        queryRows<{ taken: boolean; holder: boolean }>(
-          tx,
-          sql`with counts as (
-                select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
-                from stream_leases where workspace_id = ${holder.workspaceId}
-              ), ins as (
-                insert into stream_leases (id, holder, workspace_id, process, expires_at)
-                select ${lease}, ${key}, ${holder.workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
-                from counts where counts.holder and counts.workspace
-                returning id
-              )
-              select exists (select 1 from ins) as taken, counts.holder from counts`,
-        ),
-      ]);
-      return rows;
-    });
-    if (!row?.taken) {
+    const row = this.leases === 'process' ? this.countHere(key, holder.workspaceId) : await this.take(key, holder.workspaceId, lease);
+    if (!row.taken) {
       const who = holder.kind === 'key' ? 'this API key' : 'this dashboard session';
-      const message = !row?.holder
+      const message = !row.holder
         ? `Too many open event streams for ${who} (at most ${MAX_STREAMS}); close one first`
         : `Too many open event streams for this workspace (at most ${MAX_PER_WORKSPACE}); close one first`;
       throw new ApiError('rate_limit_exceeded', message, { headers: { 'Retry-After': '1' } });
@@ -111,6 +103,7 @@ export class StreamGuard {
     if (!entry) this.open.set(key, (entry = { holder, streams: new Set() }));
     const stream = { lease, controller: new AbortController() };
     entry.streams.add(stream);
+    if (this.leases === 'process') this.perWorkspace.set(holder.workspaceId, (this.perWorkspace.get(holder.workspaceId) ?? 0) + 1);
     let closed = false;
     return {
       signal: stream.controller.signal,
@@ -119,9 +112,53 @@ export class StreamGuard {
         closed = true;
         entry.streams.delete(stream);
         if (entry.streams.size === 0) this.open.delete(key);
+        if (this.leases === 'process') {
+          const left = (this.perWorkspace.get(holder.workspaceId) ?? 1) - 1;
+          if (left <= 0) this.perWorkspace.delete(holder.workspaceId);
+          else this.perWorkspace.set(holder.workspaceId, left);
+          return;
+        }
         this.db.execute(sql`delete from stream_leases where id = ${lease}`).catch((err: unknown) => log.warn({ err }, 'could not give a stream lease back'));
       },
     };
+  }
+
+  /** The counts of this process alone (`leases: 'process'`): checked and taken in the same turn, so nothing comes between. */
+  private countHere(key: string, workspaceId: string): { taken: boolean; holder: boolean } {
+    const holder = (this.open.get(key)?.streams.size ?? 0) < MAX_STREAMS;
+    const workspace = (this.perWorkspace.get(workspaceId) ?? 0) < MAX_PER_WORKSPACE;
+    return { taken: holder && workspace, holder };
+  }
+
+  /** A lease row, under the workspace's lock, when its holder and its workspace are under their limits (`leases: 'database'`). */
+  private async take(key: string, workspaceId: string, lease: string): Promise<{ taken: boolean; holder: boolean }> {
+    const [row] = await this.db.transaction(async (tx) => {
+      // Pipelined, in this order: the lock, then the count and the insert, which must read the
+      // leases committed by whoever held the lock before. A drizzle query starts only when
+      // something awaits it, so the lock is started here (`.then` inside advisoryXactLock); handed
+      // to `Promise.all` unstarted, it went out after the count (an async function starts its own
+      // at once): 108 of 130 concurrent opens of one key got a stream on PostgreSQL. Expired
+      // leases (their process died) are not counted; the renewal sweeps them away.
+      const locked = advisoryXactLock(tx, sql`hashtextextended(${`aas.streams:${workspaceId}`}, 0)`);
+      const [, rows] = await Promise.all([
+        locked,
+        queryRows<{ taken: boolean; holder: boolean }>(
+          tx,
+          sql`with counts as (
+                select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
+                from stream_leases where workspace_id = ${workspaceId} and expires_at >= now()
+              ), ins as (
+                insert into stream_leases (id, holder, workspace_id, process, expires_at)
+                select ${lease}, ${key}, ${workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
+                from counts where counts.holder and counts.workspace
+                returning id
+              )
+              select exists (select 1 from ins) as taken, counts.holder from counts`,
+        ),
+      ]);
+      return rows;
+    });
+    return { taken: row?.taken === true, holder: row?.holder === true };
   }
 
   /** Open streams and waiting requests of this process (tests, the benchmark). */
@@ -132,11 +169,18 @@ export class StreamGuard {
     return n;
   }
 
+  /** Renews this process's leases, and sweeps away the expired ones of processes that died. */
   private async renew(): Promise<void> {
-    if (this.open.size === 0) return;
+    if (this.open.size === 0 || this.leases === 'process') return;
     await this.db
       .execute(sql`update stream_leases set expires_at = now() + ${`${LEASE_SECONDS} seconds`}::interval where process = ${this.process}`)
       .catch((err: unknown) => log.warn({ err }, 'could not renew stream leases'));
+    await this.db.execute(sql`delete from stream_leases where expires_at < now()`).catch((err: unknown) => log.warn({ err }, 'could not sweep expired stream leases'));
+  }
+
+  /** Event streams open here for a holder (`key:<id>` or `session:<id>`): tests. */
+  openOf(holder: string): number {
+    return this.open.get(holder)?.streams.size ?? 0;
   }
 
   /** Ends the streams whose key or session is no longer valid. */
@@ -171,6 +215,7 @@ export class StreamGuard {
 
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    if (this.leases === 'process') return;
     await this.db.execute(sql`delete from stream_leases where process = ${this.process}`).catch(() => {});
   }
 }
