@@ -36,7 +36,7 @@ pglite.execProtocolStream = async (m, o) => {
       if (m[0] === 0x42 || m[0] === 0x51) {
         // Bind (portal, statement: a statement's name, or the unnamed one parsed just before) or a simple Query.
         statements++;
-        const text = (m[0] === 0x51 ? cstr(5) : (names.get(cstr(m.indexOf(0, 5) + 1)) ?? '?')).replace(/\s+/g, ' ').slice(0, 110);
+        const text = (m[0] === 0x51 ? cstr(5) : (names.get(cstr(m.indexOf(0, 5) + 1)) ?? `? ${cstr(m.indexOf(0, 5) + 1)}`)).replace(/\s+/g, ' ').slice(0, 110);
         counts.set(text, (counts.get(text) ?? 0) + 1);
         times.set(text, (times.get(text) ?? 0) + performance.now() - t);
       }
@@ -61,5 +61,12 @@ console.log(`${RUNS} ${MODE} runs in ${(performance.now() - t0).toFixed(0)} ms; 
 console.log(`statements/run ${(statements / RUNS).toFixed(1)}; inside PGlite ${(inside / RUNS).toFixed(2)} ms/run (${(inside / statements).toFixed(3)} ms/statement)`);
 for (const [kind, [n, ms]] of byKind) console.log(`message ${kind}: ${(n / RUNS).toFixed(1)}/run, ${(ms / n).toFixed(3)} ms each`);
 for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`${(n / RUNS).toFixed(2).padStart(6)} ${(times.get(text)! / n).toFixed(2).padStart(6)} ms  ${text}`);
+// Statements prepared before counting began (named '? <name>' above): their text.
+const unknown = [...counts.keys()].filter((t) => t.startsWith('? ')).map((t) => t.slice(2));
+if (unknown.length) {
+  const q = api.runtime.database.pglite! as unknown as { query: (s: string, p: unknown[]) => Promise<{ rows: { name: string; statement: string }[] }> };
+  const { rows } = await q.query('select name, statement from pg_prepared_statements where name = any($1)', [unknown]);
+  for (const r of rows) console.log(`? ${r.name} = ${r.statement.replace(/\s+/g, ' ').slice(0, 200)}`);
+}
 await api.close();
 await fake.close();
