@@ -2,14 +2,18 @@
 // other on PGlite against the fake model (in this process), and counts the statements PGlite
 // ran (extended protocol Bind `B`, simple query `Q`), the protocol messages by kind, and the time
 // spent inside PGlite. Not part of `npm run bench`.
-// Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode]
+// Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode] [chunkMs]
+// chunkMs (default 0): the fake model's pause between its 40 chunks (TEST_MODE_REAL_MODELS: the
+// fake, not the tests' sandbox model); at 1 or more a run records one text delta per chunk, as at
+// a hosted pace.
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startServer } from '../../test/harness';
 
 const RUNS = Number(process.argv[2] ?? 50);
 const MODE = (process.argv[3] ?? 'wait') as 'wait' | 'stream' | 'async';
-const fake = await startFakeOpenAI({ record: false, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
-const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x' } });
+const CHUNK_MS = Number(process.argv[4] ?? 0);
+const fake = await startFakeOpenAI({ record: false, chunkDelayMs: CHUNK_MS, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
+const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x', TEST_MODE_REAL_MODELS: 'true' } });
 const pglite = api.runtime.database.pglite! as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
 const k = await api.seed.key({ plan: 'enterprise' } as never);
 const created = await api.request<{ id: string }>('POST', '/v1/agents', { key: k.key, body: { name: 'a', model: 'openai-compatible/m', instructions: 'x' } });
