@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -117,5 +118,48 @@ describe('the cheap OpenAI-compatible reader', () => {
       for (;;) if ((await reader.read()).done) throw new Error('ended without the abort');
     });
     await fake.waitFor(() => fake.aborted > before, 5_000);
+  });
+
+  it('keeps its connection for the next call: the body is read to its end, not dropped at [DONE]', async () => {
+    // A server that ends each answer `endAfterMs` after its [DONE]. Each call used to close its
+    // connection (the body dropped before its end) and the next opened another: with a hosted
+    // model, a TLS handshake a call.
+    let connections = 0;
+    let endAfterMs = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'fake-1' };
+        res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] })}\n\n`);
+        res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
+        res.write('data: [DONE]\n\n');
+        setTimeout(() => res.end(), endAfterMs);
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { fast } = models(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1`);
+      const answer = async () => {
+        const got = await parts(fast, call('hello'));
+        assert.equal(got.filter((p) => (p as { type: string }).type === 'finish').length, 1);
+      };
+      for (let i = 0; i < 5; i++) {
+        await answer();
+        // Time for the body's end to be read (it follows [DONE] in a packet of its own).
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The end comes with [DONE]: drained in the background, every call on one connection.
+      assert.equal(connections, 1, `${connections} connections for 5 calls`);
+      // The end comes 300 ms after [DONE]: the call is answered at [DONE] all the same.
+      endAfterMs = 300;
+      const t0 = performance.now();
+      await answer();
+      assert.ok(performance.now() - t0 < 250, 'answered at [DONE], not at the end of the body');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatibl
 import { convertOpenAICompatibleChatUsage, mapOpenAICompatibleFinishReason } from '@ai-sdk/openai-compatible/internal';
 import { STATUS_CODES } from 'node:http';
 import { StreamingToolCallTracker } from '@ai-sdk/provider-utils';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 
 // The streamed answers of an OpenAI-compatible server at a fraction of the provider's CPU
 // (docs/benchmark.md, "Model clients"). The request is the provider's own (`prepareRequest`:
@@ -103,8 +103,16 @@ async function stream(inner: OpenAICompatibleChatLanguageModel, url: string, set
   return { stream: parts, request: { body }, response: { headers: responseHeaders } };
 }
 
-/** Server-Sent Events by hand: lines split, `data:` lines parsed as JSON until `[DONE]`. */
-async function read(body: AsyncIterable<Buffer | string>, mapper: Mapper): Promise<void> {
+/** Past `[DONE]`, what a body may still hold before its connection is closed rather than kept. */
+const DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * Server-Sent Events by hand: lines split, `data:` lines parsed as JSON until `[DONE]`. The run
+ * goes on at `[DONE]`, and the rest of the body (its end, usually in the same packet) is read in
+ * the background: a body dropped before its end closes its connection, and every model call then
+ * opened a new one (a new TLS handshake with a hosted model).
+ */
+async function read(body: Dispatcher.ResponseData['body'], mapper: Mapper): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
   let data: string[] = [];
@@ -123,7 +131,7 @@ async function read(body: AsyncIterable<Buffer | string>, mapper: Mapper): Promi
     mapper.chunk(chunk);
     return false;
   };
-  for await (const bytes of body) {
+  for await (const bytes of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
     buffer += typeof bytes === 'string' ? bytes : decoder.decode(bytes, { stream: true });
     let start = 0;
     for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n', start)) {
@@ -131,7 +139,11 @@ async function read(body: AsyncIterable<Buffer | string>, mapper: Mapper): Promi
       start = end + 1;
       // A blank line ends an event; `data:` lines make its payload; comments and other fields are skipped.
       if (line === '') {
-        if (dispatch()) return mapper.flush();
+        if (dispatch()) {
+          mapper.flush();
+          void body.dump({ limit: DRAIN_LIMIT }).catch(() => {});
+          return;
+        }
       } else if (line.startsWith('data:')) {
         data.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
       }
