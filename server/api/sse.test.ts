@@ -109,3 +109,33 @@ describe('writeEvents', () => {
     }
   });
 });
+
+describe('closeSignal', () => {
+  it('aborts when the client leaves before the answer, not when the answer was written', async () => {
+    const { createServer } = await import('node:http');
+    const { closeSignal } = await import('./sse');
+    const signals: AbortSignal[] = [];
+    const server = createServer((req, res) => {
+      const signal = closeSignal(res);
+      signals.push(signal);
+      if (req.url === '/answer') res.end('done');
+      // '/leave': no answer; the client goes away.
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      assert.equal(await (await fetch(`${url}/answer`)).text(), 'done');
+      const leaving = new AbortController();
+      const gone = fetch(`${url}/leave`, { signal: leaving.signal }).catch(() => null);
+      while (signals.length < 2) await new Promise((r) => setTimeout(r, 5));
+      leaving.abort();
+      await gone;
+      for (let i = 0; i < 200 && !signals[1]!.aborted; i++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(signals[1]!.aborted, true, 'the client left: aborted');
+      assert.equal(signals[0]!.aborted, false, 'answered: nothing to stop');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -101,10 +101,17 @@ export function writeEventsTo(res: ServerResponse, follow: (signal: AbortSignal)
   return writeEvents(eventSink(res), follow, { stop });
 }
 
-/** Aborts when the response closes (the client went away): a wait stops, the run goes on. */
+/**
+ * Aborts when the response closes before its end (the client went away): a wait stops, the run
+ * goes on. A response that ended as it should aborts nothing (an abort builds a DOMException with
+ * its stack: once per `wait` request, for no one).
+ */
 export function closeSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   if (res.destroyed) controller.abort();
-  else res.once('close', () => controller.abort());
+  else
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
   return controller.signal;
 }
