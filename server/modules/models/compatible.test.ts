@@ -134,10 +134,14 @@ describe('the cheap OpenAI-compatible reader', () => {
         res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] })}\n\n`);
         res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
         res.write('data: [DONE]\n\n');
-        setTimeout(() => res.end(), endAfterMs);
+        if (endAfterMs < Infinity) setTimeout(() => res.end(), endAfterMs);
       });
     });
-    server.on('connection', () => connections++);
+    let closed = 0;
+    server.on('connection', (socket) => {
+      connections++;
+      socket.on('close', () => closed++);
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const { fast } = models(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1`);
@@ -157,6 +161,16 @@ describe('the cheap OpenAI-compatible reader', () => {
       const t0 = performance.now();
       await answer();
       assert.ok(performance.now() - t0 < 250, 'answered at [DONE], not at the end of the body');
+      // A server that never ends the response after [DONE]: answered at once, and its connection
+      // closed by us within the drain's second (a stuck body would hold a pool connection).
+      endAfterMs = Infinity;
+      const t1 = performance.now();
+      const closedBefore = closed;
+      await answer();
+      assert.ok(performance.now() - t1 < 250, 'answered at [DONE]');
+      while (closed === closedBefore && performance.now() - t1 < 5_000) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(closed > closedBefore, 'the connection of the unended body was closed');
+      assert.ok(performance.now() - t1 >= 900, `closed after the drain's second, not at once (${Math.round(performance.now() - t1)} ms)`);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

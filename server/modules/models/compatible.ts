@@ -103,13 +103,28 @@ async function stream(inner: OpenAICompatibleChatLanguageModel, url: string, set
   return { stream: parts, request: { body }, response: { headers: responseHeaders } };
 }
 
-/** Past `[DONE]`, what a body may still hold before its connection is closed rather than kept. */
-const DRAIN_LIMIT = 64 * 1024;
+/**
+ * Past `[DONE]`, how long the rest of a body may take (its end comes at once from a server that
+ * behaves), and what the whole body may have held by then, before its connection is closed rather
+ * than given back to the pool: a server that keeps the response open holds no connection of ours.
+ */
+const DRAIN_MS = 1_000;
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/** Reads what is left of a body in the background, then gives its connection back (or closes it, past DRAIN_MS or DRAIN_LIMIT). */
+function drain(body: Dispatcher.ResponseData['body']): void {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), DRAIN_MS);
+  body
+    .dump({ limit: DRAIN_LIMIT, signal: controller.signal })
+    .catch(() => {})
+    .finally(() => clearTimeout(timer));
+}
 
 /**
  * Server-Sent Events by hand: lines split, `data:` lines parsed as JSON until `[DONE]`. The run
  * goes on at `[DONE]`, and the rest of the body (its end, usually in the same packet) is read in
- * the background: a body dropped before its end closes its connection, and every model call then
+ * the background (`drain`): a body dropped before its end closes its connection, and every model call then
  * opened a new one (a new TLS handshake with a hosted model).
  */
 async function read(body: Dispatcher.ResponseData['body'], mapper: Mapper): Promise<void> {
@@ -141,7 +156,7 @@ async function read(body: Dispatcher.ResponseData['body'], mapper: Mapper): Prom
       if (line === '') {
         if (dispatch()) {
           mapper.flush();
-          void body.dump({ limit: DRAIN_LIMIT }).catch(() => {});
+          drain(body);
           return;
         }
       } else if (line.startsWith('data:')) {
