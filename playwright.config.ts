@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig, devices } from '@playwright/test';
 
 // End-to-end tests of the dashboard in a real browser against the real production server.
@@ -30,6 +30,12 @@ import { defineConfig, devices } from '@playwright/test';
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://localhost:${PORT}`;
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((p) => existsSync(p));
+
+/** The node flags of `npm start` (package.json), so the server runs as `npm start` runs it. */
+const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((w) => w.startsWith('--'))
+  .join(' ');
 
 export default defineConfig({
   testDir: 'e2e',
@@ -68,7 +74,7 @@ export default defineConfig({
     // Every test signs up from 127.0.0.1: the per-address sign-up limit is raised for the run, and
     // sign-up is open (the default, `invite`, lets in the first account alone: its pages are
     // tested on servers of their own, e2e/signup-modes.spec.ts).
-    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 SIGNUP_MODE=open WEBHOOK_ALLOW_PRIVATE_URLS=true node --max-semi-space-size=8 --heap-growing-percent=25 server/processes/launch.js`,
+    command: `rm -rf .data/e2e && DATA_DIR=.data/e2e NODE_ENV=production PORT=${PORT} LOG_LEVEL=warn RATE_LIMIT_SIGNUPS_PER_HOUR=1000 SIGNUP_MODE=open WEBHOOK_ALLOW_PRIVATE_URLS=true node ${START_FLAGS} server/processes/launch.js`,
     url: `${baseURL}/readyz`,
     reuseExistingServer: false,
     // A build of the dashboard (~30–60 s on 2 cores) when the sources changed, then the start.

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
 import type { FollowEvent } from '../modules/executions/engine';
 import { webSink } from './sse-sinks';
-import { SSE_HEADERS, writeEvents } from './sse';
+import { closeSignal, SSE_HEADERS, writeEvents } from './sse';
 
 // The one event-stream writer, driven with events made here (no database, no server): how it
 // frames events, sends a large one piece by piece, pings an idle stream, and stops following
@@ -112,8 +113,6 @@ describe('writeEvents', () => {
 
 describe('closeSignal', () => {
   it('aborts when the client leaves before the answer, not when the answer was written', async () => {
-    const { createServer } = await import('node:http');
-    const { closeSignal } = await import('./sse');
     const signals: AbortSignal[] = [];
     const server = createServer((req, res) => {
       const signal = closeSignal(res);

@@ -123,9 +123,9 @@ function drain(body: Dispatcher.ResponseData['body']): void {
 
 /**
  * Server-Sent Events by hand: lines split, `data:` lines parsed as JSON until `[DONE]`. The run
- * goes on at `[DONE]`, and the rest of the body (its end, usually in the same packet) is read in
- * the background (`drain`): a body dropped before its end closes its connection, and every model call then
- * opened a new one (a new TLS handshake with a hosted model).
+ * goes on at `[DONE]`, and the rest of the body is read in the background (`drain`): a body
+ * dropped before its end closes its connection, and every model call then opened a new one (a
+ * new TLS handshake with a hosted model; docs/platform-notes.md).
  */
 async function read(body: Dispatcher.ResponseData['body'], mapper: Mapper): Promise<void> {
   const decoder = new TextDecoder();

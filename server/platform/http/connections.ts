@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { ApiError } from '../errors';
 import { newId } from '../ids';
 import { log } from '../log';
+import { Counts } from '../counts';
 import { addressKey } from './client-address';
 import { lingerThenDestroy, rawAnswer } from './client-error';
 
@@ -35,8 +36,8 @@ export const REFUSAL_LINGER_MS = 1_000;
  */
 export function capConnections(server: Server, opts: { max: number; exempt(peer: string): boolean }): void {
   server.maxConnections = MAX_CONNECTIONS;
-  const open = new Map<string, number>();
-  const refusing = new Map<string, number>();
+  const open = new Counts();
+  const refusing = new Counts();
   const warned = new Map<string, number>();
   if (opts.max <= 0) return;
 
@@ -48,28 +49,18 @@ export function capConnections(server: Server, opts: { max: number; exempt(peer:
     if (!peer) return void socket.destroy();
     if (!opts.exempt(peer)) {
       const key = addressKey(peer);
-      const count = open.get(key) ?? 0;
-      if (count >= opts.max) return refuse(socket, key);
-      open.set(key, count + 1);
-      socket.once('close', () => {
-        const left = (open.get(key) ?? 1) - 1;
-        if (left > 0) open.set(key, left);
-        else open.delete(key);
-      });
+      if (open.get(key) >= opts.max) return refuse(socket, key);
+      open.add(key);
+      socket.once('close', () => open.remove(key));
     }
     for (const handler of handlers) handler.call(server, socket);
   });
 
   function refuse(socket: Socket, key: string): void {
     socket.on('error', () => {});
-    const answering = refusing.get(key) ?? 0;
-    if (answering >= ANSWERED_AT_ONCE) return void socket.destroy();
-    refusing.set(key, answering + 1);
-    socket.once('close', () => {
-      const left = (refusing.get(key) ?? 1) - 1;
-      if (left > 0) refusing.set(key, left);
-      else refusing.delete(key);
-    });
+    if (refusing.get(key) >= ANSWERED_AT_ONCE) return void socket.destroy();
+    refusing.add(key);
+    socket.once('close', () => refusing.remove(key));
     const requestId = newId('req');
     const error = new ApiError(
       'rate_limit_exceeded',

@@ -5,6 +5,7 @@ import { queryRows, textArray } from '../../../db/rows';
 import { ApiError } from '../errors';
 import { log } from '../log';
 import { advisoryXactLock } from '../../../db/advisory';
+import { Counts } from '../counts';
 
 // Requests that hold a connection for long (docs/concurrency.md):
 //   - event streams: at most MAX_STREAMS open per API key or dashboard session, and
@@ -49,8 +50,8 @@ export class StreamGuard {
   private readonly process = randomUUID();
   private readonly open = new Map<string, { holder: Holder; streams: Set<{ lease: string; controller: AbortController }> }>();
   /** Open streams per workspace (`leases: 'process'`). */
-  private readonly perWorkspace = new Map<string, number>();
-  private readonly waits = new Map<string, number>();
+  private readonly perWorkspace = new Counts();
+  private readonly waits = new Counts();
   private timers: NodeJS.Timeout[] = [];
   private readonly leases: LeaseStore;
 
@@ -63,20 +64,17 @@ export class StreamGuard {
 
   /** Counts a `wait: true` request of the workspace (429 past MAX_PER_WORKSPACE in this process); returns its release. */
   acquireWait(workspaceId: string): () => void {
-    const n = this.waits.get(workspaceId) ?? 0;
-    if (n >= MAX_PER_WORKSPACE) {
+    if (this.waits.get(workspaceId) >= MAX_PER_WORKSPACE) {
       throw new ApiError('rate_limit_exceeded', `Too many waiting requests for this workspace (at most ${MAX_PER_WORKSPACE}); retry later`, {
         headers: { 'Retry-After': '1' },
       });
     }
-    this.waits.set(workspaceId, n + 1);
+    this.waits.add(workspaceId);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.waits.get(workspaceId) ?? 1) - 1;
-      if (left <= 0) this.waits.delete(workspaceId);
-      else this.waits.set(workspaceId, left);
+      this.waits.remove(workspaceId);
     };
   }
 
@@ -103,7 +101,7 @@ export class StreamGuard {
     if (!entry) this.open.set(key, (entry = { holder, streams: new Set() }));
     const stream = { lease, controller: new AbortController() };
     entry.streams.add(stream);
-    if (this.leases === 'process') this.perWorkspace.set(holder.workspaceId, (this.perWorkspace.get(holder.workspaceId) ?? 0) + 1);
+    if (this.leases === 'process') this.perWorkspace.add(holder.workspaceId);
     let closed = false;
     return {
       signal: stream.controller.signal,
@@ -112,12 +110,7 @@ export class StreamGuard {
         closed = true;
         entry.streams.delete(stream);
         if (entry.streams.size === 0) this.open.delete(key);
-        if (this.leases === 'process') {
-          const left = (this.perWorkspace.get(holder.workspaceId) ?? 1) - 1;
-          if (left <= 0) this.perWorkspace.delete(holder.workspaceId);
-          else this.perWorkspace.set(holder.workspaceId, left);
-          return;
-        }
+        if (this.leases === 'process') return this.perWorkspace.remove(holder.workspaceId);
         this.db.execute(sql`delete from stream_leases where id = ${lease}`).catch((err: unknown) => log.warn({ err }, 'could not give a stream lease back'));
       },
     };
@@ -126,7 +119,7 @@ export class StreamGuard {
   /** The counts of this process alone (`leases: 'process'`): checked and taken in the same turn, so nothing comes between. */
   private countHere(key: string, workspaceId: string): { taken: boolean; holder: boolean } {
     const holder = (this.open.get(key)?.streams.size ?? 0) < MAX_STREAMS;
-    const workspace = (this.perWorkspace.get(workspaceId) ?? 0) < MAX_PER_WORKSPACE;
+    const workspace = this.perWorkspace.get(workspaceId) < MAX_PER_WORKSPACE;
     return { taken: holder && workspace, holder };
   }
 
@@ -165,8 +158,7 @@ export class StreamGuard {
   get size(): number {
     let n = 0;
     for (const e of this.open.values()) n += e.streams.size;
-    for (const w of this.waits.values()) n += w;
-    return n;
+    return n + this.waits.total;
   }
 
   /** Renews this process's leases, and sweeps away the expired ones of processes that died. */
