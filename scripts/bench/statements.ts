@@ -2,20 +2,22 @@
 // other on PGlite against the fake model (in this process), and counts the statements PGlite
 // ran (extended protocol Bind `B`, simple query `Q`), the protocol messages by kind, and the time
 // spent inside PGlite. Not part of `npm run bench`.
-// Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode] [chunkMs]
+// Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode] [chunkMs] [clients]
 // chunkMs (default 0): the fake model's pause between its 40 chunks (TEST_MODE_REAL_MODELS: the
 // fake, not the tests' sandbox model); at 1 or more a run records one text delta per chunk, as at
-// a hosted pace.
+// a hosted pace. clients (default 1): runs at once, each client starting its next when one ends
+// (as the peers part's clients do; statements that count the runs in flight then see them).
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startServer } from '../../test/harness';
 
 const RUNS = Number(process.argv[2] ?? 50);
 const MODE = (process.argv[3] ?? 'wait') as 'wait' | 'stream' | 'async';
 const CHUNK_MS = Number(process.argv[4] ?? 0);
+const CLIENTS = Number(process.argv[5] ?? 1);
 const fake = await startFakeOpenAI({ record: false, chunkDelayMs: CHUNK_MS, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
 const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x', TEST_MODE_REAL_MODELS: 'true' } });
 const pglite = api.runtime.database.pglite! as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
-const k = await api.seed.key({ plan: 'enterprise' } as never);
+const k = await api.seed.key({ plan: 'enterprise', customConcurrency: 10_000 });
 const created = await api.request<{ id: string }>('POST', '/v1/agents', { key: k.key, body: { name: 'a', model: 'openai-compatible/m', instructions: 'x' } });
 const agentId = created.body.id;
 const counts = new Map<string, number>();
@@ -40,7 +42,7 @@ pglite.execProtocolStream = async (m, o) => {
       if (m[0] === 0x42 || m[0] === 0x51) {
         // Bind (portal, statement: a statement's name, or the unnamed one parsed just before) or a simple Query.
         statements++;
-        const text = (m[0] === 0x51 ? cstr(5) : (names.get(cstr(m.indexOf(0, 5) + 1)) ?? `? ${cstr(m.indexOf(0, 5) + 1)}`)).replace(/\s+/g, ' ').slice(0, 110);
+        const text = (m[0] === 0x51 ? cstr(5) : (names.get(cstr(m.indexOf(0, 5) + 1)) ?? `? ${cstr(m.indexOf(0, 5) + 1)}`)).replace(/\s+/g, ' ').slice(0, Number(process.env.STATEMENT_CHARS ?? 110));
         counts.set(text, (counts.get(text) ?? 0) + 1);
         times.set(text, (times.get(text) ?? 0) + performance.now() - t);
       }
@@ -57,7 +59,10 @@ await new Promise((r) => setTimeout(r, 3000));
 counting = true;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
-for (let i = 0; i < RUNS; i++) await run();
+let left = RUNS;
+await Promise.all(Array.from({ length: CLIENTS }, async () => {
+  while (left-- > 0) await run();
+}));
 await new Promise((r) => setTimeout(r, 2500)); // lazy writes, relay, usage flush
 counting = false;
 const cpu = process.cpuUsage(cpu0);
