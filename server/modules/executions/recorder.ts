@@ -63,7 +63,6 @@ export class RunLog implements LocalRun {
   }
 
   async push(event: RunEvent): Promise<void> {
-    if (this.join(event)) return;
     // Past the reservation: write first (which moves it up) before handing out more numbers.
     if (this.next > this.reserved) await this.flush();
     const seq = this.next++;
@@ -75,22 +74,6 @@ export class RunLog implements LocalRun {
     this.pendingBytes += approximateSize(event);
     if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
-  }
-
-  /**
-   * A text delta joined to the one before it, unseen (docs/executions.md, "Streams"): while no
-   * stream follows the run, here or elsewhere, the deltas of a step since the last write are one
-   * event — the same text, one row and one number instead of one per token. Nobody holds the
-   * earlier one's number: it was never sent (no tail) nor written (it is pending).
-   */
-  private join(event: RunEvent): boolean {
-    if (event.type !== 'text.delta' || this.eager) return false;
-    const last = this.pending.at(-1);
-    if (last?.type !== 'text.delta' || last.data.step !== event.data.step || this.live.localTail(this.row.id)) return false;
-    last.data = { delta: last.data.delta + event.data.delta, step: last.data.step };
-    this.pendingBytes += event.data.delta.length;
-    if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
-    return true;
   }
 
   /** What the run's participants hand each write of its events (participants.ts `partsInProgress`). */
