@@ -2,6 +2,7 @@
 // other on PGlite against the fake model (in this process), and counts the statements PGlite
 // ran (extended protocol Bind `B`, simple query `Q`), the protocol messages by kind, and the time
 // spent inside PGlite. Not part of `npm run bench`.
+// STATEMENTS_PROF=<file>: also a CPU profile of the counted runs (scripts/bench/profile-summary.ts reads it).
 // Usage: TEST_DB=pglite node --import tsx scripts/bench/statements.ts [runs] [mode] [chunkMs] [clients]
 // chunkMs (default 0): the fake model's pause between its 40 chunks (TEST_MODE_REAL_MODELS: the
 // fake, not the tests' sandbox model); at 1 or more a run records one text delta per chunk, as at
@@ -9,6 +10,8 @@
 // (as the peers part's clients do; statements that count the runs in flight then see them).
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startServer } from '../../test/harness';
+import { Session } from 'node:inspector/promises';
+import fs from 'node:fs';
 
 const RUNS = Number(process.argv[2] ?? 50);
 const MODE = (process.argv[3] ?? 'wait') as 'wait' | 'stream' | 'async';
@@ -17,7 +20,7 @@ const CLIENTS = Number(process.argv[5] ?? 1);
 const fake = await startFakeOpenAI({ record: false, chunkDelayMs: CHUNK_MS, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
 const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x', TEST_MODE_REAL_MODELS: 'true' } });
 const pglite = api.runtime.database.pglite! as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
-const k = await api.seed.key({ plan: 'enterprise', customConcurrency: 10_000 });
+const k = await api.seed.key({ plan: 'enterprise', customRpm: 100_000_000, customConcurrency: 10_000 });
 const created = await api.request<{ id: string }>('POST', '/v1/agents', { key: k.key, body: { name: 'a', model: 'openai-compatible/m', instructions: 'x' } });
 const agentId = created.body.id;
 const counts = new Map<string, number>();
@@ -49,13 +52,22 @@ pglite.execProtocolStream = async (m, o) => {
     }
   }
 };
+const statuses = new Map<number, number>();
 const run = async () => {
   const body = MODE === 'async' ? { input: 'hi' } : { input: 'hi', [MODE]: true };
   const res = await fetch(`${api.url}/v1/agents/${agentId}/execute`, { method: 'POST', headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await res.text();
+  statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
 };
 for (let i = 0; i < 5; i++) await run();
 await new Promise((r) => setTimeout(r, 3000));
+// STATEMENTS_PROF=<file>: a CPU profile of the counted runs alone (not of the start-up).
+const profiler = process.env.STATEMENTS_PROF ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
 counting = true;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -65,8 +77,10 @@ await Promise.all(Array.from({ length: CLIENTS }, async () => {
 }));
 await new Promise((r) => setTimeout(r, 2500)); // lazy writes, relay, usage flush
 counting = false;
+if (profiler) fs.writeFileSync(process.env.STATEMENTS_PROF!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
 const cpu = process.cpuUsage(cpu0);
 console.log(`${RUNS} ${MODE} runs in ${(performance.now() - t0).toFixed(0)} ms; process CPU ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(1)} ms/run (fake model in this process too)`);
+console.log(`answers by status: ${JSON.stringify(Object.fromEntries(statuses))} (5 warm-up runs included)`);
 console.log(`statements/run ${(statements / RUNS).toFixed(1)}; inside PGlite ${(inside / RUNS).toFixed(2)} ms/run (${(inside / statements).toFixed(3)} ms/statement)`);
 for (const [kind, [n, ms]] of byKind) console.log(`message ${kind}: ${(n / RUNS).toFixed(1)}/run, ${(ms / n).toFixed(3)} ms each`);
 for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`${(n / RUNS).toFixed(2).padStart(6)} ${(times.get(text)! / n).toFixed(2).padStart(6)} ms  ${text}`);
