@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
-import { startServer, type SeededKey, type TestServer } from '../harness';
+import { DB_KIND, startServer, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Execution } from './helpers';
 import { until } from '../eventually';
 
@@ -83,6 +83,28 @@ describe('per-workspace concurrency', () => {
     assert.equal(res.body.status, 'succeeded');
     assert.ok(res.body.startedAt! > res.body.createdAt, 'it waited for a slot of its workspace');
     await cancelAll(k, busy);
+  });
+
+  it('two runs in place racing for the last slot: one runs, the other waits queued for it (the check under the lock)', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only: the decision is read without the lock there' }, async () => {
+    const k = await api.seed.key({ plan: 'enterprise', customRpm: 100_000, customConcurrency: 1 });
+    const slow = await createAgent(api, k.key, { model: 'sandbox/slow' });
+    // Both read "a slot is free" before either holds the tenant's lock: the test holds it meanwhile.
+    const runs = await api.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`aas.exec:${k.workspace.id}:test`}, 0))`);
+      const started = [execute(api, k.key, slow, { input: 'one two', wait: true }), execute(api, k.key, slow, { input: 'three four', wait: true })];
+      await until('both starts wait for the lock', async () => {
+        const [row] = await api.query<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'advisory'`);
+        return row!.n === 2;
+      });
+      return started;
+    });
+    const [a, b] = await Promise.all(runs);
+    for (const res of [a!, b!]) {
+      expectStatus(res, 200);
+      assert.equal(res.body.status, 'succeeded');
+    }
+    const [first, second] = [a!.body, b!.body].sort((x, y) => x.startedAt!.localeCompare(y.startedAt!));
+    assert.ok(second!.startedAt! >= first!.completedAt!, 'never two running at once: the second waited for the slot');
   });
 
   it('the limit is per environment: test and live each have their own', async () => {

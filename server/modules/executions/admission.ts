@@ -4,6 +4,7 @@ import { queryRows } from '../../../db/rows';
 import type { Environment } from '../../../db/schema';
 import { PLAN_CONCURRENCY } from '../ratelimit/plans';
 import { advisoryXactLock } from '../../../db/advisory';
+import { sqlState } from '../../../db/errors';
 
 // Who may start running now (docs/concurrency.md). A workspace runs at most its plan's number of
 // executions at once per environment, counted over every process: each decision to start runs
@@ -48,6 +49,21 @@ export const mayStartNow = (t: Tenant): SQL<boolean> =>
            and not exists (select 1 from executions q
                  where q.workspace_id = ${t.workspaceId} and q.environment = ${t.environment} and q.status = 'queued' and q.waiting_turn is null)
         from workspaces w where w.id = ${t.workspaceId}), false)`;
+
+/**
+ * The exact admission check of a run starting in place on PostgreSQL (docs/concurrency.md,
+ * "Admission"): a statement sent right behind `lockTenant`, with the run's writes and the
+ * transaction's COMMIT pipelined behind it, so that the tenant's lock is held for the server's
+ * work alone, never for a turn of the caller's event loop. It fails with division_by_zero
+ * (22012, `refusedAdmission`) when the tenant may not start a run now; the statements behind it
+ * then fail and the COMMIT rolls the transaction back.
+ */
+export function admissionCheck(tx: Db, t: Tenant): Promise<unknown> {
+  return tx.execute(sql`select 1 / (${mayStartNow(t)})::int as admitted`).then((r) => r);
+}
+
+/** The admission check said no (`admissionCheck`): another start took the tenant's last slot. */
+export const refusedAdmission = (err: unknown): boolean => sqlState(err) === '22012';
 
 export interface Candidate extends Tenant {
   limit: number;

@@ -14,7 +14,8 @@ import { CHANNELS, notifyCall } from '../../platform/notify';
 import type { Page, PageParams } from '../../platform/pagination';
 import type { ConversationSummaryView, ConversationView, ExecuteInput, ExecutionView, MessageView } from './schemas';
 import type { Started } from './runner';
-import { lockTenant, mayStartNow } from './admission';
+import { admissionCheck, lockTenant, mayStartNow, refusedAdmission } from './admission';
+import { isPglite } from '../../../db/advisory';
 import { lineState, MAX_WAITING_TURNS } from './lines';
 import { cancel, executionView, isFinal, RESERVE, startedParts, type ExecutionRow } from './lifecycle';
 import { startColumns, statementWith } from './participants';
@@ -101,19 +102,23 @@ export async function startExecution(
   agentId: string,
   input: ExecuteInput,
   opts: { id?: string; inline?: boolean; trigger?: ExecutionTrigger; waiting?: { on: 'schedule'; turn: number }; keyId?: string; trace?: TraceParent | null; replay?: ReplayStart } = {},
-): Promise<{ row: ExecutionRow; timeoutSeconds: number; started?: Started; ahead?: number }> {
+): Promise<StartResult> {
   const id = opts.id ?? newId('exe');
   if (!isId('agt', agentId)) throw notFound('agent', agentId);
   // A replay starts a conversation of its own (the original's is never written: replay.ts).
   const continued = opts.replay ? undefined : input.conversationId;
   if (continued !== undefined && !isId('conv', continued)) throw noSuchConversation(continued);
   if (input.outputSchema !== undefined) checkOutputSchema(input.outputSchema);
-  return transaction(db, async (tx) => {
+  // On PostgreSQL a run in place is admitted optimistically: round trip 1 reads the decision
+  // without the tenant's lock, and a run it admits sends the lock and the exact check right
+  // before its writes (round trip 2, `admissionCheck`), the COMMIT behind them. On PGlite a
+  // transaction holds the one connection alone: the decision read in round trip 1 is exact.
+  const optimistic = opts.inline === true && !isPglite(db);
+  const out = await transaction(db, async (tx): Promise<StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> }> => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
-    // idle), then for a run in place the tenant's admission lock, then the agent with the
-    // transaction's time and the admission decision (same connection, in this order: the
-    // decision's snapshot is taken once the lock is held; the conversation's row lock is taken
-    // before the tenant's, as before).
+    // idle), then for a run in place on PGlite the tenant's admission lock (a no-op there), then
+    // the agent with the transaction's time and the admission decision (same connection, in
+    // this order; the conversation's row lock is taken before the tenant's).
     const conversationQ =
       continued === undefined
         ? null
@@ -127,7 +132,7 @@ export async function startExecution(
               .returning({ id: conversations.id })
               .execute(),
           ]);
-    const lockQ = opts.inline ? lockTenant(tx, actor) : null;
+    const lockQ = opts.inline && !optimistic ? lockTenant(tx, actor) : null;
     // The participants' columns (participants.ts: a `block` budget that refuses the run, read
     // here so that a refusal writes nothing).
     const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: opts.replay ? sql`${opts.replay.model}` : sql`${agents.model}` });
@@ -225,6 +230,9 @@ export async function startExecution(
       writes.push(tx.insert(messages).values({ id: newId('msg'), conversationId, executionId: id, role: 'user', content: input.input, modelMessage: userMessage }).getSQL());
     }
     if (!running && !waiting) signals.push(notifyCall(CHANNELS.work, 'executions'));
+    // Admitted without the lock: the lock and the exact check go out now, right before the writes.
+    const lock = running && optimistic ? lockTenant(tx, actor) : null;
+    const check = lock && admissionCheck(tx, actor);
     const written = tx.execute(statementWith(writes, signals, running ? startedParts(row) : [])).then((r) => r);
     if (!running) {
       await written;
@@ -232,9 +240,33 @@ export async function startExecution(
     }
     // A new conversation's history is the message just written: nothing to read back.
     const historyQ = continued === undefined ? Promise.resolve([...earlier, { modelMessage: userMessage }]) : conversationMessages(tx, conversationId);
-    const [history] = await Promise.all([historyQ, written]);
-    return { row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, carried } };
+    // (Already sent, in order: the lock and the check first when there are; awaited together.)
+    const settled = Promise.all([historyQ, written, lock, check]).then(([history]) => ({ row, timeoutSeconds: agent.timeoutSeconds, started: { row, agent, history, carried } }));
+    if (!check) return settled;
+    // Not awaited here: the transaction's COMMIT goes out behind these statements (pipelined), and
+    // the tenant's lock is held while the server does their work, not while this process's loop
+    // gets round to answering them. (Handled now, awaited below: a rejection is never unhandled.)
+    settled.catch(() => {});
+    check.catch(() => {});
+    return { deferred: settled, check };
   });
+  if (!('deferred' in out)) return out;
+  try {
+    return await out.deferred;
+  } catch (err) {
+    // Another start took the tenant's last slot since round trip 1: nothing was written (the
+    // COMMIT rolled back); the run is queued, as when the decision says no at once.
+    if (await out.check.then(() => false, refusedAdmission)) return startExecution(db, actor, agentId, input, { ...opts, id, inline: false });
+    throw err;
+  }
+}
+
+/** A started execution: queued (a worker will run it), or running in place (`started`). */
+interface StartResult {
+  row: ExecutionRow;
+  timeoutSeconds: number;
+  started?: Started;
+  ahead?: number;
 }
 
 /**
