@@ -121,7 +121,12 @@ describe('schedule ticks', () => {
     const id = await schedule({ cron: '* * * * *', overlap: 'enqueue', agent: slow });
     await tick(api.db, at(1));
     const [first] = await runsOf(id);
-    await api.query(sql`update executions set status = 'running', started_at = now(), heartbeat_at = now(), attempt = attempt + 1 where id = ${first!.id} and status = 'queued'`);
+    // Held running by the test: a worker that claimed it already (its run lasts ~0.6 s) is fenced
+    // out by the new attempt, so the run stays active until the test cancels it.
+    const [held] = await api.query<{ id: string }>(
+      sql`update executions set status = 'running', started_at = now(), heartbeat_at = now(), attempt = attempt + 1 where id = ${first!.id} and status in ('queued', 'running') returning id`,
+    );
+    assert.ok(held, 'the first run was still active when the test took it');
     // Counted on this schedule's own runs: a tick fires every schedule due, and the skip test's
     // schedule (next at 09:03) fires here too once its run has really ended (a worker may have
     // claimed and finished it before that test held it running).
