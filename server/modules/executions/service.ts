@@ -116,9 +116,9 @@ export async function startExecution(
   const optimistic = opts.inline === true && !isPglite(db);
   const out = await transaction(db, async (tx): Promise<StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> }> => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
-    // idle), then for a run in place on PGlite the tenant's admission lock (a no-op there), then
-    // the agent with the transaction's time and the admission decision (same connection, in
-    // this order; the conversation's row lock is taken before the tenant's).
+    // idle), then the agent with the transaction's time and the admission decision (same
+    // connection, in this order; the conversation's row lock is taken before the tenant's, which
+    // on PostgreSQL comes in round trip 2, and on PGlite is not needed: db/advisory.ts).
     const conversationQ =
       continued === undefined
         ? null
@@ -132,7 +132,6 @@ export async function startExecution(
               .returning({ id: conversations.id })
               .execute(),
           ]);
-    const lockQ = opts.inline && !optimistic ? lockTenant(tx, actor) : null;
     // The participants' columns (participants.ts: a `block` budget that refuses the run, read
     // here so that a refusal writes nothing).
     const participants = startColumns({ ...actor, agentId, keyId: opts.keyId ?? null, inPlace: opts.inline === true, model: opts.replay ? sql`${opts.replay.model}` : sql`${agents.model}` });
@@ -150,7 +149,7 @@ export async function startExecution(
       .from(agents)
       .where(and(eq(agents.id, agentId), ...owned(agents, actor), isNull(agents.deletedAt)))
       .execute();
-    const [[found], conversation] = await Promise.all([agentQ, conversationQ, lockQ]);
+    const [[found], conversation] = await Promise.all([agentQ, conversationQ]);
     const admitted = found?.admitted === true;
     // (A throw rolls the transaction back, the conversation's lock with it.)
     if (!found) throw notFound('agent', agentId);
