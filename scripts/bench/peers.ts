@@ -58,7 +58,38 @@ interface Server {
   /** The database, for the set-up line. */
   db: string;
   once(i: number, n: number, mode: Mode): Promise<{ ok: boolean; why?: string; first?: number }>;
+  /** Ours: where each run created since `since` (epoch ms) spent its time, from the executions' own timestamps. */
+  stages?(since: number): Promise<Stages>;
   stop(): Promise<void>;
+}
+
+/**
+ * From an execution's timestamps (each its transaction's time): `queued` = started − created (0
+ * for a run started in place; a worker's claim otherwise), `run` = completed − started (the model's
+ * ~1.2 s, plus the loop's lag in the process that ran it). What a client waited beyond both is
+ * the start before the create and the answer after the finish.
+ */
+interface Stages {
+  queued: number[];
+  run: number[];
+}
+
+/** The stages of the executions created since `since`, read with GET /v1/executions, newest first, page by page. */
+async function readStages(c: Client, since: number): Promise<Stages> {
+  const out: Stages = { queued: [], run: [] };
+  let after: string | undefined;
+  for (;;) {
+    const page = await call<{ data: { createdAt: string; startedAt: string | null; completedAt: string | null }[]; nextCursor?: string }>(c, 'GET', `/v1/executions?limit=100${after ? `&after=${after}` : ''}`, undefined, 200);
+    for (const e of page.body.data) {
+      const created = Date.parse(e.createdAt);
+      if (created < since) return out;
+      if (e.startedAt === null || e.completedAt === null) continue;
+      out.queued.push(Date.parse(e.startedAt) - created);
+      out.run.push(Date.parse(e.completedAt) - Date.parse(e.startedAt));
+    }
+    if (!page.body.nextCursor) return out;
+    after = page.body.nextCursor;
+  }
 }
 
 let tick: number | undefined;
@@ -212,6 +243,7 @@ async function startOurs(setup: ExecutionsSetup, modelUrl: string, topology: 'pg
   await admin.agent.close();
   const agent = clientAgent();
   const target = `/v1/agents/${created.id}/execute`;
+  const lister: Client = { agent, origin: app.origin, key: app.key };
   const origins = 'origins' in app ? app.origins : [app.origin];
   return {
     name: `this service (${{ pglite: 'embedded, PGlite', pg: 'PostgreSQL + Redis, 1 process', 'pg-split': 'PostgreSQL + Redis, 2 web + 1 worker' }[topology]})`,
@@ -230,6 +262,7 @@ async function startOurs(setup: ExecutionsSetup, modelUrl: string, topology: 'pg
       const res = await streamOnce(c, target, { input, stream: true });
       return { ok: res.ok, first: res.first ?? undefined, why: res.ok ? undefined : res.status === 200 ? res.end : `HTTP ${res.status}` };
     },
+    stages: (since) => readStages(lister, since),
     stop: async () => {
       await agent.close();
       await stopAll(app.children);
@@ -272,6 +305,7 @@ interface Measured extends Omit<Phase, 'cpu'> {
   db: number;
   modelMs: number;
   maxInFlight: number;
+  stages?: Stages;
 }
 
 /** CLIENTS clients, each making `perClient` calls back to back. */
@@ -320,6 +354,13 @@ async function load(server: Server, kind: ServerKind, model: FakeModel, mode: Mo
   return { round, server: server.name, kind, mode, done, failed, why, seconds, latency, first, cpu, rest, db, rss: rss(), modelMs: percentile(stats.times, 50), maxInFlight: stats.maxInFlight };
 }
 
+/** `queued p50/p90 …, run p50/p90 …` (short: `q50 (q90) / r50 (r90)`). */
+const stagesText = (s: Stages, short = false) => {
+  const p = (xs: number[]) => [ms(percentile(xs, 50)), ms(percentile(xs, 90))];
+  const [q50, q90] = p(s.queued);
+  const [r50, r90] = p(s.run);
+  return short ? `${q50} (${q90}) / ${r50} (${r90})` : `queued p50/p90 ${q50}/${q90} ms, run p50/p90 ${r50}/${r90} ms`;
+};
 const ms = (x: number) => (Number.isNaN(x) ? '–' : x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en-US'));
 const rate = (m: Measured) => m.done / m.seconds;
 const cpuPerRun = (m: Measured) => m.cpu / Math.max(m.done, 1);
@@ -401,9 +442,12 @@ export async function benchPeers(setup: ExecutionsSetup, fresh: () => Promise<Om
             const fake = mode === 'wait' && server.wholeForWait ? whole : model;
             await load(server, kind, fake, mode, WARMUP_PER_CLIENT, round);
             await sleep(1000);
+            const since = Date.now();
             const m = await load(server, kind, fake, mode, mode === 'burst' ? BURSTS : PER_CLIENT, round);
+            // Read after the phase's CPU was taken: the listing is not counted.
+            m.stages = await server.stages?.(since);
             results.push(m);
-            console.log(`peers round ${round}: ${m.server} ${mode}: ${rate(m).toFixed(1)} runs/s, p50 ${ms(percentile(m.latency, 50))} ms, first token p50 ${ms(percentile(m.first, 50))} ms, CPU ${cpuPerRun(m).toFixed(1)} + ${dbPerRun(m).toFixed(1)} ms/run, RSS ${m.rss.toFixed(0)} MB, at once ${m.maxInFlight}, failed ${m.failed}`);
+            console.log(`peers round ${round}: ${m.server} ${mode}: ${rate(m).toFixed(1)} runs/s, p50 ${ms(percentile(m.latency, 50))} ms, first token p50 ${ms(percentile(m.first, 50))} ms, CPU ${cpuPerRun(m).toFixed(1)} + ${dbPerRun(m).toFixed(1)} ms/run, RSS ${m.rss.toFixed(0)} MB, at once ${m.maxInFlight}, failed ${m.failed}${m.stages ? `, ${stagesText(m.stages)}` : ''}`);
             await sleep(1000);
           }
         } finally {
@@ -431,6 +475,7 @@ export async function benchPeers(setup: ExecutionsSetup, fresh: () => Promise<Om
     'CPU ms/run clients + model': `${(m.rest.client / Math.max(m.done, 1)).toFixed(1)} + ${(m.rest.model / Math.max(m.done, 1)).toFixed(1)}`,
     'peak RSS MB': m.rss.toFixed(0),
     'model p50 ms / max at once': `${ms(m.modelMs)} / ${m.maxInFlight}`,
+    'queued / run p50 (p90) ms': m.stages ? stagesText(m.stages, true) : '',
     failed: m.failed === 0 ? '0' : `${m.failed} (${[...m.why].map(([k, n]) => `${k}: ${n}`).join(', ')})`,
   });
   console.table(results.map(row));
