@@ -1,3 +1,5 @@
+import type { SQL } from 'drizzle-orm';
+import type { PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Db } from './client';
@@ -9,6 +11,8 @@ import type { Db } from './client';
 // inside a transaction already (a savepoint), it is drizzle's own `transaction`.
 
 const RAW = Symbol.for('aas.db.raw');
+/** A transaction's reserved connection, on the transaction object (`sendInOrder`). */
+const CONNECTION = Symbol('aas.db.connection');
 
 /** Marks the root Db of a PostgreSQL database with its postgres.js client (db/client.ts). */
 export function markPostgres(db: Db, sql: postgres.Sql): void {
@@ -26,7 +30,9 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
       // What drizzle's own transaction builds around postgres.js's transaction connection.
       const root = db as unknown as { dialect: never; session: { schema: never; options: never }; _: { schema: never } };
       const session = new PostgresJsSession(conn as never, root.dialect, root.session.schema, root.session.options);
-      result = await fn(new PostgresJsTransaction(root.dialect, session, root.session.schema) as unknown as Db);
+      const tx = new PostgresJsTransaction(root.dialect, session, root.session.schema) as unknown as Db;
+      (tx as unknown as Record<symbol, postgres.ReservedSql>)[CONNECTION] = conn;
+      result = await fn(tx);
       await begun;
     } catch (err) {
       await begun.catch(() => {});
@@ -38,6 +44,35 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
   } finally {
     conn.release();
   }
+}
+
+const connectionOf = (tx: Db) => (tx as unknown as Record<symbol, postgres.ReservedSql | undefined>)[CONNECTION];
+
+/**
+ * Whether `tx` may end with statements it does not await: on PostgreSQL, statements sent with
+ * `sendInOrder` go out before the COMMIT that `transaction` sends once the callback returns, and
+ * a failed one makes that COMMIT roll the whole transaction back. On PGlite, and in a savepoint,
+ * every statement must be awaited before the callback returns.
+ */
+export const endsPipelined = (tx: Db): boolean => connectionOf(tx) !== undefined;
+
+/**
+ * Sends `statements` on the transaction's connection in this order, each handed to postgres.js
+ * now: it queues a query one microtask after it is executed, in the order executed, so that the
+ * COMMIT `transaction` sends after the callback returns cannot overtake them (drizzle's own
+ * `execute` hands its query on a few microtasks later, an order nothing guarantees). Resolves
+ * with their rows once all were answered; rejects with the first error. Only where `endsPipelined`.
+ */
+export function sendInOrder(tx: Db, statements: SQL[]): Promise<unknown[]> {
+  const conn = connectionOf(tx);
+  if (!conn) return Promise.reject(new Error('sendInOrder: not in a pipelined transaction (endsPipelined)'));
+  const dialect = (tx as unknown as { dialect: PgDialect }).dialect;
+  return Promise.all(
+    statements.map((statement) => {
+      const query = dialect.sqlToQuery(statement);
+      return conn.unsafe(query.sql, query.params as never[]).execute();
+    }),
+  );
 }
 
 /**

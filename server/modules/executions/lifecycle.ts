@@ -1,10 +1,10 @@
 import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { transaction } from '../../../db/transaction';
+import { endsPipelined, sendInOrder, transaction } from '../../../db/transaction';
 import { intArray, queryRows, textArray } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
 import { limitOf, lockTenant, type Tenant } from './admission';
-import { handOn } from './lines';
+import { handOn, handOnStatement } from './lines';
 import { committed, momentParts, statementWith } from './participants';
 import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
@@ -310,7 +310,7 @@ export async function finish(
 ): Promise<ExecutionRow | null> {
   const pending = run?.pending ?? [];
   let parts: StatementPart[] = [];
-  const row = await transaction(db, async (tx) => {
+  const out = await transaction(db, async (tx): Promise<ExecutionRow | null | { row: ExecutionRow; sent: Promise<unknown> }> => {
     const conditions = [eq(executions.id, id), inArray(executions.status, [...move(guard.from, outcome.status).from])];
     if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
     const [row] = await tx
@@ -353,17 +353,26 @@ export async function finish(
     // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
     if (row.startedAt) signals.push(queuedSignal(row));
     if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
+    // One statement: the events, the conversation and its messages, the signals, and the
+    // participants' parts (the outbox event, the usage record, the last call's charge).
+    const statement = statementWith(writes, signals, (parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])]));
+    // After the conversation was freed (by the statement, in order): the next queued turn of its
+    // lines may run. The usual end (no `extra`, no schedule's line to hand on) is sent with the
+    // hand-on and the COMMIT behind it, unawaited: one round trip instead of three, each of which
+    // waited for a turn of a busy loop with the connection held (docs/executions.md, "The end of a run").
+    if (!extra && row.scheduleId === null && endsPipelined(tx)) {
+      const line = handOnStatement(row);
+      const sent = sendInOrder(tx, line ? [statement, line] : [statement]);
+      sent.catch(() => {}); // awaited below, after the COMMIT; never unhandled meanwhile
+      return { row, sent };
+    }
     // Issued together: pipelined on the transaction's connection, run in this order.
-    await Promise.all([
-      // One statement: the events, the conversation and its messages, the signals, and the
-      // participants' parts (the outbox event, the usage record, the last call's charge).
-      tx.execute(statementWith(writes, signals, (parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])]))),
-      extra?.(tx, row),
-    ]);
-    // After the conversation was freed (above, in order): the next queued turn of its lines may run.
+    await Promise.all([tx.execute(statement), extra?.(tx, row)]);
     await handOn(tx, row);
     return row;
   });
+  // A statement that failed made the COMMIT roll everything back: its error is the finish's.
+  const row = out && 'sent' in out ? (await out.sent, out.row) : out;
   if (row) committed(parts);
   return row;
 }

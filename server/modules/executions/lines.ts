@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
 import { newId } from '../../platform/ids';
@@ -54,10 +54,21 @@ interface Finished {
  * could return no row at all (a LIMIT 1 whose row stops matching), which would stall the line.
  */
 export async function handOn(tx: Db, done: Finished): Promise<void> {
-  if (done.waitingTurn !== null) return;
-  await queryRows(
-    tx,
-    sql`with next as (
+  const line = handOnStatement(done);
+  if (line === null) return;
+  await queryRows(tx, line);
+  if (done.scheduleId === null) return;
+  await handOnSchedule(tx, done.scheduleId);
+}
+
+/**
+ * The hand-on's statement for the run's conversation line (null: the run was a waiting turn,
+ * which hands nothing on). It is the whole hand-on of a run that no schedule started: `finish`
+ * then sends it with its own statements and the COMMIT, unawaited (lifecycle.ts).
+ */
+export function handOnStatement(done: Finished): SQL | null {
+  if (done.waitingTurn !== null) return null;
+  return sql`with next as (
           select id, input from executions
           where conversation_id = ${done.conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued'
           order by waiting_turn limit 1 for update skip locked
@@ -71,24 +82,25 @@ export async function handOn(tx: Db, done: Finished): Promise<void> {
           select ${newId('msg')}, ${done.conversationId}, p.id, 'user', p.input, json_build_object('role', 'user', 'content', p.input) from promoted p
           returning id
         )
-        select ${notifyCall(CHANNELS.work, 'executions')} from promoted`,
-  );
-  if (done.scheduleId === null) return;
+        select ${notifyCall(CHANNELS.work, 'executions')} from promoted`;
+}
+
+async function handOnSchedule(tx: Db, scheduleId: string): Promise<void> {
   // A schedule's line has its own lock (lockScheduleLine), which the tick takes while it decides
   // to enqueue: the tick's new turn is either committed (and handed on now) or decided after this
   // commit (and then finds no active run). Not the schedule's row: a tick skips locked rows, and
   // would skip the schedule's occurrence. Only schedules whose runs wait in their own line take it.
   const [line] = await queryRows<{ id: string }>(
     tx,
-    sql`select id from schedules where id = ${done.scheduleId} and overlap = 'enqueue' and conversation_id is null`,
+    sql`select id from schedules where id = ${scheduleId} and overlap = 'enqueue' and conversation_id is null`,
   );
   if (!line) return;
-  await lockScheduleLine(tx, done.scheduleId);
+  await lockScheduleLine(tx, scheduleId);
   await queryRows(
     tx,
     sql`with next as (
           select id from executions
-          where schedule_id = ${done.scheduleId} and waiting_turn is not null and waiting_on = 'schedule' and status = 'queued'
+          where schedule_id = ${scheduleId} and waiting_turn is not null and waiting_on = 'schedule' and status = 'queued'
           order by waiting_turn limit 1 for update skip locked
         ), promoted as (
           update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id
