@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql as dsql } from 'drizzle-orm';
-import postgres from 'postgres';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { createTestDatabase, DB_KIND } from '../test/harness';
-import { MAX_PREPARED_PARAMS, preparing } from './postgres-prepared';
-import { transaction, markPostgres } from './transaction';
+import type postgres from 'postgres';
+import { DB_KIND } from '../test/harness';
+import { drizzleOnTestDatabase } from '../test/drizzle-postgres';
+import { MAX_PREPARED_PARAMS } from './postgres-prepared';
+import { transaction } from './transaction';
 import { pgTable, text, integer } from 'drizzle-orm/pg-core';
 import type { Db } from './client';
 
@@ -18,20 +18,14 @@ import type { Db } from './client';
 const things = pgTable('prep_things', { id: text('id').primaryKey(), n: integer('n').notNull() });
 
 describe('drizzle statements are prepared on PostgreSQL', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only' }, () => {
-  let made: Awaited<ReturnType<typeof createTestDatabase>>;
   let client: postgres.Sql;
   let db: Db;
+  let close: (() => Promise<void>) | undefined;
   before(async () => {
-    made = await createTestDatabase({ empty: true });
-    client = postgres(made.url, { max: 1, onnotice: () => {} });
-    await client`create table prep_things (id text primary key, n integer not null)`;
-    const prepared = preparing(client);
-    db = drizzle(prepared) as unknown as Db;
-    markPostgres(db, prepared);
+    ({ client, db, close } = await drizzleOnTestDatabase(1, (c) => c`create table prep_things (id text primary key, n integer not null)`));
   });
   after(async () => {
-    await client?.end({ timeout: 5 });
-    await made?.drop();
+    await close?.();
   });
 
   const preparedTexts = async () => (await client`select statement from pg_prepared_statements`).map((r) => String(r.statement));

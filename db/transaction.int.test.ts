@@ -2,11 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import postgres from 'postgres';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { createTestDatabase, DB_KIND } from '../test/harness';
-import { preparing } from './postgres-prepared';
-import { endsPipelined, markPostgres, sendInOrder, transaction } from './transaction';
+import type postgres from 'postgres';
+import { DB_KIND } from '../test/harness';
+import { drizzleOnTestDatabase } from '../test/drizzle-postgres';
+import { endsPipelined, sendInOrder, transaction } from './transaction';
 import type { Db } from './client';
 
 // A transaction that ends with statements it does not await (`sendInOrder`, then the COMMIT that
@@ -15,20 +14,14 @@ import type { Db } from './client';
 // transaction of its own) would show.
 
 describe('a transaction ending with statements sent in order before its COMMIT', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only' }, () => {
-  let made: Awaited<ReturnType<typeof createTestDatabase>>;
   let client: postgres.Sql;
   let db: Db;
+  let close: (() => Promise<void>) | undefined;
   before(async () => {
-    made = await createTestDatabase({ empty: true });
-    client = postgres(made.url, { max: 2, onnotice: () => {} });
-    await client`create table ends (id text primary key, n integer not null, xact bigint not null default txid_current())`;
-    const prepared = preparing(client);
-    db = drizzle(prepared) as unknown as Db;
-    markPostgres(db, prepared);
+    ({ client, db, close } = await drizzleOnTestDatabase(2, (c) => c`create table ends (id text primary key, n integer not null, xact bigint not null default txid_current())`));
   });
   after(async () => {
-    await client?.end({ timeout: 5 });
-    await made?.drop();
+    await close?.();
   });
 
   const rows = async () => (await client`select id, n, xact::text from ends order by id`).map((r) => ({ id: String(r.id), n: Number(r.n), xact: String(r.xact) }));
