@@ -8,8 +8,9 @@ import { estimateTokens, reserveCall } from './reserve';
 // The budgets' part in a run (docs/budgets.md), through the run-participant contract
 // (vocabulary/participants.ts):
 //   - the start: a `block` budget that refuses the run is read by the start statement itself
-//     (402 before anything is written), and, for a run started in place, whether any budget
-//     counts it: that reading stands for the check before its first model call (`FRESH_MS`);
+//     (402 before anything is written), and, for a run started in place or claimed by a worker
+//     (the claim reads the same columns), whether any budget counts it: that reading stands for
+//     the check before its first model call (`FRESH_MS`);
 //   - before each model call, one read of the ledger (a `block` budget reached refuses it), and
 //     when a `block` budget counts the run, the call's worst case reserved on it (reserve.ts: the
 //     call's answer then limited to what is left; while calls in flight hold the room, the run
@@ -39,7 +40,7 @@ export const budgetsParticipant: RunParticipant<StartVerdict> = {
       columns: {
         // A `block` budget that refuses the run: 402 before anything is written.
         blocking: blockingBudget(query, isUnpricedSql(query.model, query.environment)),
-        // Whether any budget counts it (only a run started in place uses it: its first call's check).
+        // Whether any budget counts it (a run whose first call follows at once uses it: that call's check).
         ...(query.inPlace ? { counted: countedBy(query) } : {}),
       },
       read({ blocking, counted }) {
@@ -74,7 +75,7 @@ function budgetPart({ db, row, model, deadline, signal, started }: RunContext<St
   return {
     async beforeCall(call) {
       await flush();
-      // The first call right after a start in place: the start's verdict is this check.
+      // The first call right after a start in place or a claim: their verdict is this check.
       const fresh = start && performance.now() - start.at < FRESH_MS ? start : undefined;
       start = undefined;
       let blocks: boolean;

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { agents, agentVersions, messages } from '../../../db/schema';
 import { CHANNELS, type Bus } from '../../platform/notify';
@@ -7,6 +7,7 @@ import { log } from '../../platform/log';
 import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
 import { RunLog } from './recorder';
+import { startColumns } from './participants';
 import { runAgent, type Started } from './runner';
 import { expireApprovals } from './pause';
 import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type ExecutionRow, type RunRef } from './lifecycle';
@@ -229,6 +230,31 @@ export class ExecutionPool {
 async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
   if (rows.length === 0) return [];
   const versions = [...new Set(rows.flatMap((r) => (r.agentVersion !== null ? [r.agentVersion] : [])))];
+  // The participants' start columns, as a start in place reads them (service.ts), once per owner
+  // (workspace, environment, agent, key) of the claimed runs: what a claimed run carries to its
+  // first model call, which then needs no read of its own (a budget's check: docs/budgets.md).
+  const owners = new Map<string, { columns: ReturnType<typeof startColumns>; found: Promise<Record<string, unknown>[]> }>();
+  for (const row of rows) {
+    const owner = `${row.workspaceId}:${row.environment}:${row.agentId}:${row.keyId ?? ''}`;
+    if (owners.has(owner)) continue;
+    const columns = startColumns({ workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId, inPlace: true, model: sql`${agents.model}` });
+    owners.set(owner, { columns, found: tx.select(columns.columns).from(agents).where(eq(agents.id, row.agentId)).execute() });
+  }
+  const carried = new Map<string, Record<string, unknown> | undefined>();
+  // Read with the agents and the histories below, in the same round trip.
+  const reading = Promise.all(
+    [...owners].map(async ([owner, { columns, found }]) => {
+      const [values] = await found;
+      try {
+        carried.set(owner, values ? columns.read(values) : undefined);
+      } catch {
+        // A participant refuses the run (a `block` budget reached): nothing carried; its first
+        // call's own check refuses it, as before.
+        carried.set(owner, undefined);
+      }
+    }),
+  );
+  reading.catch(() => {}); // awaited below; a failure of the reads below first is the one thrown
   const [agentRows, history] = await Promise.all([
     tx
       .select({ agent: agents, version: agentVersions.version, config: agentVersions.config })
@@ -243,6 +269,7 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       .orderBy(asc(messages.conversationId), asc(messages.id))
       .execute(),
   ]);
+  await reading;
   return rows.map((row) => {
     const agent = agentRows.find((a) => a.agent.id === row.agentId)?.agent;
     const pinned = agent && row.agentVersion !== null && row.agentVersion !== agent.version ? agentRows.find((a) => a.agent.id === row.agentId && a.version === row.agentVersion) : undefined;
@@ -250,6 +277,7 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       row,
       agent: agent && pinned?.config ? { ...agent, ...pinned.config } : agent,
       history: history.filter((m) => m.conversationId === row.conversationId),
+      carried: carried.get(`${row.workspaceId}:${row.environment}:${row.agentId}:${row.keyId ?? ''}`),
     };
   });
 }

@@ -38,7 +38,10 @@ export interface RunOwner {
 
 /** What the start statement knows when a participant adds its columns. */
 export interface StartQuery extends RunOwner {
-  /** The run starts in the caller's process (its first model call follows at once). */
+  /**
+   * The run's first model call follows at once: a start in place, or a worker's claim reading
+   * the columns for the runs it took (executions/pool.ts).
+   */
   inPlace: boolean;
   /** The agent's model, as a column of the statement. */
   model: SQL;
