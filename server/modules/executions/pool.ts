@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client';
 import { agents, agentVersions, messages } from '../../../db/schema';
 import { CHANNELS, type Bus } from '../../platform/notify';
 import type { Headroom } from '../../platform/headroom';
+import { ApiError } from '../../platform/errors';
 import { log } from '../../platform/log';
 import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
@@ -222,6 +223,9 @@ export class ExecutionPool {
   }
 }
 
+/** The runs whose participants read the same: same workspace, environment, agent and key. */
+const ownerOf = (row: ExecutionRow) => `${row.workspaceId}:${row.environment}:${row.agentId}:${row.keyId ?? ''}`;
+
 /**
  * The agents and conversation histories of claimed runs (in the claim's transaction), each agent
  * as the version its run runs (docs/versions.md): the row is the latest; an older version's
@@ -235,7 +239,7 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
   // first model call, which then needs no read of its own (a budget's check: docs/budgets.md).
   const owners = new Map<string, { columns: ReturnType<typeof startColumns>; found: Promise<Record<string, unknown>[]> }>();
   for (const row of rows) {
-    const owner = `${row.workspaceId}:${row.environment}:${row.agentId}:${row.keyId ?? ''}`;
+    const owner = ownerOf(row);
     if (owners.has(owner)) continue;
     const columns = startColumns({ workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId, inPlace: true, model: sql`${agents.model}` });
     owners.set(owner, { columns, found: tx.select(columns.columns).from(agents).where(eq(agents.id, row.agentId)).execute() });
@@ -247,9 +251,10 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       const [values] = await found;
       try {
         carried.set(owner, values ? columns.read(values) : undefined);
-      } catch {
+      } catch (err) {
         // A participant refuses the run (a `block` budget reached): nothing carried; its first
         // call's own check refuses it, as before.
+        if (!(err instanceof ApiError)) throw err;
         carried.set(owner, undefined);
       }
     }),
@@ -277,7 +282,7 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       row,
       agent: agent && pinned?.config ? { ...agent, ...pinned.config } : agent,
       history: history.filter((m) => m.conversationId === row.conversationId),
-      carried: carried.get(`${row.workspaceId}:${row.environment}:${row.agentId}:${row.keyId ?? ''}`),
+      carried: carried.get(ownerOf(row)),
     };
   });
 }
