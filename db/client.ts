@@ -47,18 +47,7 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.databaseUrl) {
-    const sql = postgres(opts.databaseUrl, {
-      max: opts.max ?? 10,
-      onnotice: () => {},
-      connection: { application_name: 'agent-service' },
-    });
-    // drizzle's statements are prepared (db/postgres-prepared.ts): one round trip each, not two.
-    const prepared = preparing(sql);
-    const db = drizzlePostgres(prepared) as unknown as Db;
-    markPostgres(db, prepared);
-    return { kind: 'postgres', db, sql, url: opts.databaseUrl, close: () => sql.end({ timeout: 5 }) };
-  }
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.max ?? 10, 'agent-service');
   const release = acquireDataDirLock(opts.dataDir);
   try {
     const pgdata = path.join(opts.dataDir, 'pgdata');
@@ -90,4 +79,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     release();
     throw err;
   }
+}
+
+function openPostgres(url: string, max: number, applicationName: string): Database {
+  const sql = postgres(url, { max, onnotice: () => {}, connection: { application_name: applicationName } });
+  // drizzle's statements are prepared (db/postgres-prepared.ts): one round trip each, not two.
+  const prepared = preparing(sql);
+  const db = drizzlePostgres(prepared) as unknown as Db;
+  markPostgres(db, prepared);
+  return { kind: 'postgres', db, sql, url, close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * One connection of its own to the same PostgreSQL, for a loop whose statements must not wait in
+ * the pool's queue behind everyone else's (the worker's claims: docs/concurrency.md, "Claims").
+ * Undefined on PGlite, where each caller's calls already wait in a line of their own (db/lanes.ts).
+ */
+export function openConnection(database: Database, name: string): Database | undefined {
+  return database.kind === 'postgres' && database.url ? openPostgres(database.url, 1, `agent-service ${name}`) : undefined;
 }

@@ -64,11 +64,12 @@ export interface PoolOptions {
   compiled: Map<string, string>;
 }
 
-// PostgreSQL's connections (the server allows 100): a test server holds up to ~16, a file of
-// several processes up to 64 — 4 processes (budgets-scale: 2 web + 2 workers) of 15 each (the
-// pool's 10, pg-boss's 4, the LISTEN connection) and the test's own. Counted as 50, such a file
-// ran beside two others and PostgreSQL answered 53300 "too many clients" (a fresh-clone CI run).
-const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 16, once: 16, postgres: 16, pglite: 0, processes: 64 };
+// PostgreSQL's connections (the server allows 100): a test server holds up to ~17, a file of
+// several processes up to 68 — 4 processes (budgets-scale: 2 web + 2 workers) of 16 each (the
+// pool's 10, pg-boss's 4, the LISTEN connection, the claims' connection of a process running
+// workers: docs/concurrency.md, "Claims") and the test's own. Counted as 50, such a file ran
+// beside two others and PostgreSQL answered 53300 "too many clients" (a fresh-clone CI run).
+const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 17, once: 17, postgres: 17, pglite: 0, processes: 68 };
 const MAX_CONNECTIONS = 90;
 const connectionsOf = (job: Job) => (job.db === 'postgres' ? CONNECTIONS[job.placement] : 0);
 const slotsOf = (job: Job) => (job.beside ? 0 : job.placement === 'processes' ? 2 : 1);

@@ -1,3 +1,4 @@
+import { openConnection } from '../../db/client';
 import { ExecutionPool } from '../modules/executions/pool';
 import { env } from '../platform/env.js';
 import { Headroom } from '../platform/headroom';
@@ -73,12 +74,14 @@ export function workerLoops(runtime: ProcessRuntime): LoopDef[] {
         // Headroom leaves a process's loop to the requests it serves: a worker process serves none,
         // and holding its claims back there only kept runs queued (docs/concurrency.md, "Headroom").
         const headroom = runtime.requests && env.EXECUTION_HEADROOM < 1 ? new Headroom(env.EXECUTION_HEADROOM) : undefined;
-        const pool = new ExecutionPool(db, bus, live, env.EXECUTION_CONCURRENCY, headroom);
+        const claims = openConnection(runtime.database, 'claims');
+        const pool = new ExecutionPool(db, bus, live, env.EXECUTION_CONCURRENCY, headroom, claims?.db);
         pool.start();
         runtime.executions = pool;
         return async () => {
           await pool.stop(10_000);
           headroom?.close();
+          await claims?.close();
         };
       },
     },

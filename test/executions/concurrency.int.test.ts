@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { expectStatus } from '../expect';
 import { DB_KIND, startServer, type SeededKey, type TestServer } from '../harness';
 import { createAgent, execute, waitFor, type Execution } from './helpers';
@@ -105,6 +106,32 @@ describe('per-workspace concurrency', () => {
     }
     const [first, second] = [a!.body, b!.body].sort((x, y) => x.startedAt!.localeCompare(y.startedAt!));
     assert.ok(second!.startedAt! >= first!.completedAt!, 'never two running at once: the second waited for the slot');
+  });
+
+  it("a worker claims a queued run while every connection of its pool is busy (the claims' own connection)", { skip: DB_KIND !== 'postgres' && 'PostgreSQL only: PGlite has one connection, shared in lines' }, async () => {
+    const k = await api.seed.key({ plan: 'starter' });
+    const agentId = await createAgent(api, k.key, { model: 'sandbox/slow' });
+    const ids = await queue(k, agentId, 6);
+    await until('5 running, the 6th queued', async () => (await statuses(ids)).get(ids[4]!) === 'running');
+    assert.equal((await statuses(ids)).get(ids[5]!), 'queued');
+    // The test's own connection: the server's pool is about to be busy.
+    const own = postgres(api.runtime.database.url!, { max: 1, onnotice: () => {} });
+    try {
+      const status = async () => String((await own`select status from executions where id = ${ids[5]!}`)[0]!.status);
+      // Every pooled connection of the server busy for 3 s.
+      const busy = Promise.all(Array.from({ length: 10 }, () => api.runtime.database.sql!`select pg_sleep(3)`));
+      await new Promise((r) => setTimeout(r, 200));
+      // Room for the queued run (a larger plan), and the signal a freed slot sends.
+      await own`update workspaces set plan = 'professional' where id = ${k.workspace.id}`;
+      await own`select pg_notify('aas_jobs', 'executions')`;
+      const t0 = Date.now();
+      while ((await status()) !== 'running' && Date.now() - t0 < 2_500) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await status(), 'running', 'claimed while the pool was still busy');
+      await busy;
+    } finally {
+      await own.end({ timeout: 5 });
+    }
+    await cancelAll(k, ids);
   });
 
   it('the limit is per environment: test and live each have their own', async () => {

@@ -56,6 +56,7 @@ export class ExecutionPool {
     private readonly live: Live,
     readonly concurrency: number,
     private readonly headroom?: Headroom,
+    private readonly claims: Db = db,
   ) {}
 
   /** Runs held now (for tests and the benchmark). */
@@ -157,7 +158,7 @@ export class ExecutionPool {
 
   /** Takes up to `free` queued runs, fairly between tenants, and starts them; returns how many. */
   private async claim(free: number): Promise<number> {
-    const candidates = await queuedTenants(this.db);
+    const candidates = await queuedTenants(this.claims);
     if (candidates.length === 0) return 0;
     // Ties between tenants with as many running go either way, not always to the same one.
     for (let i = candidates.length - 1; i > 0; i--) {
@@ -165,7 +166,7 @@ export class ExecutionPool {
       [candidates[i], candidates[j]] = [candidates[j]!, candidates[i]!];
     }
     const grants = [...allocate(candidates, free)].map(([tenant, count]) => ({ tenant, count }));
-    const claimed = await claimQueued(this.db, grants, readRunInputs);
+    const claimed = await claimQueued(this.claims, grants, readRunInputs);
     if (!claimed) return 0;
     for (const started of claimed.read) void this.run(started);
     return claimed.rows.length;
