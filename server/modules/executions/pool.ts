@@ -236,32 +236,17 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
   if (rows.length === 0) return [];
   const versions = [...new Set(rows.flatMap((r) => (r.agentVersion !== null ? [r.agentVersion] : [])))];
   // The participants' start columns, as a start in place reads them (service.ts), once per owner
-  // (workspace, environment, agent, key) of the claimed runs: what a claimed run carries to its
-  // first model call, which then needs no read of its own (a budget's check: docs/budgets.md).
-  const owners = new Map<string, { columns: ReturnType<typeof startColumns>; found: Promise<Record<string, unknown>[]> }>();
+  // (workspace, environment, agent, key) of the claimed runs, in the round trip of the agents and
+  // histories: what a claimed run carries to its first model call, which then needs no read of its
+  // own (a budget's check: docs/budgets.md).
+  const owners = new Map<string, { columns: ReturnType<typeof startColumns>; agentId: string }>();
   for (const row of rows) {
-    const owner = ownerOf(row);
-    if (owners.has(owner)) continue;
+    if (owners.has(ownerOf(row))) continue;
     const columns = startColumns({ workspaceId: row.workspaceId, environment: row.environment, agentId: row.agentId, keyId: row.keyId, inPlace: true, model: sql`${agents.model}` });
-    owners.set(owner, { columns, found: tx.select(columns.columns).from(agents).where(eq(agents.id, row.agentId)).execute() });
+    owners.set(ownerOf(row), { columns, agentId: row.agentId });
   }
-  const carried = new Map<string, Record<string, unknown> | undefined>();
-  // Read with the agents and the histories below, in the same round trip.
-  const reading = Promise.all(
-    [...owners].map(async ([owner, { columns, found }]) => {
-      const [values] = await found;
-      try {
-        carried.set(owner, values ? columns.read(values) : undefined);
-      } catch (err) {
-        // A participant refuses the run (a `block` budget reached): nothing carried; its first
-        // call's own check refuses it, as before.
-        if (!(err instanceof ApiError)) throw err;
-        carried.set(owner, undefined);
-      }
-    }),
-  );
-  reading.catch(() => {}); // awaited below; a failure of the reads below first is the one thrown
-  const [agentRows, history] = await Promise.all([
+  const ownerRows = [...owners].map(([owner, o]) => ({ owner, ...o }));
+  const [agentRows, history, readings] = await Promise.all([
     tx
       .select({ agent: agents, version: agentVersions.version, config: agentVersions.config })
       .from(agents)
@@ -274,8 +259,19 @@ async function readRunInputs(tx: Db, rows: ExecutionRow[]): Promise<Started[]> {
       .where(inArray(messages.conversationId, [...new Set(rows.map((r) => r.conversationId))]))
       .orderBy(asc(messages.conversationId), asc(messages.id))
       .execute(),
+    Promise.all(ownerRows.map(({ columns, agentId }) => tx.select(columns.columns).from(agents).where(eq(agents.id, agentId)).execute())),
   ]);
-  await reading;
+  const carried = new Map<string, Record<string, unknown> | undefined>();
+  for (const [i, { owner, columns }] of ownerRows.entries()) {
+    const values = readings[i]![0];
+    try {
+      carried.set(owner, values ? columns.read(values) : undefined);
+    } catch (err) {
+      // A participant refuses the run (a `block` budget reached): nothing carried; its first
+      // call's own check refuses it, as before.
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
   return rows.map((row) => {
     const agent = agentRows.find((a) => a.agent.id === row.agentId)?.agent;
     const pinned = agent && row.agentVersion !== null && row.agentVersion !== agent.version ? agentRows.find((a) => a.agent.id === row.agentId && a.version === row.agentVersion) : undefined;
