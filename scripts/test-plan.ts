@@ -57,6 +57,15 @@ const SLOW_FIRST = [
 ].map((f) => path.join(...f.split('/')));
 
 /**
+ * PostgreSQL connections a file holds beyond a test server's, where its placement does not say so:
+ * files that are not `processes` files but start server processes of their own, two at a time
+ * (16 connections each: the pool, pg-boss, LISTEN, the claims' connection) beside the test's own.
+ */
+export const CONNECTIONS_HELD: Record<string, number> = Object.fromEntries(
+  ['test/secrets/processes.int.test.ts', 'test/secrets/wrong-key.int.test.ts'].map((f) => [path.join(...f.split('/')), 2 * 16 + 4]),
+);
+
+/**
  * Files that spend most of their time waiting on a real clock, and run beside the slots rather
  * than in one: test/sdk/client.int.test.ts waits out a 429's Retry-After (~63 s, a few of CPU).
  */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Placement } from './test-plan';
+import { CONNECTIONS_HELD, type Placement } from './test-plan';
 
 // Runs test files in a pool of slots shared by both databases (docs/testing.md, "One pool"): each
 // file in a node process of its own, as `node --test` isolates them, started as soon as a slot is
@@ -70,11 +70,13 @@ export interface PoolOptions {
 // workers: docs/concurrency.md, "Claims") and the test's own. Counted as 50, such a file ran
 // beside two others and PostgreSQL answered 53300 "too many clients" (a fresh-clone CI run).
 const CONNECTIONS: Record<Placement, number> = { unit: 0, both: 17, once: 17, postgres: 17, pglite: 0, processes: 68 };
-// Headroom below 100: a file without a placement header that starts server processes of its own
-// (test/secrets/processes.int.test.ts) holds more than it is counted for; at 90 a fresh-clone run
-// met 53300 "too many clients" once the claims' connection (one per worker) came in.
+// A file that starts server processes of its own without being a `processes` file is counted for
+// what it holds (CONNECTIONS_HELD): counted as one server, test/secrets/processes.int.test.ts (two
+// servers at once) met 53300 "too many clients" in a fresh-clone run. Headroom below 100 for the
+// connections a file opens for a moment (the CLI's, a test's own).
 const MAX_CONNECTIONS = 80;
-const connectionsOf = (job: Job) => (job.db === 'postgres' ? CONNECTIONS[job.placement] : 0);
+const connectionsOf = (job: Job) =>
+  job.db === 'postgres' ? Math.max(CONNECTIONS[job.placement], ...job.files.map((f) => CONNECTIONS_HELD[f] ?? 0)) : 0;
 const slotsOf = (job: Job) => (job.beside ? 0 : job.placement === 'processes' ? 2 : 1);
 
 export async function runPool(jobs: Job[], opts: PoolOptions): Promise<JobResult[]> {
