@@ -16,7 +16,9 @@ let tools: ToolServer;
 let owner: SeededKey;
 let close: (() => Promise<void>) | undefined;
 
-before(async () => ({ api, tools, owner, close } = await startWithTools({ EXECUTION_HEARTBEAT_SECONDS: '0.5', EXECUTION_LOST_AFTER_SECONDS: '5' })));
+// USAGE_COMPACT_SECONDS: an hour, so that a run's usage record stays where a test reads it; every
+// 2 s (the default) the compactor could move it into the rollups first, and the read never found it.
+before(async () => ({ api, tools, owner, close } = await startWithTools({ EXECUTION_HEARTBEAT_SECONDS: '0.5', EXECUTION_LOST_AFTER_SECONDS: '5', USAGE_COMPACT_SECONDS: '3600' })));
 after(async () => close?.());
 
 const refund = (approval: unknown = 'always') => ({
@@ -104,7 +106,7 @@ describe('approvals', () => {
     await new Promise((r) => setTimeout(r, 1_500));
     const res = await decide(exe.id, { decisions: [{ toolCallId: callId, approve: false }], wait: true });
     assert.equal(res.body.status, 'succeeded');
-    // The usage record is written just after the run's end, not in its statement: waited for.
+    // The usage record is written by the statement that finishes the run (docs/analytics.md).
     const [row] = await eventually(
       'the run’s usage record',
       () => api.query<{ awaited_ms: number; duration_ms: number }>(sql`select e.awaited_ms, u.duration_ms from executions e join usage_execution_records u on u.execution_id = e.id where e.id = ${exe.id}`),
