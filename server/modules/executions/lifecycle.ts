@@ -298,7 +298,7 @@ export interface RunTail {
  * terminal event's number); anyone else's terminal event takes `event_seq + 1`. `extra` runs
  * inside the transaction, pipelined with the rest (messages of a succeeded run). When the
  * execution held a slot, its workspace's next queued run is announced. Null when the guard did
- * not hold.
+ * not hold. (A worker's usual end goes with the other ends of its process: finishes.ts.)
  */
 export async function finish(
   db: Db,
@@ -308,66 +308,23 @@ export async function finish(
   extra?: (tx: Db, row: ExecutionRow) => Promise<unknown>,
   run?: RunTail,
 ): Promise<ExecutionRow | null> {
-  const pending = run?.pending ?? [];
   let parts: StatementPart[] = [];
   const out = await transaction(db, async (tx): Promise<ExecutionRow | null | { row: ExecutionRow; sent: Promise<unknown> }> => {
-    const conditions = [eq(executions.id, id), inArray(executions.status, [...move(guard.from, outcome.status).from])];
-    if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
-    const [row] = await tx
-      .update(executions)
-      .set({
-        status: outcome.status,
-        completedAt: sql`now()`,
-        eventSeq: run ? sql`${run.terminalSeq}::int` : sql`${executions.eventSeq} + 1`,
-        ...(outcome.output !== undefined ? { output: outcome.output } : {}),
-        ...(outcome.outputJson !== undefined ? { outputJson: sql`${JSON.stringify(outcome.outputJson)}::jsonb` } : {}),
-        ...(outcome.steps ? { steps: outcome.steps } : {}),
-        ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
-        ...(outcome.error !== undefined ? { errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null } : {}),
-        ...(outcome.cached !== undefined ? { cached: outcome.cached } : {}),
-        ...(outcome.model ? { model: outcome.model } : {}),
-      })
-      .where(and(...conditions))
-      .returning();
+    const [row] = await endUpdate(tx, id, outcome, guard, run);
     if (!row) return null;
-    const view = executionView(row);
-    const terminal = terminalEventType(outcome.status);
-    const writes = [
-      eventsInsert(id, [...pending, { seq: row.eventSeq, ...recordedEvent(terminal, { execution: view }) }]),
-      // The conversation is freed, and counts the run's messages in the same statement: a
-      // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
-      // written with its messages, so a list page reads them from the conversation rows.
-      // (startExecution counts the user message in the statement that creates or takes it.)
-      tx
-        .update(conversations)
-        .set({
-          activeExecutionId: null,
-          updatedAt: sql`now()`,
-          ...(outcome.messages?.length ? { messageCount: sql`${conversations.messageCount} + ${outcome.messages.length}`, lastMessageAt: sql`now()` } : {}),
-        })
-        .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
-        .getSQL(),
-    ];
-    if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
-    const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true })];
-    // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
-    if (row.startedAt) signals.push(queuedSignal(row));
-    if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
-    // One statement: the events, the conversation and its messages, the signals, and the
-    // participants' parts (the outbox event, the usage record, the last call's charge).
-    const statement = statementWith(writes, signals, (parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])]));
+    const end = endStatement(tx, row, outcome, run);
+    parts = end.parts;
     // After the conversation was freed (by the statement, in order): the next queued turn of its
     // lines may run. The usual end (no `extra`, no schedule's line to hand on) is sent with the
     // hand-on and the COMMIT behind it, unawaited: one round trip instead of three, each of which
     // waited for a turn of a busy loop with the connection held (docs/executions.md, "The end of a run").
     if (!extra && row.scheduleId === null && endsPipelined(tx)) {
-      const line = handOnStatement(row);
-      const sent = sendInOrder(tx, line ? [statement, line] : [statement]);
+      const sent = sendInOrder(tx, endsInOrder(row, end.statement));
       sent.catch(() => {}); // awaited below, after the COMMIT; never unhandled meanwhile
       return { row, sent };
     }
     // Issued together: pipelined on the transaction's connection, run in this order.
-    await Promise.all([tx.execute(statement), extra?.(tx, row)]);
+    await Promise.all([tx.execute(end.statement), extra?.(tx, row)]);
     await handOn(tx, row);
     return row;
   });
@@ -376,6 +333,68 @@ export async function finish(
   if (row) committed(parts);
   return row;
 }
+
+/** The conditional update of an end: the row it moved (none when the guard did not hold). */
+export function endUpdate(tx: Db, id: string, outcome: Outcome, guard: FinishGuard, run?: RunTail): Promise<ExecutionRow[]> {
+  const conditions = [eq(executions.id, id), inArray(executions.status, [...move(guard.from, outcome.status).from])];
+  if (guard.attempt !== undefined) conditions.push(eq(executions.attempt, guard.attempt));
+  return tx
+    .update(executions)
+    .set({
+      status: outcome.status,
+      completedAt: sql`now()`,
+      eventSeq: run ? sql`${run.terminalSeq}::int` : sql`${executions.eventSeq} + 1`,
+      ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+      ...(outcome.outputJson !== undefined ? { outputJson: sql`${JSON.stringify(outcome.outputJson)}::jsonb` } : {}),
+      ...(outcome.steps ? { steps: outcome.steps } : {}),
+      ...(outcome.usage ? { inputTokens: outcome.usage.inputTokens, outputTokens: outcome.usage.outputTokens } : {}),
+      ...(outcome.error !== undefined ? { errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null } : {}),
+      ...(outcome.cached !== undefined ? { cached: outcome.cached } : {}),
+      ...(outcome.model ? { model: outcome.model } : {}),
+    })
+    .where(and(...conditions))
+    .returning();
+}
+
+/**
+ * What an end writes once its update moved `row`: one statement (the events, the conversation
+ * and its messages, the signals, and the participants' parts: the outbox event, the usage
+ * record, the last call's charge), and those parts, to be told once it committed.
+ */
+export function endStatement(tx: Db, row: ExecutionRow, outcome: Outcome, run?: RunTail): { statement: SQL; parts: StatementPart[] } {
+  const id = row.id;
+  const view = executionView(row);
+  const terminal = terminalEventType(outcome.status);
+  const writes = [
+    eventsInsert(id, [...(run?.pending ?? []), { seq: row.eventSeq, ...recordedEvent(terminal, { execution: view }) }]),
+    // The conversation is freed, and counts the run's messages in the same statement: a
+    // conversation's `messageCount` and `lastMessageAt` (what GET /v1/conversations shows) are
+    // written with its messages, so a list page reads them from the conversation rows.
+    // (startExecution counts the user message in the statement that creates or takes it.)
+    tx
+      .update(conversations)
+      .set({
+        activeExecutionId: null,
+        updatedAt: sql`now()`,
+        ...(outcome.messages?.length ? { messageCount: sql`${conversations.messageCount} + ${outcome.messages.length}`, lastMessageAt: sql`now()` } : {}),
+      })
+      .where(and(eq(conversations.id, row.conversationId), eq(conversations.activeExecutionId, id)))
+      .getSQL(),
+  ];
+  if (outcome.messages?.length) writes.push(tx.insert(messages).values(outcome.messages).getSQL());
+  const signals = [notifyCall(CHANNELS.executionEvents, { id, seq: row.eventSeq, final: true })];
+  // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
+  if (row.startedAt) signals.push(queuedSignal(row));
+  if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
+  const parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])];
+  return { statement: statementWith(writes, signals, parts), parts };
+}
+
+/** An end's statement and, after it, the hand-on of its conversation's line (for a run no schedule started). */
+export const endsInOrder = (row: ExecutionRow, statement: SQL): SQL[] => {
+  const line = handOnStatement(row);
+  return line ? [statement, line] : [statement];
+};
 
 /** Wakes the workers when the tenant has queued runs (one of its slots just freed): a signal of `writeAll`. */
 export const queuedSignal = (t: { workspaceId: string; environment: string }) =>

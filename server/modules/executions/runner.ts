@@ -10,6 +10,7 @@ import { McpToolError, type McpOffered } from '../tools/mcp-tool';
 import { openTools, type RunTools } from '../tools/toolset';
 import { recordedEvent } from './events';
 import { finish, type ExecutionRow, type Outcome } from './lifecycle';
+import { finishTogether } from './finishes';
 import { runModelLoop, type ResumeFrom } from './model-loop';
 import { callGuard, heldBy, observerOf, partsAtEnd, partsInProgress, runParts } from './participants';
 import { pause } from './pause';
@@ -98,7 +99,10 @@ export async function runAgent(db: Db, { row, agent: stored, history: messageRow
   let finished = false;
   const end = async (outcome: Outcome, extra?: (tx: Db) => Promise<unknown>) => {
     const tail = await recorder.drain();
-    final = await finish(db, executionId, outcome, { from: ['running'], attempt }, extra, { ...tail, parts: partsAtEnd(parts) });
+    const guard = { from: ['running'] as const, attempt };
+    const run = { ...tail, parts: partsAtEnd(parts) };
+    // The usual end goes with the process's other ends (finishes.ts); one with a write of its own alone.
+    final = extra ? await finish(db, executionId, outcome, guard, extra, run) : await finishTogether(db, executionId, outcome, guard, run);
     finished = final !== null;
     return final;
   };
