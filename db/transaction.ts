@@ -19,6 +19,9 @@ export function markPostgres(db: Db, sql: postgres.Sql): void {
   (db as unknown as Record<symbol, postgres.Sql>)[RAW] = sql;
 }
 
+/** Whether `transaction(db, …)` reserves a connection of a PostgreSQL pool (a root Db: not PGlite, not a transaction). */
+export const reservesConnection = (db: Db): boolean => (db as unknown as Record<symbol, unknown>)[RAW] !== undefined;
+
 export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   const sql = (db as unknown as Record<symbol, postgres.Sql | undefined>)[RAW];
   if (!sql) return db.transaction(fn);

@@ -3,6 +3,7 @@ import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-or
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
 import { transaction } from '../../../db/transaction';
+import { groupedTransaction } from '../../platform/grouped';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
 import type { InitialStatus } from '../vocabulary/statuses';
@@ -114,7 +115,14 @@ export async function startExecution(
   // before its writes (round trip 2, `admissionCheck`), the COMMIT behind them. On PGlite a
   // transaction holds the one connection alone: the decision read in round trip 1 is exact.
   const optimistic = opts.inline === true && !isPglite(db);
-  const out = await transaction(db, async (tx): Promise<StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> }> => {
+  // A queued start of a new conversation awaits each of its statements, leaves nothing behind and
+  // takes no lock: on PostgreSQL it goes in one transaction with the others of this process asked
+  // for meanwhile (platform/grouped.ts). Not a turn of a line (a conversation's, a schedule's):
+  // its place is decided under a row lock, which would not hold against its group's other members.
+  const groups = opts.inline !== true && continued === undefined && opts.waiting === undefined;
+  type Begun = StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> };
+  const begin = (fn: (tx: Db) => Promise<Begun>) => (groups ? groupedTransaction(db, actor.workspaceId, fn) : transaction(db, fn));
+  const out = await begin(async (tx): Promise<Begun> => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
     // idle), then the agent with the transaction's time and the admission decision (same
     // connection, in this order; the conversation's row lock is taken before the tenant's, which
