@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { reservesConnection, transaction } from '../../db/transaction';
 import { ApiError } from './errors';
@@ -9,13 +10,15 @@ import { batches } from './batches';
 // the transactions asked for while a group is under way wait for it, then run at once on one
 // connection in one transaction: their statements interleave, their round trips are shared, and
 // they commit together. For callbacks that await every statement they send, leave nothing
-// behind but their result, and take no lock to decide: a row lock or an advisory lock taken by
-// one member does not hold against another of its group (the same transaction), so a
-// check-then-act under a lock would let every member pass. A group that fails is rolled back whole: a member refused by its own
-// check (an ApiError: 404, 409…) is refused with it, as alone, and the others run again alone,
-// so that one caller's failure never fails another's transaction; after a failed statement,
-// every member runs again alone. PGlite (one connection, turns
-// taken by workspace: db/lanes.ts) and a transaction already under way run the callback alone.
+// behind but their result, refuse (throw an ApiError: 404, 409…) before they write anything, and
+// take no lock to decide: a row lock or an advisory lock taken by one member does not hold
+// against another of its group (the same transaction), so a check-then-act under a lock would
+// let every member pass. A member's refusal is its own answer and the others commit, so a
+// tenant's flood of refused requests costs nobody else a second transaction. Any other failure
+// (a statement's: it aborts the transaction under every member) rolls the group back, and each
+// member runs again alone, so that one caller's failure never fails another's transaction.
+// PGlite (one connection, turns taken by workspace: db/lanes.ts) and a transaction already under
+// way run the callback alone.
 
 /** At most this many callers in one transaction, */
 const MAX_GROUP = 32;
@@ -52,20 +55,24 @@ class Groups {
     if (members.length === 1) return this.alone(members[0]!);
     let settled: PromiseSettledResult<unknown>[] = [];
     try {
-      const values = await transaction(this.db, async (tx) => {
+      await transaction(this.db, async (tx) => {
         settled = await Promise.allSettled(members.map((m) => m.fn(tx)));
-        if (settled.some((s) => s.status === 'rejected')) throw new GroupFailed();
-        return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+        if (settled.some((s) => s.status === 'rejected' && !(s.reason instanceof ApiError))) throw new GroupFailed();
+        // A refusal came before its member wrote anything (the contract); that no statement of
+        // the group failed meanwhile is checked before the others commit.
+        if (settled.some((s) => s.status === 'rejected')) await tx.execute(sql`select 1`);
       });
-      members.forEach((m, i) => m.resolve(values[i]));
     } catch {
-      // Rolled back. When every failure was a member's own refusal (an ApiError, decided on what
-      // it read), that refusal is its answer; everyone else goes again, alone. After any other
-      // failure (a statement's: it aborted the transaction under the others), everyone does.
-      const refused = (s: PromiseSettledResult<unknown> | undefined) => s?.status === 'rejected' && s.reason instanceof ApiError;
-      const own = settled.length === members.length && settled.every((s) => s.status === 'fulfilled' || refused(s));
-      await Promise.all(members.map((m, i) => (own && refused(settled[i]) ? m.reject((settled[i] as PromiseRejectedResult).reason) : this.alone(m))));
+      // Rolled back (a statement failed: it aborted the transaction under the others): every
+      // member goes again, alone.
+      await Promise.all(members.map((m) => this.alone(m)));
+      return;
     }
+    members.forEach((m, i) => {
+      const s = settled[i]!;
+      if (s.status === 'fulfilled') m.resolve(s.value);
+      else m.reject(s.reason);
+    });
   }
 
   /**

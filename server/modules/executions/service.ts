@@ -115,9 +115,9 @@ export async function startExecution(
   // before its writes (round trip 2, `admissionCheck`), the COMMIT behind them. On PGlite a
   // transaction holds the one connection alone: the decision read in round trip 1 is exact.
   const optimistic = opts.inline === true && !isPglite(db);
-  // A queued start of a new conversation awaits each of its statements, leaves nothing behind and
-  // takes no lock: on PostgreSQL it goes in one transaction with the others of this process asked
-  // for meanwhile (platform/grouped.ts). Not a turn of a line (a conversation's, a schedule's):
+  // A queued start of a new conversation awaits each of its statements, leaves nothing behind,
+  // refuses (404…) before its first write and takes no lock: on PostgreSQL it goes in one
+  // transaction with the others of this process asked for meanwhile (platform/grouped.ts). Not a turn of a line (a conversation's, a schedule's):
   // its place is decided under a row lock, which would not hold against its group's other members.
   const groups = opts.inline !== true && continued === undefined && opts.waiting === undefined;
   type Begun = StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> };
