@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import type { PgDialect } from 'drizzle-orm/pg-core';
+import { PgTransaction, type PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Db } from './client';
@@ -18,6 +18,9 @@ const CONNECTION = Symbol('aas.db.connection');
 export function markPostgres(db: Db, sql: postgres.Sql): void {
   (db as unknown as Record<symbol, postgres.Sql>)[RAW] = sql;
 }
+
+/** Whether `db` is a transaction already under way (drizzle's, on either database): `transaction(db, …)` is then a savepoint. */
+export const inTransaction = (db: Db): boolean => (db as unknown) instanceof PgTransaction;
 
 /** Whether `transaction(db, …)` reserves a connection of a PostgreSQL pool (a root Db: not PGlite, not a transaction). */
 export const reservesConnection = (db: Db): boolean => (db as unknown as Record<symbol, unknown>)[RAW] !== undefined;

@@ -1,8 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { PgTransaction } from 'drizzle-orm/pg-core';
 import { BACKGROUND, inLane } from '../../../db/lanes';
-import { endsPipelined, sendInOrder, transaction } from '../../../db/transaction';
+import { endsPipelined, inTransaction, sendInOrder, transaction } from '../../../db/transaction';
 import { batches } from '../../platform/batches';
 import type { StatementPart } from '../vocabulary/participants';
 import { handOn } from './lines';
@@ -106,7 +105,7 @@ const all = new WeakMap<Db, Finishes>();
  * ends of this process asked for meanwhile.
  */
 export function finishTogether(db: Db, id: string, outcome: Outcome, guard: FinishGuard, run?: RunTail): Promise<ExecutionRow | null> {
-  if ((db as unknown) instanceof PgTransaction) return finish(db, id, outcome, guard, undefined, run);
+  if (inTransaction(db)) return finish(db, id, outcome, guard, undefined, run);
   let f = all.get(db);
   if (!f) all.set(db, (f = new Finishes(db)));
   const finishes = f;

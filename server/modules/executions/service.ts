@@ -117,8 +117,9 @@ export async function startExecution(
   const optimistic = opts.inline === true && !isPglite(db);
   // A queued start of a new conversation awaits each of its statements, leaves nothing behind,
   // refuses (404…) before its first write and takes no lock: on PostgreSQL it goes in one
-  // transaction with the others of this process asked for meanwhile (platform/grouped.ts). Not a turn of a line (a conversation's, a schedule's):
-  // its place is decided under a row lock, which would not hold against its group's other members.
+  // transaction with the others of this process asked for meanwhile (platform/grouped.ts). Not a
+  // turn of a line (a conversation's, a schedule's): its place is decided under a row lock, which
+  // would not hold against its group's other members.
   const groups = opts.inline !== true && continued === undefined && opts.waiting === undefined;
   type Begun = StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> };
   const begin = (fn: (tx: Db) => Promise<Begun>) => (groups ? groupedTransaction(db, actor.workspaceId, fn) : transaction(db, fn));
