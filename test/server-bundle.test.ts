@@ -81,4 +81,22 @@ describe('the compiled server', () => {
     await assert.rejects(ensureServerBundle({ root, fingerprint }), /Build failed/);
     assert.deepEqual(entries(root), []);
   });
+
+  it('keeps the name of each of our classes as written (logged errors carry it)', async () => {
+    const root = process.cwd();
+    const { dir } = await ensureServerBundle({ root, fingerprint: sourceFingerprint(root) });
+    const read = (d: string, ext: string) =>
+      fs
+        .readdirSync(d, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith(ext) && !f.includes('node_modules'))
+        .map((f) => fs.readFileSync(path.join(d, f), 'utf8'))
+        .join('\n');
+    const bundled = read(dir, '.mjs');
+    const ours = new Set([...`${read('server', '.ts')}\n${read('db', '.ts')}`.matchAll(/^(?:export )?(?:abstract )?class ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!));
+    assert.ok(ours.has('ApiError'));
+    // esbuild renames a top-level name that collides with another module's (ApiError → ApiError2).
+    const kept = (name: string) => new RegExp(`(?:class ${name}\\b|(?:var|let|const) ${name} = class\\b)`).test(bundled);
+    const unused = (name: string) => !new RegExp(`\\b${name}\\d*\\b`).test(bundled);
+    assert.deepEqual([...ours].filter((name) => !kept(name) && !unused(name)), [], 'classes renamed by the bundler');
+  });
 });

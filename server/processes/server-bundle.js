@@ -46,10 +46,14 @@ export async function ensureServerBundle({ fingerprint, root = process.cwd() }) 
       platform: 'node',
       target: 'node22',
       plugins: [externalPackages],
-      // Stack traces point at the TypeScript (launch.js turns source maps on); class names stay
-      // as written (logged errors carry their constructor's name).
+      // Stack traces point at the TypeScript (launch.js turns source maps on). Names are kept as
+      // written without esbuild's `keepNames`: nothing is minified, and the one renaming esbuild
+      // does — two modules' top-level names that collide — touches no class
+      // (test/server-bundle.test.ts; logged errors carry their constructor's name). `keepNames`
+      // wrapped every named function and class in a `__name` call, closures made per request
+      // and per run included: 0.8–1.6 % of a busy server's CPU (docs/benchmark.md, "Issue 49,
+      // tenth session").
       sourcemap: 'linked',
-      keepNames: true,
       logLevel: 'error',
     });
     fs.writeFileSync(path.join(tmp, COMPLETE), '');
