@@ -96,6 +96,30 @@ describe('shared rate-limit stores', { skip: DB_KIND !== 'postgres' && 'PostgreS
         }
       });
 
+      it('charges a burst in groups, each request answered as if they came one by one in order', async () => {
+        // [per minute, per day, requests before, requests at once]: as above, and from counts part-used.
+        const scenarios: [number, number | null, number, number][] = [
+          [3, null, 0, 5],
+          [5, 3, 1, 8],
+          [3, 5, 2, 8],
+          [4, 4, 1, 7],
+          [10, 6, 0, 12],
+        ];
+        for (const [perMinute, perDay, before, requests] of scenarios) {
+          const key = uid();
+          const memory = memoryStore();
+          for (let i = 0; i < before; i++) {
+            await memory.chargeKey(key, perMinute, perDay);
+            await stores[kind].chargeKey(key, perMinute, perDay);
+          }
+          const want: ReturnType<typeof summary>[] = [];
+          for (let i = 0; i < requests; i++) want.push(summary(await memory.chargeKey(key, perMinute, perDay)));
+          // The first goes alone, the others wait for it and go as one group.
+          const got = await Promise.all(Array.from({ length: requests }, () => stores[kind].chargeKey(key, perMinute, perDay)));
+          assert.deepEqual(got.map(summary), want, `${kind} [${perMinute}, ${perDay}] after ${before}`);
+        }
+      });
+
       it('lets exactly the limit through under concurrency, and gives the minute back when the day refuses', async () => {
         const key = uid();
         const minute = await Promise.all(Array.from({ length: 150 }, () => stores[kind].chargeKey(key, 60, 10_000)));

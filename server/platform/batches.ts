@@ -25,3 +25,45 @@ export function batches(pending: () => boolean, step: () => Promise<void>): () =
   };
   return kick;
 }
+
+/**
+ * Calls for the same key in groups (the rate-limit stores' charges of a key, a key's lookup by
+ * hash): a call for a key that has none under way goes at once, alone; calls made while one is
+ * under way wait for it, then go together in one (at most `max`), so that a key's burst of
+ * requests costs a few statements, not one each. Each group is sent after every call in it was
+ * made, so each answer is as fresh as its own call's would be. `run` answers a group's items in
+ * order; when it throws, every call of the group fails with its error.
+ */
+export function groupedBy<T, R>(run: (key: string, items: T[]) => Promise<R[]>, max = 1_000): (key: string, item: T) => Promise<R> {
+  interface Call {
+    item: T;
+    resolve: (r: R) => void;
+    reject: (err: unknown) => void;
+  }
+  // A key is here while a group of its calls is under way, with the calls waiting for the next.
+  const waiting = new Map<string, Call[]>();
+  const send = async (key: string, group: Call[]): Promise<void> => {
+    try {
+      const answers = await run(
+        key,
+        group.map((c) => c.item),
+      );
+      group.forEach((c, i) => c.resolve(answers[i]!));
+    } catch (err) {
+      for (const c of group) c.reject(err);
+    }
+    const next = waiting.get(key)!;
+    if (next.length === 0) waiting.delete(key);
+    else void send(key, next.splice(0, max));
+  };
+  return (key, item) =>
+    new Promise<R>((resolve, reject) => {
+      const call = { item, resolve, reject };
+      const queued = waiting.get(key);
+      if (queued) queued.push(call);
+      else {
+        waiting.set(key, []);
+        void send(key, [call]);
+      }
+    });
+}

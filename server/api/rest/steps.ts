@@ -4,7 +4,7 @@ import { ApiError, insufficientScope } from '../../platform/errors';
 import { holdsScope } from '../../modules/vocabulary/scopes';
 import { clientAddress } from '../../platform/http/client-address';
 import { hashKey, parseKey } from '../../modules/keys/format';
-import { verifyKey, type KeyOwner, type VerifiedKey, type VerifyResult } from '../../modules/keys/service';
+import { verifyKeyGrouped, type KeyOwner, type VerifiedKey, type VerifyResult } from '../../modules/keys/service';
 import { verifyKeyCharged } from '../../modules/keys/verify-charged';
 import type { UnknownKeys } from '../../modules/keys/unknown-keys';
 import type { RateLimits } from '../../modules/ratelimit';
@@ -120,7 +120,7 @@ async function lookUp(db: Db, hash: string, limits?: RateLimits): Promise<{ resu
       // request: the store's health logs the outage once (platform/ratelimit/health.ts).
     }
   }
-  return { result: await verifyKey(db, hash) };
+  return { result: await verifyKeyGrouped(db, hash) };
 }
 
 /** The verified key of the request, or the error to answer (after charging the address). */

@@ -6,6 +6,7 @@ import type { Db } from '../../../db/client';
 import { textArray } from '../../../db/rows';
 import { apiKeys, workspaces, type Plan } from '../../../db/schema';
 import type { Actor } from '../actor';
+import { groupedBy } from '../../platform/batches';
 import { ApiError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';
@@ -144,6 +145,26 @@ export async function verifyKey(db: Db, hash: string, now = new Date()): Promise
       customRpm: row.customRpm,
     },
   };
+}
+
+const lookUps = new WeakMap<Db, (hash: string, item: null) => Promise<VerifyResult>>();
+
+/**
+ * `verifyKey`, with the lookups of a hash asked for while one of it is under way made together,
+ * in one (platform/batches.ts `groupedBy`): a key's burst of requests reads its row a few times,
+ * not once each, and every answer is read after its request arrived. Each caller gets a key of
+ * its own.
+ */
+export function verifyKeyGrouped(db: Db, hash: string): Promise<VerifyResult> {
+  let run = lookUps.get(db);
+  if (!run) {
+    run = groupedBy(async (h: string, calls: null[]) => {
+      const result = await verifyKey(db, h);
+      return calls.map((_, i) => (i === 0 || !result.valid ? result : { valid: true as const, key: { ...result.key } }));
+    });
+    lookUps.set(db, run);
+  }
+  return run(hash, null);
 }
 
 // ---- management ----

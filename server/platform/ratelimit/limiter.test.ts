@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { consume, decide, type Window } from './limiter';
+import { consume, decide, decideGroup, type Decision, type Window } from './limiter';
 
 const UNCAPPED = 2 ** 31 - 1;
 let n = 0;
@@ -105,5 +105,38 @@ describe('a decision from counts a store made in one step', () => {
     assert.equal(decide(minute(3), day(98), now).headers['X-RateLimit-Limit'], '100');
     assert.equal(decide(minute(8), day(98), now).headers['X-RateLimit-Limit'], '10');
     assert.equal(decide(minute(3), null, now).headers['X-RateLimit-Remaining'], '7');
+  });
+});
+
+describe('the decisions of a group of requests charged in one step', () => {
+  it('are those of the same requests counted one by one, from any counts, with or without a day window', async () => {
+    const now = 1_800_000_000_000;
+    let cases = 0;
+    for (const perMinute of [1, 2, 4]) {
+      for (const perDay of [null, 1, 3, 5]) {
+        for (let m0 = 0; m0 <= 5; m0++) {
+          for (let d0 = 0; d0 <= 6; d0++) {
+            if (perDay === null && d0 > 0) continue;
+            for (let n = 1; n <= 7; n++) {
+              // One by one, with the counters starting at (m0, d0).
+              const minutes = counter(60);
+              const days = counter(86_400);
+              if (m0 > 0) await minutes.consume('k', m0);
+              if (d0 > 0) await days.consume('k', d0);
+              const w = [minute(perMinute, minutes), ...(perDay === null ? [] : [day(perDay, days)])];
+              const oneByOne: Decision[] = [];
+              for (let i = 0; i < n; i++) oneByOne.push(await consume('k', w, now));
+              // The group, from the counts the one-by-one requests left behind.
+              const after = { m: (await minutes.get('k'))?.consumedPoints ?? 0, mMs: 60_000, d: (await days.get('k'))?.consumedPoints ?? 0, dMs: 86_400_000 };
+              const grouped = decideGroup(after, n, perMinute, perDay, now);
+              const view = (d: Decision) => [d.allowed, d.headers['X-RateLimit-Limit'], d.headers['X-RateLimit-Remaining']];
+              assert.deepEqual(grouped.map(view), oneByOne.map(view), `[${perMinute}, ${perDay}] from (${m0}, ${d0}), ${n} requests`);
+              cases++;
+            }
+          }
+        }
+      }
+    }
+    assert.ok(cases > 500, String(cases));
   });
 });

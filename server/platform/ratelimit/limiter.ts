@@ -83,3 +83,43 @@ export async function consume(key: string, windows: Window[], nowMs = Date.now()
     nowMs,
   );
 }
+
+/** A key's windows after a store charged a group of requests at once: the counts after the last. */
+export interface GroupCounts {
+  /** The minute's count, and the time to its end. */
+  m: number;
+  mMs: number;
+  /** The day's (ignored without a day window), and the time to its end. */
+  d: number;
+  dMs: number;
+}
+
+/**
+ * Each of `n` requests charged at once, in order, as if one after the other (the rules of
+ * `consume`: the first `a` go through while both windows have room; the rest are refused by the
+ * window that ran out: the minute counts them, or the day does and the minute gets them back).
+ * A store charges the group in one atomic step from counts (m0, d0) to `after`; which window ran
+ * out, and so m0, d0 and `a`, follow from `after` and `n` alone:
+ * - the minute is over its limit only if it refused some: m0 = m − n, a = limit − m0;
+ * - else the day is over its own only if it refused some: d0 = d − n, a = limit − d0;
+ * - else all went through.
+ */
+export function decideGroup(after: GroupCounts, n: number, perMinute: number, perDay: number | null, nowMs = Date.now()): Decision[] {
+  const day = (d: number): Count | null => (perDay === null ? null : { limit: perDay, consumed: d, msBeforeNext: after.dMs });
+  const minute = (m: number): Count => ({ limit: perMinute, consumed: m, msBeforeNext: after.mMs });
+  const out: Decision[] = [];
+  if (after.m > perMinute) {
+    const m0 = after.m - n;
+    const a = Math.min(n, Math.max(0, perMinute - m0));
+    const d0 = after.d - a;
+    for (let i = 1; i <= n; i++) out.push(decide(minute(m0 + i), day(i <= a ? d0 + i : d0 + a), nowMs));
+  } else if (perDay !== null && after.d > perDay) {
+    const d0 = after.d - n;
+    const a = Math.min(n, Math.max(0, perDay - d0));
+    const m0 = after.m - a;
+    for (let i = 1; i <= n; i++) out.push(decide(minute(m0 + Math.min(i, a)), day(d0 + i), nowMs));
+  } else {
+    for (let i = 1; i <= n; i++) out.push(decide(minute(after.m - n + i), day(after.d - n + i), nowMs));
+  }
+  return out;
+}

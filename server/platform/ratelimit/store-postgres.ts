@@ -1,51 +1,62 @@
 import type postgres from 'postgres';
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import { StoreHealth } from './health';
-import { decide } from './limiter';
+import { groupedBy } from '../batches';
+import { decideGroup, type Decision } from './limiter';
 import { memoryCounter, memoryStore, UNCAPPED, type LookedUpRow, type Store } from './store';
 
 // Rate limits in PostgreSQL, for a deployment scaled out without Redis. The tables are UNLOGGED
 // (db/schema/ratelimit.ts), every statement is prepared and answers in one round trip, and the
 // database's clock decides when windows end, so processes with skewed clocks agree.
 //
-// A key's two windows live in one row of rate_limit_windows and one statement charges both, by
-// the rules of `consume` (limiter.ts) written as arithmetic on the counts before the request
-// (m0, d0; an expired window counts 0):
-// - the minute always counts the request          → minute = m0 + 1, refused when > its limit;
-// - the day counts it only if the minute allowed it → day = d0 + 1 when m0 < minute limit;
-// - the minute gets it back if the day refuses      → minute = m0 when m0 < minute limit and d0 ≥ day limit.
-// ($2 = minute limit, $3 = day limit or null for no day window; `x >= null` is null, i.e. false.)
-const minutePoints = (m0: string, d0: string, lm = '$2::int', ld = '$3::int') => `${m0} + case when ${m0} < ${lm} and ${d0} >= ${ld} then 0 else 1 end`;
-const dayPoints = (m0: string, d0: string, lm = '$2::int', ld = '$3::int') => `${d0} + case when ${m0} < ${lm} and ${ld} is not null then 1 else 0 end`;
+// A key's two windows live in one row of rate_limit_windows and one statement charges both for
+// `n` requests at once, as if one after the other by the rules of `consume` (limiter.ts), written
+// as arithmetic on the counts before them (m0, d0; an expired window counts 0):
+// - the first a = max(0, min(n, minute limit − m0, day limit − d0)) go through: both count them;
+// - if the minute ran out (m0 + a ≥ its limit) it counts the rest, refused;
+// - else the day ran out: it counts the rest, refused, and the minute does not.
+// (`lm`, `ld`: the minute and day limits, ld null for no day window; `x - null` is null.)
+// `decideGroup` (limiter.ts) reads each request's answer from the counts after.
+const allowedOf = (m0: string, d0: string, lm: string, ld: string, n: string) => `greatest(0, least(${n}, ${lm} - ${m0}, coalesce(${ld} - ${d0}, ${n})))`;
+const minutePoints = (m0: string, d0: string, lm: string, ld: string, n: string) =>
+  `${m0} + case when ${m0} + ${allowedOf(m0, d0, lm, ld, n)} >= ${lm} then ${n} else ${allowedOf(m0, d0, lm, ld, n)} end`;
+const dayPoints = (m0: string, d0: string, lm: string, ld: string, n: string) =>
+  `${d0} + case when ${ld} is null then 0 when ${m0} + ${allowedOf(m0, d0, lm, ld, n)} < ${lm} then ${n} else ${allowedOf(m0, d0, lm, ld, n)} end`;
 const M0 = 'case when w.minute_expire > now() then w.minute_points else 0 end';
 const D0 = 'case when w.day_expire > now() then w.day_points else 0 end';
 const msUntil = (column: string) => `(extract(epoch from ${column} - now()) * 1000)::int`;
 
 /** The upsert that charges one key's windows: `insert` gives its new row, `lm` and `ld` its limits. */
-const charge = (insert: string, lm?: string, ld?: string) => `
+const charge = (insert: string, lm: string, ld: string, n: string) => `
 insert into rate_limit_windows as w (key, minute_points, minute_expire, day_points, day_expire)
 ${insert}
 on conflict (key) do update set
-  minute_points = ${minutePoints(M0, D0, lm, ld)},
+  minute_points = ${minutePoints(M0, D0, lm, ld, n)},
   minute_expire = case when w.minute_expire > now() then w.minute_expire else excluded.minute_expire end,
-  day_points = ${dayPoints(M0, D0, lm, ld)},
+  day_points = ${dayPoints(M0, D0, lm, ld, n)},
   day_expire = case when w.day_expire > now() then w.day_expire else excluded.day_expire end
 returning minute_points as m, ${msUntil('minute_expire')} as m_ms, day_points as d, ${msUntil('day_expire')} as d_ms`;
 
-const CHARGE_KEY = charge(`values ($1, ${minutePoints('0', '0')}, now() + interval '1 minute', ${dayPoints('0', '0')}, now() + interval '1 day')`);
+// $1 the key, $2 and $3 its minute and day limits, $4 how many requests.
+const KEY_LIMITS = ['$2::int', '$3::int', '$4::int'] as const;
+const CHARGE_KEY = charge(
+  `values ($1, ${minutePoints('0', '0', ...KEY_LIMITS)}, now() + interval '1 minute', ${dayPoints('0', '0', ...KEY_LIMITS)}, now() + interval '1 day')`,
+  ...KEY_LIMITS,
+);
 
 /**
  * One statement that looks a key up and charges it: one round trip, not two (the API's requests
  * on PostgreSQL without Redis, server/api/rest/steps.ts). `lookup` selects at most one row by `$1`,
  * with the columns `id` (the counter's key), `per_minute`, `per_day` (null: no day window) and
  * `charge` (whether the key may be used: nothing is counted otherwise). The statement answers
- * the lookup's row with the counts `m, m_ms, d, d_ms` (null when nothing was counted).
+ * the lookup's row with the counts `m, m_ms, d, d_ms` after `$2` requests (null when nothing was
+ * counted).
  */
 export function lookUpAndCharge(lookup: string): string {
-  const [lm, ld] = ['(select k.per_minute from k)::int', '(select k.per_day from k)::int'];
+  const [lm, ld, n] = ['(select k.per_minute from k)::int', '(select k.per_day from k)::int', '$2::int'];
   const [rm, rd] = ['k.per_minute::int', 'k.per_day::int'];
-  const insert = `select k.id, ${minutePoints('0', '0', rm, rd)}, now() + interval '1 minute', ${dayPoints('0', '0', rm, rd)}, now() + interval '1 day' from k where k.charge`;
-  return `with k as (${lookup}), c as (${charge(insert, lm, ld)})\nselect k.*, c.m, c.m_ms, c.d, c.d_ms from k left join c on true`;
+  const insert = `select k.id, ${minutePoints('0', '0', rm, rd, n)}, now() + interval '1 minute', ${dayPoints('0', '0', rm, rd, n)}, now() + interval '1 day' from k where k.charge`;
+  return `with k as (${lookup}), c as (${charge(insert, lm, ld, n)})\nselect k.*, c.m, c.m_ms, c.d, c.d_ms from k left join c on true`;
 }
 
 interface WindowsRow {
@@ -131,30 +142,41 @@ export function postgresStore(sql: postgres.Sql): Store {
   }, CLEANUP_EVERY_MS);
   cleanup.unref();
 
+  // A key's requests charged while a charge of it is under way go together in the next (groupedBy).
+  const charges = groupedBy(async (_: string, calls: { keyId: string; perMinute: number; perDay: number | null }[]) => {
+    const { keyId, perMinute, perDay } = calls[0]!;
+    const [row] = await health.watch(sql.unsafe<WindowsRow[]>(CHARGE_KEY, [keyId, perMinute, perDay, calls.length], { prepare: true }));
+    return decideGroup({ m: row!.m, mMs: row!.m_ms, d: row!.d, dMs: row!.d_ms }, calls.length, perMinute, perDay);
+  });
+  type LookedUp = { row: LookedUpRow; decision: Decision | null } | null;
+  const lookUps = new Map<string, (hash: string, item: null) => Promise<LookedUp>>();
+  const lookUpsOf = (statement: string) => {
+    let run = lookUps.get(statement);
+    if (!run) {
+      run = groupedBy(async (param: string, calls: null[]): Promise<LookedUp[]> => {
+        const [row] = await health.watch(sql.unsafe<LookedUpRow[]>(statement, [param, calls.length], { prepare: true }));
+        if (!row) return calls.map(() => null);
+        if (row.m === null) return calls.map(() => ({ row, decision: null }));
+        const after = { m: row.m, mMs: row.m_ms!, d: row.d ?? 0, dMs: row.d_ms ?? 0 };
+        return decideGroup(after, calls.length, row.per_minute, row.per_day).map((decision) => ({ row, decision }));
+      });
+      if (lookUps.size < 16) lookUps.set(statement, run);
+    }
+    return run;
+  };
+
   return {
     kind: 'postgres',
     counter: (keyPrefix, duration) => new PostgresCounter(sql, health, keyPrefix, duration),
     async chargeKey(keyId, perMinute, perDay) {
-      let row: WindowsRow | undefined;
       try {
-        [row] = await health.watch(sql.unsafe<WindowsRow[]>(CHARGE_KEY, [keyId, perMinute, perDay], { prepare: true }));
+        return await charges(`${keyId}\0${perMinute}\0${perDay}`, { keyId, perMinute, perDay });
       } catch {
         return fallback.chargeKey(keyId, perMinute, perDay);
       }
-      const now = Date.now();
-      return decide(
-        { limit: perMinute, consumed: row!.m, msBeforeNext: row!.m_ms },
-        perDay === null ? null : { limit: perDay, consumed: row!.d, msBeforeNext: row!.d_ms },
-        now,
-      );
     },
-    async lookUpAndChargeKey<R extends LookedUpRow>(statement: string, param: string) {
-      const [row] = await health.watch(sql.unsafe<R[]>(statement, [param], { prepare: true }));
-      if (!row) return null;
-      if (row.m === null) return { row, decision: null };
-      const minute = { limit: row.per_minute, consumed: row.m, msBeforeNext: row.m_ms! };
-      const day = row.per_day === null ? null : { limit: row.per_day, consumed: row.d!, msBeforeNext: row.d_ms! };
-      return { row, decision: decide(minute, day, Date.now()) };
+    lookUpAndChargeKey<R extends LookedUpRow>(statement: string, param: string) {
+      return lookUpsOf(statement)(param, null) as Promise<{ row: R; decision: Decision | null } | null>;
     },
     async ready() {},
     async close() {

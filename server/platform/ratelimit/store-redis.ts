@@ -1,14 +1,17 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { StoreHealth } from './health';
-import { decide } from './limiter';
+import { groupedBy } from '../batches';
+import { decideGroup } from './limiter';
 import { KEY_DAY, KEY_MINUTE, memoryCounter, memoryStore, UNCAPPED, type Store } from './store';
 
 // Rate limits in Redis (REDIS_URL). The guards' counters are rate-limiter-flexible's; a key's
 // two windows are charged by one script (one round trip, atomic), with the rules of `consume`
 // (limiter.ts), on the same keys and in the same format as RateLimiterRedis would use.
 //
-// KEYS: minute counter, day counter. ARGV: minute limit, day limit (-1: no day window).
+// `n` requests at once, as if one after the other (as the PostgreSQL store does: its comments
+// give the arithmetic; `decideGroup` reads each request's answer from the counts after).
+// KEYS: minute counter, day counter. ARGV: minute limit, day limit (-1: no day window), n.
 // Returns {minute, minute ms left} when the day was not touched, else {minute, ms, day, ms}.
 const CHARGE_KEY = `
 local function add(key, n, seconds)
@@ -21,19 +24,22 @@ local function add(key, n, seconds)
   end
   return v, ttl
 end
-local minuteLimit, dayLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local minuteLimit, dayLimit, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local m0 = tonumber(redis.call('get', KEYS[1]) or '0')
 if m0 >= minuteLimit or dayLimit < 0 then
-  local m, mttl = add(KEYS[1], 1, 60)
+  local m, mttl = add(KEYS[1], n, 60)
   return {m, mttl}
 end
-local d, dttl = add(KEYS[2], 1, 86400)
-local m, mttl = add(KEYS[1], d > dayLimit and 0 or 1, 60)
+local d0 = tonumber(redis.call('get', KEYS[2]) or '0')
+local a = math.max(0, math.min(n, minuteLimit - m0, dayLimit - d0))
+local minuteRanOut = m0 + a >= minuteLimit
+local d, dttl = add(KEYS[2], minuteRanOut and a or n, 86400)
+local m, mttl = add(KEYS[1], minuteRanOut and n or a, 60)
 return {m, mttl, d, dttl}
 `;
 
 type ScriptedRedis = Redis & {
-  chargeKey(minuteKey: string, dayKey: string, perMinute: number, perDay: number): Promise<number[]>;
+  chargeKey(minuteKey: string, dayKey: string, perMinute: number, perDay: number, n: number): Promise<number[]>;
 };
 
 export function redisStore(url: string): Store {
@@ -44,6 +50,13 @@ export function redisStore(url: string): Store {
   redis.defineCommand('chargeKey', { numberOfKeys: 2, lua: CHARGE_KEY });
   redis.on('error', (err: Error) => health.failed(err));
   redis.on('ready', () => health.ok());
+
+  // A key's requests charged while a charge of it is under way go together in the next (groupedBy).
+  const charges = groupedBy(async (_: string, calls: { keyId: string; perMinute: number; perDay: number | null }[]) => {
+    const { keyId, perMinute, perDay } = calls[0]!;
+    const [m = 0, mMs = 0, d = 0, dMs = 0] = await redis.chargeKey(`${KEY_MINUTE}:${keyId}`, `${KEY_DAY}:${keyId}`, perMinute, perDay ?? -1, calls.length);
+    return decideGroup({ m, mMs, d, dMs }, calls.length, perMinute, perDay);
+  });
 
   return {
     kind: 'redis',
@@ -56,17 +69,11 @@ export function redisStore(url: string): Store {
         insuranceLimiter: memoryCounter(keyPrefix, duration),
       }),
     async chargeKey(keyId, perMinute, perDay) {
-      let counts: number[];
       try {
-        counts = await redis.chargeKey(`${KEY_MINUTE}:${keyId}`, `${KEY_DAY}:${keyId}`, perMinute, perDay ?? -1);
+        return await charges(`${keyId}\0${perMinute}\0${perDay}`, { keyId, perMinute, perDay });
       } catch {
         return fallback.chargeKey(keyId, perMinute, perDay);
       }
-      const [m = 0, mMs = 0, d, dMs] = counts;
-      return decide(
-        { limit: perMinute, consumed: m, msBeforeNext: mMs },
-        perDay === null || d === undefined ? null : { limit: perDay, consumed: d, msBeforeNext: dMs ?? 0 },
-      );
     },
     async ready(timeoutMs) {
       if (redis.status === 'ready') return;
