@@ -118,10 +118,14 @@ function report(path: string, all: Result[]) {
   if (results.some((r) => r.errors > 0)) console.log('warning: some requests failed (non-2xx or socket errors)');
 }
 
-/** 25 agents, created through the API like a user would (the list shows 20 and `hasMore`). */
-async function seedAgents(origin: string, key: string) {
+/**
+ * 25 agents, created through the API like a user would (the list shows 20 and `hasMore`), taking
+ * turns among the apps: a process that served a create answers later requests dearer
+ * (scripts/bench/tx-slowdown.ts), so every app is measured in the state a serving process is in.
+ */
+async function seedAgents(origins: string[], key: string) {
   for (let i = 0; i < 25; i++) {
-    const res = await fetch(`${origin}/v1/agents`, {
+    const res = await fetch(`${origins[i % origins.length]}/v1/agents`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -160,7 +164,7 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
     }
     await baseReady;
     targets.unshift({ name: 'baseline', origin: `http://127.0.0.1:${basePort}`, pid: base.pid! });
-    if (targets.length > 1) await seedAgents(targets[1]!.origin, key);
+    if (targets.length > 1) await seedAgents(targets.slice(1).map((t) => t.origin), key);
 
     for (const path of PATHS) {
       // Same answer from every server, so they really do the same work.
