@@ -3,7 +3,7 @@ import { RateLimiterRedis, RateLimiterRes, type RateLimiterStoreAbstract } from 
 import { StoreHealth } from './health';
 import { groupedBy } from '../batches';
 import { decideGroup, type Decision } from './limiter';
-import { memoryCounter, memoryStore, UNCAPPED, type LookedUpRow, type Store } from './store';
+import { groupedChargeKey, memoryCounter, memoryStore, UNCAPPED, type LookedUpRow, type Store } from './store';
 
 // Rate limits in PostgreSQL, for a deployment scaled out without Redis. The tables are UNLOGGED
 // (db/schema/ratelimit.ts), every statement is prepared and answers in one round trip, and the
@@ -142,12 +142,6 @@ export function postgresStore(sql: postgres.Sql): Store {
   }, CLEANUP_EVERY_MS);
   cleanup.unref();
 
-  // A key's requests charged while a charge of it is under way go together in the next (groupedBy).
-  const charges = groupedBy(async (_: string, calls: { keyId: string; perMinute: number; perDay: number | null }[]) => {
-    const { keyId, perMinute, perDay } = calls[0]!;
-    const [row] = await health.watch(sql.unsafe<WindowsRow[]>(CHARGE_KEY, [keyId, perMinute, perDay, calls.length], { prepare: true }));
-    return decideGroup({ m: row!.m, mMs: row!.m_ms, d: row!.d, dMs: row!.d_ms }, calls.length, perMinute, perDay);
-  });
   type LookedUp = { row: LookedUpRow; decision: Decision | null } | null;
   const lookUps = new Map<string, (hash: string, item: null) => Promise<LookedUp>>();
   const lookUpsOf = (statement: string) => {
@@ -168,13 +162,10 @@ export function postgresStore(sql: postgres.Sql): Store {
   return {
     kind: 'postgres',
     counter: (keyPrefix, duration) => new PostgresCounter(sql, health, keyPrefix, duration),
-    async chargeKey(keyId, perMinute, perDay) {
-      try {
-        return await charges(`${keyId}\0${perMinute}\0${perDay}`, { keyId, perMinute, perDay });
-      } catch {
-        return fallback.chargeKey(keyId, perMinute, perDay);
-      }
-    },
+    chargeKey: groupedChargeKey(async (keyId, perMinute, perDay, n) => {
+      const [row] = await health.watch(sql.unsafe<WindowsRow[]>(CHARGE_KEY, [keyId, perMinute, perDay, n], { prepare: true }));
+      return { m: row!.m, mMs: row!.m_ms, d: row!.d, dMs: row!.d_ms };
+    }, fallback),
     lookUpAndChargeKey<R extends LookedUpRow>(statement: string, param: string) {
       return lookUpsOf(statement)(param, null) as Promise<{ row: R; decision: Decision | null } | null>;
     },

@@ -1,9 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { StoreHealth } from './health';
-import { groupedBy } from '../batches';
-import { decideGroup } from './limiter';
-import { KEY_DAY, KEY_MINUTE, memoryCounter, memoryStore, UNCAPPED, type Store } from './store';
+import { groupedChargeKey, KEY_DAY, KEY_MINUTE, memoryCounter, memoryStore, UNCAPPED, type Store } from './store';
 
 // Rate limits in Redis (REDIS_URL). The guards' counters are rate-limiter-flexible's; a key's
 // two windows are charged by one script (one round trip, atomic), with the rules of `consume`
@@ -51,13 +49,6 @@ export function redisStore(url: string): Store {
   redis.on('error', (err: Error) => health.failed(err));
   redis.on('ready', () => health.ok());
 
-  // A key's requests charged while a charge of it is under way go together in the next (groupedBy).
-  const charges = groupedBy(async (_: string, calls: { keyId: string; perMinute: number; perDay: number | null }[]) => {
-    const { keyId, perMinute, perDay } = calls[0]!;
-    const [m = 0, mMs = 0, d = 0, dMs = 0] = await redis.chargeKey(`${KEY_MINUTE}:${keyId}`, `${KEY_DAY}:${keyId}`, perMinute, perDay ?? -1, calls.length);
-    return decideGroup({ m, mMs, d, dMs }, calls.length, perMinute, perDay);
-  });
-
   return {
     kind: 'redis',
     counter: (keyPrefix, duration) =>
@@ -68,13 +59,10 @@ export function redisStore(url: string): Store {
         duration,
         insuranceLimiter: memoryCounter(keyPrefix, duration),
       }),
-    async chargeKey(keyId, perMinute, perDay) {
-      try {
-        return await charges(`${keyId}\0${perMinute}\0${perDay}`, { keyId, perMinute, perDay });
-      } catch {
-        return fallback.chargeKey(keyId, perMinute, perDay);
-      }
-    },
+    chargeKey: groupedChargeKey(async (keyId, perMinute, perDay, n) => {
+      const [m = 0, mMs = 0, d = 0, dMs = 0] = await redis.chargeKey(`${KEY_MINUTE}:${keyId}`, `${KEY_DAY}:${keyId}`, perMinute, perDay ?? -1, n);
+      return { m, mMs, d, dMs };
+    }, fallback),
     async ready(timeoutMs) {
       if (redis.status === 'ready') return;
       await new Promise<void>((resolve) => {

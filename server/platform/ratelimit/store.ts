@@ -1,5 +1,6 @@
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { consume, type Decision, type Window } from './limiter';
+import { groupedBy } from '../batches';
+import { consume, decideGroup, type Decision, type GroupCounts, type Window } from './limiter';
 
 // Where the counters live (docs/api.md, "Many processes, one service"): in memory when one
 // process owns everything (embedded PGlite), in Redis when REDIS_URL is set, otherwise in
@@ -63,5 +64,27 @@ export function memoryStore(): Store {
     },
     async ready() {},
     async close() {},
+  };
+}
+
+/**
+ * `chargeKey` for a shared store whose `charge` counts `n` requests of a key in one atomic step:
+ * a key's requests made while one of its charges is under way go together in the next
+ * (groupedBy), each answered by `decideGroup`; counted by `fallback` (memory) when the store fails.
+ */
+export function groupedChargeKey(
+  charge: (keyId: string, perMinute: number, perDay: number | null, n: number) => Promise<GroupCounts>,
+  fallback: Store,
+): Store['chargeKey'] {
+  const charges = groupedBy(async (_: string, calls: { keyId: string; perMinute: number; perDay: number | null }[]) => {
+    const { keyId, perMinute, perDay } = calls[0]!;
+    return decideGroup(await charge(keyId, perMinute, perDay, calls.length), calls.length, perMinute, perDay);
+  });
+  return async (keyId, perMinute, perDay) => {
+    try {
+      return await charges(`${keyId}\0${perMinute}\0${perDay}`, { keyId, perMinute, perDay });
+    } catch {
+      return fallback.chargeKey(keyId, perMinute, perDay);
+    }
   };
 }
