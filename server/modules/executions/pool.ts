@@ -5,6 +5,7 @@ import { CHANNELS, type Bus } from '../../platform/notify';
 import type { Headroom } from '../../platform/headroom';
 import { ApiError } from '../../platform/errors';
 import { log } from '../../platform/log';
+import { RecentIds } from '../../platform/recent-ids';
 import { allocate, queuedTenants } from './admission';
 import type { Live } from './live';
 import { RunLog } from './recorder';
@@ -22,6 +23,16 @@ import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type Executio
 // stopped heart-beating (worker_lost) and denies tool calls whose approval expired. The execution row is the job: there is no other queue.
 
 const POLL_MS = 5_000;
+/**
+ * Follow requests (`aas_follow`) for runs not held here yet, kept this long and at most this many:
+ * a stream in another process asks as soon as it opens, and again when the run's started event
+ * is signalled, which is committed by the claim before this process has set the run up. A run
+ * claimed just after such a request writes promptly from its start instead of every 2 s
+ * (recorder.ts).
+ */
+const FOLLOW_MEMORY_MS = 60_000;
+const FOLLOW_MEMORY = 10_000;
+
 /** Runs a worker keeps going while its event loop has no headroom (platform/headroom.ts). */
 export const BUSY_FLOOR = 4;
 
@@ -41,6 +52,8 @@ interface Active {
 
 export class ExecutionPool {
   private readonly runs = new Map<string, Active>();
+  /** Follow requests that came before their run (FOLLOW_MEMORY). */
+  private readonly followed = new RecentIds(FOLLOW_MEMORY, FOLLOW_MEMORY_MS);
   private reserved = 0;
   private wanted = true;
   private stopped = false;
@@ -77,7 +90,11 @@ export class ExecutionPool {
     this.offs.push(
       this.bus.subscribe(CHANNELS.work, (work) => work === 'executions' && this.signal()),
       this.bus.subscribe(CHANNELS.cancel, byId((run) => run.controller.abort('cancelled'))),
-      this.bus.subscribe(CHANNELS.follow, byId((run) => run.log.follow())),
+      this.bus.subscribe(CHANNELS.follow, (id) => {
+        const run = this.runs.get(id);
+        if (run) run.log.follow();
+        else this.followed.add(id);
+      }),
       this.bus.onReconnect(() => this.signal()),
     );
     const beat = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -136,6 +153,7 @@ export class ExecutionPool {
     const { row } = started;
     const controller = new AbortController();
     const runLog = new RunLog(this.db, this.live, row, () => !controller.signal.aborted && controller.abort('cancelled'));
+    if (this.followed.take(row.id)) runLog.eagerly();
     const done = runAgent(this.db, started, { controller, log: runLog }).finally(() => {
       this.runs.delete(row.id);
       this.freed();

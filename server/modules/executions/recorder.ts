@@ -90,6 +90,11 @@ export class RunLog implements LocalRun {
     void this.flush(true);
   }
 
+  /** Someone follows the run from another process since before it started here: written promptly from the start. */
+  eagerly(): void {
+    this.eager = true;
+  }
+
   /** Something a participant records ended (a span): written promptly while someone follows the run. */
   nudge(): void {
     if (this.eager) this.timer ??= setTimeout(() => void this.flush(), EAGER_MS);
