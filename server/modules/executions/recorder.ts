@@ -11,7 +11,7 @@ import { appendBatched } from './appender';
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the
 // run's tail, live.ts). Writing to the database is batched: lazily (every LAZY_MS) while nobody
-// follows the run from another process, promptly (EAGER_MS) once someone does, and always
+// follows the run from another process, promptly (EAGER_MS; its first event at once) once someone does, and always
 // before the buffer grows past MAX_PENDING_BYTES; what is left is written with the outcome. The
 // database keeps `event_seq` RESERVE numbers ahead of what was written, so an outcome written
 // by someone else (a cancel) always gets a higher number than any event already sent.
@@ -72,7 +72,9 @@ export class RunLog implements LocalRun {
     // Rendered only for streams of this process that follow the run.
     this.live.localTail(this.row.id)?.append([{ seq, type: event.type, json: eventJson(event) }]);
     this.pendingBytes += approximateSize(event);
-    if (this.pendingBytes > MAX_PENDING_BYTES) void this.flush();
+    // Followed from afar, the run's first event after `execution.started` (its first token, most
+    // often) goes at once, not EAGER_MS later: it is what a stream from afar waits for first.
+    if (this.pendingBytes > MAX_PENDING_BYTES || (this.eager && this.all.length === 1)) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.eager ? EAGER_MS : LAZY_MS);
   }
 
