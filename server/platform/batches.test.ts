@@ -16,7 +16,10 @@ describe('batches', () => {
         done.push(batch);
       },
     );
-    for (const n of [1, 2, 3]) (queue.push(n), kick());
+    for (const n of [1, 2, 3]) {
+      queue.push(n);
+      kick();
+    }
     await turn();
     queue.push(4);
     kick();
