@@ -24,14 +24,15 @@ import { claimQueued, failLostExecutions, heartbeat, HEARTBEAT_MS, type Executio
 
 const POLL_MS = 5_000;
 /**
- * Follow requests (`aas_follow`) for runs not held here yet, kept this long and at most this many:
- * a stream in another process asks as soon as it opens, and again when the run's started event
- * is signalled, which is committed by the claim before this process has set the run up. A run
+ * Follow and cancel requests (`aas_follow`, `aas_cancel`) for runs not held here yet, kept this
+ * long and at most this many: a stream in another process asks as soon as it opens, and again
+ * when the run's started event is signalled, which the claim commits before this process has set
+ * the run up; a cancel committed just after the claim is signalled in the same window. A run
  * claimed just after such a request writes promptly from its start instead of every 2 s
- * (recorder.ts).
+ * (recorder.ts), or stops at once instead of at its next write or heartbeat.
  */
-const FOLLOW_MEMORY_MS = 60_000;
-const FOLLOW_MEMORY = 10_000;
+const ASKED_MEMORY_MS = 60_000;
+const ASKED_MEMORY = 10_000;
 
 /** Runs a worker keeps going while its event loop has no headroom (platform/headroom.ts). */
 export const BUSY_FLOOR = 4;
@@ -52,8 +53,9 @@ interface Active {
 
 export class ExecutionPool {
   private readonly runs = new Map<string, Active>();
-  /** Follow requests that came before their run (FOLLOW_MEMORY). */
-  private readonly followed = new RecentIds(FOLLOW_MEMORY, FOLLOW_MEMORY_MS);
+  /** Follow and cancel requests that came before their run (ASKED_MEMORY). */
+  private readonly followed = new RecentIds(ASKED_MEMORY, ASKED_MEMORY_MS);
+  private readonly cancelled = new RecentIds(ASKED_MEMORY, ASKED_MEMORY_MS);
   private reserved = 0;
   private wanted = true;
   private stopped = false;
@@ -83,18 +85,22 @@ export class ExecutionPool {
   }
 
   start(): void {
-    const byId = (fn: (run: Active) => void) => (id: string) => {
+    // A request for a run not held here (yet) is remembered for it (ASKED_MEMORY).
+    const byId = (fn: (run: Active) => void, early: RecentIds) => (id: string) => {
       const run = this.runs.get(id);
       if (run) fn(run);
+      else early.add(id);
     };
     this.offs.push(
       this.bus.subscribe(CHANNELS.work, (work) => work === 'executions' && this.signal()),
-      this.bus.subscribe(CHANNELS.cancel, byId((run) => run.controller.abort('cancelled'))),
-      this.bus.subscribe(CHANNELS.follow, (id) => {
-        const run = this.runs.get(id);
-        if (run) run.log.follow();
-        else this.followed.add(id);
-      }),
+      this.bus.subscribe(
+        CHANNELS.cancel,
+        byId((run) => run.controller.abort('cancelled'), this.cancelled),
+      ),
+      this.bus.subscribe(
+        CHANNELS.follow,
+        byId((run) => run.log.follow(), this.followed),
+      ),
       this.bus.onReconnect(() => this.signal()),
     );
     const beat = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -154,6 +160,7 @@ export class ExecutionPool {
     const controller = new AbortController();
     const runLog = new RunLog(this.db, this.live, row, () => !controller.signal.aborted && controller.abort('cancelled'));
     if (this.followed.take(row.id)) runLog.eagerly();
+    if (this.cancelled.take(row.id)) controller.abort('cancelled');
     const done = runAgent(this.db, started, { controller, log: runLog }).finally(() => {
       this.runs.delete(row.id);
       this.freed();
