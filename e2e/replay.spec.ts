@@ -208,6 +208,14 @@ test('an API error is shown in the dialog, the form kept', async ({ page, reques
   await dialog.getByTestId('replay-submit').click();
   await expect(dialog.locator('#replay-input-error')).toHaveText('Enter the message the agent is sent.');
   await expect(dialog).toBeVisible();
+  // A field the user went on to before the error's reveal (a frame later) keeps the focus: what
+  // they type stays there. (Once, in a fresh-clone CI run, the model typed next went into the input.)
+  await page.evaluate(() => {
+    document.querySelector<HTMLButtonElement>('[data-testid="replay-submit"]')!.click();
+    document.getElementById('replay-model')!.focus();
+  });
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  await expect(dialog.getByTestId('replay-model')).toBeFocused();
 
   await dialog.getByTestId('replay-input').fill('please lookup_order 43');
   await dialog.getByTestId('replay-model').fill('nobody/x');
