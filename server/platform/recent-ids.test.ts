@@ -6,13 +6,14 @@ it('remembers an id for ttlMs, once', () => {
   let now = 1_000;
   const ids = new RecentIds(10, 500, () => now);
   ids.add('exe_a');
-  now += 500;
+  now += 499;
+  assert.equal(ids.has('exe_a'), true, 'has does not forget');
   assert.equal(ids.take('exe_a'), true);
   assert.equal(ids.take('exe_a'), false, 'taken: forgotten');
   assert.equal(ids.take('exe_b'), false, 'never added');
   ids.add('exe_c');
-  now += 501;
-  assert.equal(ids.take('exe_c'), false, 'too old');
+  now += 500;
+  assert.equal(ids.take('exe_c'), false, 'too old: remembered while younger than ttlMs');
   assert.equal(ids.size, 0, 'an expired id is forgotten when taken');
 });
 
