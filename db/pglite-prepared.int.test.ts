@@ -37,6 +37,13 @@ describe('withPreparedStatements', () => {
     const select = `select id, n, tags from t where id = any($1::text[]) order by id`;
     assert.deepEqual((await pg.query(select, [['a', 'b']], { rowMode: 'array' })).rows, (await plain.query(select, [['a', 'b']], { rowMode: 'array' })).rows);
     assert.deepEqual((await pg.query(`select $1::text as s`, ['x'])).rows, [{ s: 'x' }]);
+    // A statement without rows, asked twice (the second time from what its Describe kept).
+    const touch = `update t set n = n where id = any($1::text[])`;
+    for (let i = 0; i < 2; i++) {
+      const mine = await pg.query(touch, [['a', 'b']]);
+      const theirs = await plain.query(touch, [['a', 'b']]);
+      assert.deepEqual([mine.rows, mine.fields, mine.affectedRows], [theirs.rows, theirs.fields, theirs.affectedRows]);
+    }
   });
 
   it('parses a text once, and keeps at most `max` texts (the least recently used closed first)', async () => {
@@ -81,6 +88,7 @@ describe('withPreparedStatements', () => {
     const afterwards = (await pg.query<Record<string, unknown>>(all, ['a'])).rows[0]!;
     assert.equal(afterwards.extra, 'new');
     assert.equal(afterwards.id, before.id);
+    assert.deepEqual((await pg.query(all, ['a'])).fields, (await plain.query(all, ['a'])).fields, 'the new description kept');
     // Gone altogether (nothing of ours deallocates; the database may): prepared again.
     await plain.exec(`deallocate all`);
     assert.equal((await pg.query<Record<string, unknown>>(all, ['a'])).rows[0]!.id, 'a');

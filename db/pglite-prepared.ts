@@ -8,7 +8,9 @@ import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 // statement's executions as usual (a custom plan for the first five, then its generic plan when
 // that is no worse). Measured on an embedded `wait` run: 23 statements cost 13.7 ms inside PGlite
 // unnamed and 6.3 ms named; the process's CPU per run fell from 33.6 to 19.7 ms
-// (scripts/bench/statements.ts).
+// (scripts/bench/statements.ts). The rows' description is kept from that Describe too, not asked
+// for again at each execution (a Describe of the portal, and its parsing): 0.26–0.37 ms less CPU
+// an embedded `wait` run (scripts/bench/ab.ts, 40 rounds, 30 and 31 of them lower).
 //
 // What it keeps of PGlite's `query`: the same parsing of rows (PGlite's own parsers and the
 // options'), the same serializers for parameters, the same errors (DatabaseError with its
@@ -57,6 +59,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
 interface Prepared {
   name: string;
   types: number[];
+  /** Its rows' description (names and types), as the statement's Describe gave it; none for a statement without rows. */
+  row: BackendMessage | undefined;
 }
 
 /**
@@ -79,7 +83,7 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
     const name = `aas_${(++counter).toString(36)}`;
     try {
       const described = await send(concat([serialize.parse({ name, text, types: options?.paramTypes }), serialize.describe({ type: 'S', name })]));
-      const st = { name, types: parse.parseDescribeStatementResults(described) };
+      const st = { name, types: parse.parseDescribeStatementResults(described), row: described.find((m) => m.name === 'rowDescription') };
       statements.set(text, st);
       return st;
     } catch (err) {
@@ -109,9 +113,7 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
       });
       let messages: BackendMessage[];
       try {
-        messages = await send(
-          concat([serialize.bind({ statement: st.name, values: values as string[] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
-        );
+        messages = await send(concat([serialize.bind({ statement: st.name, values: values as string[] }), serialize.execute({}), serialize.sync()]));
       } catch (err) {
         if (gone(err)) {
           statements.delete(text);
@@ -119,6 +121,8 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
         }
         throw err;
       }
+      // The rows' description kept from the statement's Describe, not asked for again (a Describe of the portal) each time.
+      if (st.row) messages.unshift(st.row);
       return parse.parseResults(messages, pg.parsers as never, options as never)[0]!;
     });
   }
