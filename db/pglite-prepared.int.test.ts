@@ -46,6 +46,13 @@ describe('withPreparedStatements', () => {
     }
   });
 
+  it('sends every kind of text value as it is: empty, multi-byte, long, null', async () => {
+    const values = ['', 'é😀', 'x'.repeat(100_000) + 'ü', null, 'a\nb\tc "q" \\'];
+    const text = `select $1::text as a, $2::text as b, $3::text as c, $4::text as d, $5::text as e, octet_length($3::text) as n`;
+    for (let i = 0; i < 2; i++) assert.deepEqual((await pg.query(text, values)).rows, (await plain.query(text, values)).rows);
+    assert.equal(((await pg.query<{ n: number }>(text, values)).rows[0]!).n, 100_002);
+  });
+
   it('parses a text once, and keeps at most `max` texts (the least recently used closed first)', async () => {
     await plain.exec(`deallocate all`);
     for (let i = 0; i < 3; i++) await pg.query(`select $1::int + 1 as v`, [i]);
