@@ -34,6 +34,14 @@ describe("drizzle's statement text", () => {
     assert.deepEqual(q.params, ['{"a":1}']);
   });
 
+  it('types each parameter by its column’s class, the same when asked again (decided once per class)', () => {
+    const at = new Date('2026-12-01T00:00:00Z');
+    for (let i = 0; i < 2; i++) {
+      const q = build(sql`select ${new Param({ a: 1 }, agents.metadata)}, ${new Param(at, executions.createdAt)}, ${new Param('x', executions.id)}, ${new Param(3, executions.attempt)}, ${'plain'}`);
+      assert.deepEqual(q.typings, ['json', 'timestamp', 'none', 'none', 'none']);
+    }
+  });
+
   it('builds a query builder’s statement as before: subquery, placeholder', () => {
     const q = build(sql`select * from ${executions} where ${inArray(executions.id, sql`(select ${executions.id} from ${executions} where ${eq(executions.status, 'queued')})`)} and ${executions.attempt} = ${sql.placeholder('n')}`);
     assert.equal(q.sql, 'select * from "executions" where "executions"."id" in (select "executions"."id" from "executions" where "executions"."status" = $1) and "executions"."attempt" = $2');
