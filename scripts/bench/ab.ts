@@ -9,7 +9,9 @@
 // `clients` (default 1) that many run at once, each starting the next when one ends: at 30 ms
 // and 50 clients every chunk is a read of its own, as at a hosted model's pace (at 1 ms several
 // chunks arrive in one read). Up to ~100 clients: past that, fetch's connections pass the
-// per-address cap of 256 (429). Not part of `npm run bench`.
+// per-address cap of 256 (429). Not part of `npm run bench`. With the medians it prints how many
+// rounds had A cost more and the sign test's p: how likely so many rounds lean one way (or more)
+// if A and B cost the same (below ~0.05: more than chance).
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startServer } from '../../test/harness';
 import { cpuPreciseMs } from './cpu';
@@ -62,8 +64,24 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const n = BATCH * ROUNDS;
 console.log(batches.join(', '));
+/**
+ * The two-sided sign test: how likely `k` or a count further from n/2 is, out of `n` rounds, if A
+ * and B cost the same (each round then as likely positive as not). Below ~0.05: the rounds lean
+ * one way more than chance makes them.
+ */
+function signTest(k: number, n: number): number {
+  let below = 0;
+  let c = 1; // C(n, 0)
+  const lo = Math.min(k, n - k);
+  for (let i = 0; i <= lo; i++) {
+    below += c;
+    c = (c * (n - i)) / (i + 1);
+  }
+  return Math.min(1, (2 * below) / 2 ** n);
+}
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 const diffs = per.A.map((a, i) => a - per.B[i]!);
-console.log(`A (__benchA) ${(sums.A / n).toFixed(2)} ms/run (median batch ${median(per.A).toFixed(2)}), B ${(sums.B / n).toFixed(2)} (median ${median(per.B).toFixed(2)}); A − B by round: median ${median(diffs).toFixed(2)} ms, ${diffs.filter((d) => d > 0).length} of ${diffs.length} rounds positive`);
+const positive = diffs.filter((d) => d > 0).length;
+console.log(`A (__benchA) ${(sums.A / n).toFixed(2)} ms/run (median batch ${median(per.A).toFixed(2)}), B ${(sums.B / n).toFixed(2)} (median ${median(per.B).toFixed(2)}); A − B by round: median ${median(diffs).toFixed(2)} ms, ${positive} of ${diffs.length} rounds positive (sign test p = ${signTest(positive, diffs.length).toPrecision(2)})`);
 if (sqlClient) console.log(`PostgreSQL backends: A ${(dbSums.A / n).toFixed(2)} ms/run, B ${(dbSums.B / n).toFixed(2)} ms/run`);
 await api.close(); await fake.close(); process.exit(0);
