@@ -53,6 +53,13 @@ describe('withPreparedStatements', () => {
     assert.equal(((await pg.query<{ n: number }>(text, values)).rows[0]!).n, 100_002);
   });
 
+  it('counts more than 32,767 parameters as the database reads them', async () => {
+    const n = 33_000;
+    const text = `select array_length(array[${Array.from({ length: n }, (_, i) => `$${i + 1}::text`).join(',')}], 1) as n, $${n}::text as last`;
+    const values = Array.from({ length: n }, (_, i) => `v${i}`);
+    assert.deepEqual((await pg.query(text, values)).rows, [{ n, last: `v${n - 1}` }]);
+  });
+
   it('parses a text once, and keeps at most `max` texts (the least recently used closed first)', async () => {
     await plain.exec(`deallocate all`);
     for (let i = 0; i < 3; i++) await pg.query(`select $1::int + 1 as v`, [i]);

@@ -80,7 +80,7 @@ export function bindExecuteSync(statement: string, values: readonly (string | nu
   at += out.write(statement, at);
   at = out.writeUInt8(0, at);
   at = out.writeInt16BE(0, at);
-  at = out.writeInt16BE(values.length, at);
+  at = out.writeUInt16BE(values.length, at);
   for (let i = 0; i < values.length; i++) {
     at = out.writeInt32BE(sizes[i]!, at);
     if (sizes[i]! > 0) at += out.write(values[i]!, at);
@@ -155,8 +155,9 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
       let messages: BackendMessage[];
       try {
         messages = await send(
-          // (A serializer that gave something else than text: PGlite's own Bind, as before.)
-          !values.every((v) => v === null || typeof v === 'string')
+          // (A serializer that gave something else than text, or more values than a Bind can count:
+          // PGlite's own Bind, as before, and the database's own error for the second.)
+          values.length > 0xffff || !values.every((v) => v === null || typeof v === 'string')
             ? concat([serialize.bind({ statement: st.name, values: values as string[] }), serialize.execute({}), serialize.sync()])
             : bindExecuteSync(st.name, values as (string | null)[]),
         );
