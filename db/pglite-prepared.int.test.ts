@@ -30,19 +30,22 @@ describe('withPreparedStatements', () => {
       const mine = await pg.query(insert, values);
       await plain.query(`delete from t where id = $1`, [values[0]]);
       const theirs = await plain.query(insert, values);
-      assert.deepEqual(mine.rows, theirs.rows);
-      assert.deepEqual(mine.fields, theirs.fields);
-      assert.equal(mine.affectedRows, theirs.affectedRows);
+      assert.deepEqual(mine, theirs, 'rows, fields, command and counts');
     }
     const select = `select id, n, tags from t where id = any($1::text[]) order by id`;
-    assert.deepEqual((await pg.query(select, [['a', 'b']], { rowMode: 'array' })).rows, (await plain.query(select, [['a', 'b']], { rowMode: 'array' })).rows);
+    assert.deepEqual(await pg.query(select, [['a', 'b']], { rowMode: 'array' }), await plain.query(select, [['a', 'b']], { rowMode: 'array' }));
+    // A parser of the query's own, and a column named __proto__ (an own property, as PGlite makes it).
+    const own = { parsers: { 23: (v: string) => `int:${v}` } };
+    const odd = `select $1::int as n, 'x' as "__proto__", 'y' as constructor`;
+    for (let i = 0; i < 2; i++) assert.deepEqual(await pg.query(odd, [7], own), await plain.query(odd, [7], own));
+    assert.equal(Object.getPrototypeOf((await pg.query<object>(odd, [7])).rows[0]), Object.prototype);
     assert.deepEqual((await pg.query(`select $1::text as s`, ['x'])).rows, [{ s: 'x' }]);
     // A statement without rows, asked twice (the second time from what its Describe kept).
     const touch = `update t set n = n where id = any($1::text[])`;
     for (let i = 0; i < 2; i++) {
       const mine = await pg.query(touch, [['a', 'b']]);
       const theirs = await plain.query(touch, [['a', 'b']]);
-      assert.deepEqual([mine.rows, mine.fields, mine.affectedRows], [theirs.rows, theirs.fields, theirs.affectedRows]);
+      assert.deepEqual(mine, theirs);
     }
   });
 
