@@ -107,25 +107,25 @@ type Field = { name: string; dataTypeID: number };
  * statement's fields and their parsers worked out once per statement and parser table.
  */
 function resultOf(messages: BackendMessage[], st: Prepared, parsers: Record<number, Parser>, asArray: boolean): Results {
-  const fields = (st.fields ??= ((st.row as unknown as { fields?: Field[] } | undefined)?.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })));
+  const fields = st.fields ?? [];
   if (st.parsersOf !== parsers) {
     st.parsersOf = parsers;
     st.parsers = fields.map((f) => parsers[f.dataTypeID]);
   }
   const parse = st.parsers!;
+  const cell = (v: string | null, i: number) => (v === null ? null : parse[i] ? parse[i]!(v, fields[i]!.dataTypeID) : v);
   const rows: unknown[] = [];
   let affectedRows = 0;
   for (const m of messages) {
     if (m.name === 'dataRow') {
       const values = (m as unknown as { fields: (string | null)[] }).fields;
-      const cell = (v: string | null, i: number) => (v === null ? null : parse[i] ? parse[i]!(v, fields[i]!.dataTypeID) : v);
       rows.push(asArray ? values.map(cell) : Object.fromEntries(values.map((v, i) => [fields[i]!.name, cell(v, i)])));
     } else if (m.name === 'commandComplete') {
       const words = (m as unknown as { text: string }).text.split(' ');
       const command = words[0]!;
       const count = parseInt(words[words.length - 1]!, 10);
       if (['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE'].includes(command)) affectedRows += count;
-      return { rows, fields: st.row ? fields : [], command, affectedRows, ...(Number.isNaN(count) ? {} : { rowCount: count }) } as Results;
+      return { rows, fields, command, affectedRows, ...(Number.isNaN(count) ? {} : { rowCount: count }) } as Results;
     }
   }
   return { affectedRows: 0, rows: [], fields: [] } as unknown as Results;
@@ -135,10 +135,9 @@ function resultOf(messages: BackendMessage[], st: Prepared, parsers: Record<numb
 interface Prepared {
   name: string;
   types: number[];
-  /** Its rows' description (names and types), as the statement's Describe gave it; none for a statement without rows. */
-  row: BackendMessage | undefined;
-  /** Its fields, and their parsers for the parser table `parsersOf` (worked out at first use). */
-  fields?: Field[];
+  /** Its rows' fields (names and types), as the statement's Describe gave them; null for a statement without rows. */
+  fields: Field[] | null;
+  /** The fields' parsers from the parser table `parsersOf` (worked out at first use). */
   parsersOf?: Record<number, Parser>;
   parsers?: (Parser | undefined)[];
 }
@@ -163,7 +162,8 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
     const name = `aas_${(++counter).toString(36)}`;
     try {
       const described = await send(concat([serialize.parse({ name, text, types: options?.paramTypes }), serialize.describe({ type: 'S', name })]));
-      const st = { name, types: parse.parseDescribeStatementResults(described), row: described.find((m) => m.name === 'rowDescription') };
+      const row = described.find((m) => m.name === 'rowDescription') as unknown as { fields: Field[] } | undefined;
+      const st: Prepared = { name, types: parse.parseDescribeStatementResults(described), fields: row ? row.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) : null };
       statements.set(text, st);
       return st;
     } catch (err) {
@@ -207,7 +207,7 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
         }
         throw err;
       }
-      // The rows' description kept from the statement's Describe, not asked for again (a Describe of the portal) each time.
+      // The fields come from the statement's Describe, not from a Describe of the portal each time.
       return resultOf(messages, st, options?.parsers ? { ...pg.parsers, ...options.parsers } : pg.parsers, options?.rowMode === 'array');
     });
   }
