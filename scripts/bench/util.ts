@@ -53,7 +53,7 @@ export const SERVICE_NODE_FLAGS = (() => {
 export function spawnService(entry: 'main' | 'worker', env: NodeJS.ProcessEnv, pipe = false, detached = false) {
   // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const args = [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_EXTRA_FLAGS?.split(' ') ?? []), ...prof, 'server/processes/launch.js', ...(entry === 'worker' ? ['worker'] : [])];
+  const args = [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_EXTRA_FLAGS?.split(' ').filter(Boolean) ?? []), ...prof, 'server/processes/launch.js', ...(entry === 'worker' ? ['worker'] : [])];
   const child = spawn(process.execPath, args, { env, detached, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
   child.stdout?.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) if (line && !line.includes('"level":30')) console.log(line);
