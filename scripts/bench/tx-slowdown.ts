@@ -8,7 +8,7 @@
 // transaction (`tx.execute`), the main handle inside a transaction and the same second session
 // reached through the first one's `db` do not do it.
 //
-//   node --max-semi-space-size=8 --heap-growing-percent=25 --import tsx scripts/bench/tx-slowdown.ts [mode]
+//   node --max-semi-space-size=16 --heap-growing-percent=25 --import tsx scripts/bench/tx-slowdown.ts [mode]
 //
 // mode: `tx-select` (default: a builder select on the transaction's handle), `main-select`
 // (the main handle inside a transaction), `tx-execute` (raw SQL on the transaction), `db2` (a
