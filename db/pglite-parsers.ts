@@ -14,7 +14,7 @@ const TEXT_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DA
 
 type Parser = (value: string) => unknown;
 type QueryOptions = { rowMode?: 'array' | 'object'; parsers?: Record<number, Parser> } & Record<string, unknown>;
-type Queryable = Pick<PGlite, 'query' | 'exec'> & { transaction?: PGlite['transaction'] };
+type Queryable = Pick<PGlite, 'query' | 'exec'> & { transaction?: PGlite['transaction']; exclusive?: <R>(fn: (client: Queryable) => Promise<R>) => Promise<R> };
 
 /** Makes the instance read drizzle's text types as text; returns PGlite's usual parsers of those types. */
 export function adoptDrizzleParsers(pglite: PGlite): Record<number, Parser> {
@@ -47,6 +47,7 @@ export function forDrizzle<T extends Queryable>(client: T, turn: Turn = now): T 
     exec: (text: string, options?: QueryOptions) => turn(() => client.exec(text, withoutParsers(options))),
   };
   if (client.transaction) own.transaction = <R>(fn: (tx: Queryable) => Promise<R>) => turn(() => client.transaction!((tx) => fn(forDrizzle(tx as Queryable))));
+  if (client.exclusive) own.exclusive = <R>(fn: (c: Queryable) => Promise<R>) => turn(() => client.exclusive!((c) => fn(forDrizzle(c))));
   return new Proxy(client, {
     get(target, prop, receiver) {
       if (Object.hasOwn(own, prop)) return own[prop];

@@ -234,7 +234,24 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
       return fn(delegate(tx, { query: txQuery }));
     })) as PGlite['transaction'];
 
-  return delegate(pglite, { query, transaction });
+  // The database to one caller for several statements without BEGIN and COMMIT (db/transaction.ts
+  // `alone`): each statement commits as it runs, and nobody else's runs in between.
+  const exclusive = async <R>(fn: (client: TxClient) => Promise<R>): Promise<R> => {
+    await pg._checkReady();
+    return pg._runExclusiveTransaction(async () => {
+      const ownQuery = ((text: string, params?: unknown[], options?: QueryOptions) =>
+        run(text, params, options).catch((err: unknown) => {
+          if (gone(err) && !statements.has(text)) return run(text, params, options);
+          throw err;
+        })) as PGlite['query'];
+      const refused = () => Promise.reject(new Error('exclusive: only `query` runs while the database is held'));
+      const result = await fn(delegate(pglite, { query: ownQuery, exec: refused, transaction: refused }) as unknown as TxClient);
+      await pg.syncToFs();
+      return result;
+    });
+  };
+
+  return delegate(pglite, { query, transaction, exclusive });
 }
 
 /** `target` with some of its properties replaced; its methods bound to it. */

@@ -1,5 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import { PgTransaction, type PgDialect } from 'drizzle-orm/pg-core';
+import { PgliteSession, PgliteTransaction } from 'drizzle-orm/pglite';
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Db } from './client';
@@ -50,6 +51,27 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
   } finally {
     conn.release();
   }
+}
+
+/**
+ * `fn` as one step that nobody else's statements interleave with, for a callback that reads and
+ * then writes in **one** statement (a start of a new conversation: docs/executions.md). On PGlite
+ * it holds the database without BEGIN and COMMIT (two calls into the database fewer: the write
+ * commits as it runs, all or nothing, and what it was decided on cannot change before it, since
+ * PGlite runs one caller at a time). Elsewhere (PostgreSQL, or inside a transaction already) it
+ * is `transaction`. `fn` must not open a transaction of its own (a savepoint needs one).
+ */
+export async function alone<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const session = (db as unknown as { session?: unknown }).session;
+  const client = session instanceof PgliteSession ? (session as unknown as { client: Exclusive }).client : undefined;
+  if (!client?.exclusive || inTransaction(db)) return transaction(db, fn);
+  const root = db as unknown as { dialect: never; session: { schema: never; options: never } };
+  return client.exclusive((c) => fn(new PgliteTransaction(root.dialect, new PgliteSession(c as never, root.dialect, root.session.schema, root.session.options), root.session.schema) as unknown as Db));
+}
+
+/** The embedded database's client, as db/pglite-parsers.ts `forDrizzle` gives it to drizzle. */
+interface Exclusive {
+  exclusive?: <R>(fn: (client: unknown) => Promise<R>) => Promise<R>;
 }
 
 const connectionOf = (tx: Db) => (tx as unknown as Record<symbol, postgres.ReservedSql | undefined>)[CONNECTION];

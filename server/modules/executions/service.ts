@@ -2,7 +2,7 @@ import { audit, emitAudited } from '../audit/record';
 import { and, asc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../db/client';
-import { transaction } from '../../../db/transaction';
+import { alone, transaction } from '../../../db/transaction';
 import { groupedTransaction } from '../../platform/grouped';
 import { agents, conversations, executions, messages, type ExecutionTrigger } from '../../../db/schema';
 import type { Actor } from '../actor';
@@ -122,7 +122,10 @@ export async function startExecution(
   // would not hold against its group's other members.
   const groups = opts.inline !== true && continued === undefined && opts.waiting === undefined;
   type Begun = StartResult | { deferred: Promise<StartResult>; check: Promise<unknown> };
-  const begin = (fn: (tx: Db) => Promise<Begun>) => (groups ? groupedTransaction(db, actor.workspaceId, fn) : transaction(db, fn));
+  // On PGlite a start of a new conversation writes once, in one statement, after its read: it
+  // holds the database for both without BEGIN and COMMIT (db/transaction.ts `alone`).
+  const begin = (fn: (tx: Db) => Promise<Begun>) =>
+    continued === undefined && isPglite(db) ? alone(db, fn) : groups ? groupedTransaction(db, actor.workspaceId, fn) : transaction(db, fn);
   const out = await begin(async (tx): Promise<Begun> => {
     // Round trip 1, pipelined: the conversation to continue (taken if it is this agent's and
     // idle), then the agent with the transaction's time and the admission decision (same
