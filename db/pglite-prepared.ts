@@ -212,14 +212,17 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
     });
   }
 
+  /** `run` outside a transaction: a statement whose plan no longer fits is parsed again at once. */
+  const runAnew = (text: string, params?: unknown[], options?: QueryOptions) =>
+    run(text, params, options).catch((err: unknown) => {
+      if (gone(err) && !statements.has(text)) return run(text, params, options);
+      throw err;
+    });
+
   const query = (async (text: string, params?: unknown[], options?: QueryOptions) => {
     await pg._checkReady();
     return pg._runExclusiveTransaction(async () => {
-      // Outside a transaction, a statement whose plan no longer fits is parsed again at once.
-      const result = await run(text, params, options).catch((err: unknown) => {
-        if (gone(err) && !statements.has(text)) return run(text, params, options);
-        throw err;
-      });
+      const result = await runAnew(text, params, options);
       await pg.syncToFs();
       return result;
     });
@@ -239,13 +242,8 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
   const exclusive = async <R>(fn: (client: TxClient) => Promise<R>): Promise<R> => {
     await pg._checkReady();
     return pg._runExclusiveTransaction(async () => {
-      const ownQuery = ((text: string, params?: unknown[], options?: QueryOptions) =>
-        run(text, params, options).catch((err: unknown) => {
-          if (gone(err) && !statements.has(text)) return run(text, params, options);
-          throw err;
-        })) as PGlite['query'];
       const refused = () => Promise.reject(new Error('exclusive: only `query` runs while the database is held'));
-      const result = await fn(delegate(pglite, { query: ownQuery, exec: refused, transaction: refused }) as unknown as TxClient);
+      const result = await fn(delegate(pglite, { query: runAnew, exec: refused, transaction: refused }) as unknown as TxClient);
       await pg.syncToFs();
       return result;
     });
