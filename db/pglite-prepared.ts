@@ -239,11 +239,12 @@ export function withPreparedStatements<T extends PGlite>(pglite: T, max = MAX): 
 
   // The database to one caller for several statements without BEGIN and COMMIT (db/transaction.ts
   // `alone`): each statement commits as it runs, and nobody else's runs in between.
+  const refused = () => Promise.reject(new Error('exclusive: only `query` runs while the database is held'));
+  const held = delegate(pglite, { query: runAnew, exec: refused, transaction: refused }) as unknown as TxClient;
   const exclusive = async <R>(fn: (client: TxClient) => Promise<R>): Promise<R> => {
     await pg._checkReady();
     return pg._runExclusiveTransaction(async () => {
-      const refused = () => Promise.reject(new Error('exclusive: only `query` runs while the database is held'));
-      const result = await fn(delegate(pglite, { query: runAnew, exec: refused, transaction: refused }) as unknown as TxClient);
+      const result = await fn(held);
       await pg.syncToFs();
       return result;
     });

@@ -3,6 +3,7 @@ import { PgTransaction, type PgDialect } from 'drizzle-orm/pg-core';
 import { PgliteSession, PgliteTransaction } from 'drizzle-orm/pglite';
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
+import { isPglite } from './advisory';
 import type { Db } from './client';
 
 // Transactions in one round trip fewer. postgres.js's `begin()` waits for BEGIN to be answered
@@ -62,16 +63,11 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
  * is `transaction`. `fn` must not open a transaction of its own (a savepoint needs one).
  */
 export async function alone<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  const session = (db as unknown as { session?: unknown }).session;
-  const client = session instanceof PgliteSession ? (session as unknown as { client: Exclusive }).client : undefined;
-  if (!client?.exclusive || inTransaction(db)) return transaction(db, fn);
-  const root = db as unknown as { dialect: never; session: { schema: never; options: never } };
-  return client.exclusive((c) => fn(new PgliteTransaction(root.dialect, new PgliteSession(c as never, root.dialect, root.session.schema, root.session.options), root.session.schema) as unknown as Db));
-}
-
-/** The embedded database's client, as db/pglite-parsers.ts `forDrizzle` gives it to drizzle. */
-interface Exclusive {
-  exclusive?: <R>(fn: (client: unknown) => Promise<R>) => Promise<R>;
+  if (!isPglite(db) || inTransaction(db)) return transaction(db, fn);
+  // The embedded database's client as db/pglite-parsers.ts `forDrizzle` gives it to drizzle.
+  const root = db as unknown as { dialect: never; session: { client: { exclusive: <R>(fn: (client: never) => Promise<R>) => Promise<R> }; schema: never; options: never } };
+  const { client, schema, options } = root.session;
+  return client.exclusive((c) => fn(new PgliteTransaction(root.dialect, new PgliteSession(c, root.dialect, schema, options), schema) as unknown as Db));
 }
 
 const connectionOf = (tx: Db) => (tx as unknown as Record<symbol, postgres.ReservedSql | undefined>)[CONNECTION];
