@@ -33,7 +33,7 @@ import { benchUsage } from './bench/usage';
 import { benchTraces } from './bench/traces';
 import { benchEvals } from './bench/evals';
 import { benchWebhooks } from './bench/webhooks';
-import { freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
+import { cpuProfFlags, freePorts, median, range, sleep, spawnService, stopAll, waitFor } from './bench/util';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -147,7 +147,7 @@ async function benchLists({ env, key, admin, dbName, redis }: Setup) {
   try {
     const [basePort, ...appPorts] = (await freePorts(STORES.length + 1)) as [number, ...number[]];
     const targets: Target[] = [];
-    const base = fork('scripts/bench/baseline.ts', { env: { ...env, PORT: String(basePort) }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    const base = fork('scripts/bench/baseline.ts', { env: { ...env, PORT: String(basePort) }, execArgv: ['--import', 'tsx', ...cpuProfFlags()], stdio: 'inherit' });
     children.push(base);
     const baseReady = new Promise<void>((r) => base.once('message', () => r()));
     for (const [i, store] of STORES.entries()) {

@@ -43,6 +43,9 @@ export const SERVICE_NODE_FLAGS = (() => {
   return start.split(' ').filter((w) => w.startsWith('--'));
 })();
 
+/** BENCH_CPU_PROF=<dir>: node's flags for a process that writes a V8 CPU profile there when it exits. */
+export const cpuProfFlags = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
 /**
  * A service process run as `npm start` (`main`) or `npm run worker` (`worker`) run it — the
  * compiled server through server/processes/launch.js, with their node flags — by node itself
@@ -51,8 +54,7 @@ export const SERVICE_NODE_FLAGS = (() => {
  * pid), so its CPU can be read as the group's.
  */
 export function spawnService(entry: 'main' | 'worker', env: NodeJS.ProcessEnv, pipe = false, detached = false) {
-  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits.
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof = cpuProfFlags();
   const args = [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_EXTRA_FLAGS?.split(' ').filter(Boolean) ?? []), ...prof, 'server/processes/launch.js', ...(entry === 'worker' ? ['worker'] : [])];
   const child = spawn(process.execPath, args, { env, detached, stdio: ['ignore', pipe ? 'pipe' : 'inherit', 'inherit'] });
   child.stdout?.on('data', (d: Buffer) => {
