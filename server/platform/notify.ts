@@ -66,6 +66,11 @@ export const CHANNELS = {
   evals: channel<string>('aas_evals', (p) => p, id),
   /** An event was written to the outbox; the webhook relay makes its deliveries. */
   outbox: channel<null>('aas_events', () => '', (text) => (text === '' ? null : undefined)),
+  /**
+   * A key or its workspace changed what a key's lookup reads; kept lookups are dropped
+   * (keys/lookup-cache.ts). Sent by the database itself: a trigger of db/migrations/0035_key_signals.sql.
+   */
+  keys: channel<null>('aas_keys', () => '', (text) => (text === '' ? null : undefined)),
 } as const;
 
 type AnyChannel = (typeof CHANNELS)[keyof typeof CHANNELS];

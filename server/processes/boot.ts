@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../../db/client';
 import { DataDirLockedError } from '../../db/lock';
 import { migrateDatabase } from '../../db/migrate';
 import { describeCreation, type CreatedDatabase } from '../../db/pglite-init';
+import { keepKeyLookups } from '../modules/keys/service';
 import { openBus } from '../platform/notify';
 import { createEngine } from '../modules/executions/engine';
 import { registerRunParticipants } from '../modules/participants';
@@ -129,6 +130,8 @@ export async function openRuntime(opts: { workers?: boolean; requests?: boolean;
     await phases.run('rateLimits', `rate-limit store ready (${limits.store})`, () => limits.ready());
     const { bus, jobs } = await phases.run('jobs', 'job queue started', async () => {
       const bus = await openBus(database);
+      // The embedded database's one process keeps key lookups (keys/lookup-cache.ts).
+      if (database.kind === 'pglite') keepKeyLookups(database.db, bus);
       const jobs = await openJobs(database, { workers });
       await declareQueues(jobs);
       return { bus, jobs };

@@ -12,8 +12,12 @@ import { newId } from '../../platform/ids';
 import { keysetList, type ListRow } from '../../platform/keyset';
 import type { Page, PageParams } from '../../platform/pagination';
 import { generateKey } from './format';
+import { keptLookupsOf } from './lookup-cache';
 import type { createdKeySchema, createKeyInput, keySchema } from './schemas';
 import { DEFAULT_SCOPES, missingScopes, normalizeScopes, SCOPES, type Scope } from '../vocabulary/scopes';
+
+/** Boot's switch for kept key lookups on the embedded database (lookup-cache.ts). */
+export { keepKeyLookups } from './lookup-cache';
 
 // What the API answers is what schemas.ts documents: the view types are inferred from it.
 export type KeyView = z.infer<typeof keySchema>;
@@ -121,18 +125,36 @@ function stmts(db: Db) {
   return s;
 }
 
+type KeyRow = Awaited<ReturnType<ReturnType<typeof prepare>['byHash']['execute']>>[number];
+
+/** A key's row by its hash: kept in memory on the embedded database (lookup-cache.ts), else read. */
+async function lookUpKey(db: Db, hash: string): Promise<KeyRow | undefined> {
+  const kept = keptLookupsOf<KeyRow>(db);
+  if (!kept) return (await stmts(db).byHash.execute({ hash }))[0];
+  const row = kept.get(hash);
+  if (row) return row;
+  const generation = kept.generation();
+  const [read] = await stmts(db).byHash.execute({ hash });
+  if (read) kept.keep(hash, read, generation);
+  return read;
+}
+
 /**
  * Checks a key by its hash (`hashKey` of a key whose shape and checksum `parseKey` accepted: the
  * caller checks those without I/O first, server/api/rest/steps.ts). Order: lookup, revoked, expired.
  */
 export async function verifyKey(db: Db, hash: string, now = new Date()): Promise<VerifyResult> {
-  const [row] = await stmts(db).byHash.execute({ hash });
+  const row = await lookUpKey(db, hash);
   if (!row) return { valid: false, code: 'invalid_api_key' };
   const owner = { keyId: row.id, workspaceId: row.workspaceId, environment: row.environment };
   if (row.revokedAt) return { valid: false, code: 'api_key_revoked', owner };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'api_key_expired', owner };
 
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchKey(db, row.id, now);
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await touchKey(db, row.id, now);
+    // A kept row (lookup-cache.ts) is this object: the next request sees the touch too.
+    row.lastUsedAt = now;
+  }
   return {
     valid: true,
     key: {
@@ -140,7 +162,8 @@ export async function verifyKey(db: Db, hash: string, now = new Date()): Promise
       keyId: row.id,
       workspaceId: row.workspaceId,
       environment: row.environment,
-      scopes: row.scopes as Scope[],
+      // A copy: the row may be kept for the next request (lookup-cache.ts).
+      scopes: [...row.scopes] as Scope[],
       plan: row.plan as Plan,
       customRpm: row.customRpm,
     },
