@@ -59,6 +59,12 @@ async function sendEvent(sink: EventSink, e: FollowEvent): Promise<boolean> {
 const PING = Symbol('ping');
 
 /**
+ * The reason a stream's signal aborts with: one AbortError made once. `abort()` without a reason
+ * makes a DOMException each time, with its stack (~25 µs a stream in the profile of a burst).
+ */
+const STREAM_ENDED = new DOMException('The stream ended', 'AbortError');
+
+/**
  * Writes the events `follow` gives (called with a signal that aborts when the client leaves or
  * `stop` aborts) to `sink` as Server-Sent Events, then ends the stream.
  */
@@ -68,7 +74,7 @@ export async function writeEvents(
   opts: { stop?: AbortSignal; pingMs?: number } = {},
 ): Promise<void> {
   const controller = new AbortController();
-  const abort = () => controller.abort();
+  const abort = () => controller.abort(STREAM_ENDED);
   sink.onClose(abort);
   opts.stop?.addEventListener('abort', abort);
   if (opts.stop?.aborted) abort();
