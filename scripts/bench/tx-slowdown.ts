@@ -13,7 +13,14 @@
 // mode: `tx-select` (default: a builder select on the transaction's handle), `main-select`
 // (the main handle inside a transaction), `tx-execute` (raw SQL on the transaction), `db2` (a
 // second drizzle instance over the same postgres.js client), `db2-same-session` (that instance
-// given the first one's session), `none`. Prints CPU per statement of 50 concurrent builder
+// given the first one's session), `none`. The seventeenth session's modes, to find which part of
+// a drizzle transaction does it: `pg-tx` (postgres.js's own transaction through our `preparing`
+// client, the same prepared select: no slowdown), `session2` (a second drizzle session over the
+// main client: none), `tx-like` (a drizzle transaction object over the main client, no
+// transaction: none), `tx-main-client` (a real transaction, its builder select through a session
+// over the main client: none), `tx-session-main` (a real transaction, its builder select through
+// the transaction's own session: the slowdown). `db2` is confounded: drizzle over the bare client
+// runs unprepared statements and puts new closures into postgres.js's date parsers. Prints CPU per statement of 50 concurrent builder
 // selects, twice before and twice after, the whole process's and its main thread's.
 import { eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
@@ -21,6 +28,8 @@ import postgres from 'postgres';
 import { openDatabase } from '../../db/client';
 import { apiKeys } from '../../db/schema';
 import { freshSetup } from './setup';
+import { PgDatabase } from 'drizzle-orm/pg-core/db';
+import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js/session';
 
 const ADMIN = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODE = process.argv[2] ?? 'tx-select';
@@ -60,6 +69,20 @@ try {
           const { session } = db as unknown as { session: unknown };
           if (MODE === 'db2-same-session') for (const holder of [second, second._]) Object.assign(holder, { session });
           await select(second as unknown as typeof db);
+        }
+        const main = db as unknown as { dialect: never; session: { client: never } };
+        if (MODE === 'pg-tx') {
+          const client = main.session.client as unknown as typeof database.sql & object;
+          await client!.begin(async (s) => void (await s.unsafe('select * from api_keys where environment = $1 limit $2', ['live', 21], { prepare: true }).values()));
+        }
+        if (MODE === 'session2') await select(new PgDatabase(main.dialect, new PostgresJsSession(main.session.client, main.dialect, undefined, {}), undefined) as unknown as typeof db);
+        if (MODE === 'tx-like') await select(new PostgresJsTransaction(main.dialect, new PostgresJsSession(main.session.client, main.dialect, undefined, {}), undefined as never) as unknown as typeof db);
+        if (MODE === 'tx-main-client' || MODE === 'tx-session-main') {
+          await db.transaction(async (tx) => {
+            const own = (tx as unknown as { session: never }).session;
+            const session = MODE === 'tx-session-main' ? own : new PostgresJsSession(main.session.client, main.dialect, undefined, {});
+            await select(new PostgresJsTransaction(main.dialect, session, undefined as never) as unknown as typeof db);
+          });
         }
         if (MODE === 'tx-execute') await db.transaction(async (tx) => void (await tx.execute(sql`select * from api_keys where environment = ${'live'} limit 21`)));
       }
