@@ -56,15 +56,11 @@ export function keptLookupsOf<Row>(db: Db): KeptLookups<Row> | undefined {
 }
 
 /**
- * Keeps the key lookups of the embedded database from now on, dropped on every `keys` signal.
- * Returns the function that stops keeping them. Not for PostgreSQL (see above).
+ * Keeps the key lookups of the embedded database for the process's life, dropped on every `keys`
+ * signal (they go with the database object when it is closed). Not for PostgreSQL (see above).
  */
-export function keepKeyLookups(db: Db, bus: Bus): () => void {
+export function keepKeyLookups(db: Db, bus: Bus): void {
   const kept = keptLookups<unknown>();
-  const unsubscribe = bus.subscribe(CHANNELS.keys, () => kept.clear());
+  bus.subscribe(CHANNELS.keys, () => kept.clear());
   byDb.set(db, kept);
-  return () => {
-    unsubscribe();
-    byDb.delete(db);
-  };
 }
