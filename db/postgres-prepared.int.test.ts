@@ -51,6 +51,22 @@ describe('drizzle statements are prepared on PostgreSQL', { skip: DB_KIND !== 'p
     assert.equal((await db.select().from(things))[0]!.n, 4);
   });
 
+  it('gives every client one `unsafe`: the pool’s, a transaction’s, a reserved connection’s (no function made per client)', async () => {
+    const shared = (db as unknown as { session: { client: { unsafe: unknown } } }).session.client.unsafe;
+    let inTx: unknown;
+    await db.transaction(async (tx) => {
+      inTx = (tx as unknown as { session: { client: { unsafe: unknown } } }).session.client.unsafe;
+    });
+    const reserved = await (db as unknown as { session: { client: postgres.Sql } }).session.client.reserve();
+    try {
+      assert.equal(inTx, shared);
+      assert.equal(reserved.unsafe, shared);
+      assert.equal((await reserved.unsafe('select $1::int as n', [7]))[0]!.n, 7);
+    } finally {
+      reserved.release();
+    }
+  });
+
   it(`leaves a statement with over ${MAX_PREPARED_PARAMS} parameters unprepared`, async () => {
     const rows = Array.from({ length: 40 }, (_, i) => ({ id: `bulk${i}`, n: i }));
     await db.insert(things).values(rows);

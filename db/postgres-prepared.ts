@@ -11,52 +11,56 @@ import type postgres from 'postgres';
 //
 // Statements with more than MAX_PREPARED_PARAMS parameters (bulk inserts, whose text changes
 // with their row count) stay unprepared: the server would keep a plan for each row count.
+//
+// The client is changed in place, not wrapped: its `unsafe` becomes one function shared by every
+// client (the pool's, each transaction's, each reserved connection's). A Proxy per client with a
+// wrapper per client made drizzle's hot call site see a new function with each transaction, and a
+// process that had run a few transactions then spent a third more CPU on every later statement
+// for good (docs/benchmark.md, "Issue 49, eighteenth session").
 
 export const MAX_PREPARED_PARAMS = 64;
 
-type Unsafe = postgres.Sql['unsafe'];
+const ORIGINAL = Symbol('aas.db.unsafe');
 
-/** The methods whose clients or statements the wrapper changes. */
-const WRAPPED = new Set<PropertyKey>(['unsafe', 'begin', 'savepoint', 'reserve']);
-
-/** The client with `unsafe()` preparing statements (and its transactions', reserved connections' and savepoints' clients too). */
-export function preparing<C extends object>(client: C): C {
-  // Each method is wrapped once per client (per function: a savepoint may be set later), not on
-  // every access — `unsafe` is on every query's path.
-  const made = new Map<PropertyKey, { of: unknown; wrapped: unknown }>();
-  return new Proxy(client, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (!WRAPPED.has(prop)) return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      const known = made.get(prop);
-      if (known && known.of === value) return known.wrapped;
-      const wrapped = wrap(target, prop, value);
-      made.set(prop, { of: value, wrapped });
-      return wrapped;
-    },
-  });
+type Unsafe = (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) => unknown;
+type Open = (...a: unknown[]) => unknown;
+interface Client {
+  unsafe: Unsafe;
+  [ORIGINAL]?: Unsafe;
+  begin?: Open;
+  savepoint?: Open;
+  reserve?: () => Promise<object>;
 }
 
-function wrap(target: object, prop: PropertyKey, value: unknown): unknown {
-  if (prop === 'unsafe') {
-    const unsafe = value as Unsafe;
-    return (query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-      Array.isArray(args) && args.length > 0 && args.length <= MAX_PREPARED_PARAMS
-        ? unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], { ...options, prepare: true })
-        : unsafe.call(target, query, args as postgres.ParameterOrJSON<never>[], options);
-  }
-  if (prop === 'reserve') {
-    const reserve = value as () => Promise<object>;
-    return async () => preparing(await reserve.call(target));
-  }
-  // begin(options?, cb), savepoint(name?, cb): the callback gets a preparing client.
-  const open = value as (...a: unknown[]) => unknown;
-  return (...a: unknown[]) => {
+/** Every client's `unsafe`: prepared when it has parameters, and not too many; `this` is the client. */
+function preparedUnsafe(this: Client, query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions): unknown {
+  const unsafe = this[ORIGINAL]!;
+  if (Array.isArray(args) && args.length > 0 && args.length <= MAX_PREPARED_PARAMS) return unsafe(query, args, { ...options, prepare: true });
+  // eslint-disable-next-line prefer-rest-params -- postgres.js tells `unsafe(query, options)` apart by the number of arguments
+  return unsafe.apply(this, arguments as unknown as Parameters<Unsafe>);
+}
+
+/** The callback of `begin(options?, cb)` or `savepoint(name?, cb)`, given a preparing client. */
+function preparingCallback(open: Open): Open {
+  return function (this: unknown, ...a: unknown[]) {
     const at = a.findIndex((x) => typeof x === 'function');
     if (at !== -1) {
       const cb = a[at] as (c: object) => unknown;
       a[at] = (c: object) => cb(preparing(c));
     }
-    return open.apply(target, a);
+    return open.apply(this, a);
   };
+}
+
+/** `client` with `unsafe()` preparing statements (and its transactions', reserved connections' and savepoints' clients too). Changes `client` in place; returns it. */
+export function preparing<C extends object>(client: C): C {
+  const c = client as unknown as Client;
+  if (c[ORIGINAL]) return client;
+  c[ORIGINAL] = c.unsafe;
+  c.unsafe = preparedUnsafe;
+  if (typeof c.begin === 'function') c.begin = preparingCallback(c.begin);
+  if (typeof c.savepoint === 'function') c.savepoint = preparingCallback(c.savepoint);
+  const reserve = c.reserve;
+  if (typeof reserve === 'function') c.reserve = async () => preparing(await reserve.call(client));
+  return client;
 }

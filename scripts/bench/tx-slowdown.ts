@@ -22,7 +22,17 @@
 // the transaction's own session: the slowdown). `db2` is confounded: drizzle over the bare client
 // runs unprepared statements and puts new closures into postgres.js's date parsers. Prints CPU per statement of 50 concurrent builder
 // selects, twice before and twice after, the whole process's and its main thread's.
+// The eighteenth session found the cause and removed it: db/postgres-prepared.ts wrapped each
+// client in a Proxy with an `unsafe` of its own, so drizzle's hot call site met a new function
+// with every transaction; each client now carries one shared function and the slowdown is gone
+// (`tx-select`, `tx-session-main`: the second "after" as low as the "before"s).
+// TX_DB=pglite runs it on a fresh embedded database (modes `tx-select`, `alone`, `none`): no
+// lasting slowdown there.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
+import { alone } from '../../db/transaction';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { openDatabase } from '../../db/client';
@@ -34,8 +44,10 @@ import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-j
 const ADMIN = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODE = process.argv[2] ?? 'tx-select';
 const admin = postgres(ADMIN, { max: 1, onnotice: () => {} });
-const { drop, env } = await freshSetup(admin, ADMIN, process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const database = await openDatabase({ databaseUrl: env.DATABASE_URL!, dataDir: '/tmp/unused', max: 10 });
+const EMBEDDED = process.env.TX_DB === 'pglite';
+const dataDir = EMBEDDED ? mkdtempSync(path.join(os.tmpdir(), 'tx-slowdown-')) : '/tmp/unused';
+const { drop, env } = EMBEDDED ? { drop: async () => rmSync(dataDir, { recursive: true, force: true }), env: {} as Record<string, string> } : await freshSetup(admin, ADMIN, process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir, max: 10 });
 const db = database.db;
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -84,6 +96,7 @@ try {
             await select(new PostgresJsTransaction(main.dialect, session, undefined as never) as unknown as typeof db);
           });
         }
+        if (MODE === 'alone') await alone(db, async (tx) => void (await select(tx)));
         if (MODE === 'tx-execute') await db.transaction(async (tx) => void (await tx.execute(sql`select * from api_keys where environment = ${'live'} limit 21`)));
       }
       console.log(`3 transactions (${MODE})`);
