@@ -41,13 +41,22 @@ export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promis
       const tx = new PostgresJsTransaction(root.dialect, session, root.session.schema) as unknown as Db;
       (tx as unknown as Record<symbol, postgres.ReservedSql>)[CONNECTION] = conn;
       result = await fn(tx);
-      await begun;
     } catch (err) {
       await begun.catch(() => {});
       await conn.unsafe('rollback').catch(() => {});
       throw err;
     }
-    await conn.unsafe('commit');
+    // The COMMIT goes out at once, without waiting for BEGIN's answer: a callback whose
+    // statements all went out unawaited (`sendInOrder`) is then one write and one round trip.
+    // Had BEGIN failed, its error is the transaction's (and the COMMIT's, outside any, is moot).
+    const committed = conn.unsafe('commit').execute();
+    try {
+      await begun;
+    } catch (err) {
+      await committed.catch(() => {});
+      throw err;
+    }
+    await committed;
     return result;
   } finally {
     conn.release();
@@ -97,6 +106,29 @@ export function sendInOrder(tx: Db, statements: SQL[]): Promise<unknown[]> {
       return conn.unsafe(query.sql, query.params as never[]).execute();
     }),
   );
+}
+
+/**
+ * `statements` as one transaction sent whole: on PostgreSQL BEGIN, the statements in their order
+ * and COMMIT go out in one write, so a lock they take is held only while the server runs them,
+ * never across a turn of this process's busy loop (a stream's lease, under its workspace's lock:
+ * server/platform/streams/guard.ts). Elsewhere (PGlite, inside a transaction already) each is
+ * awaited in turn in `transaction`. Resolves with each statement's rows; a statement that failed
+ * rolled them all back, and its error is the rejection.
+ */
+export async function transactionWhole<T = Record<string, unknown>>(db: Db, statements: SQL[]): Promise<T[][]> {
+  const rowsOf = (result: unknown) => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+  const out = await transaction(db, async (tx): Promise<{ rows: T[][] } | { sent: Promise<unknown[]> }> => {
+    if (!endsPipelined(tx)) {
+      const rows: T[][] = [];
+      for (const statement of statements) rows.push(rowsOf(await tx.execute(statement)));
+      return { rows };
+    }
+    const sent = sendInOrder(tx, statements);
+    sent.catch(() => {}); // awaited below, after the COMMIT; never unhandled meanwhile
+    return { sent };
+  });
+  return 'rows' in out ? out.rows : (await out.sent).map(rowsOf);
 }
 
 /**
