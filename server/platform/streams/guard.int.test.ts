@@ -9,6 +9,7 @@ import { bareTestDatabase, DB_KIND } from '../../../test/harness';
 import { seedTenant } from '../../../test/seed-db';
 import { newId } from '../ids';
 import { StreamGuard } from './guard';
+import { writesTo } from '../../../test/socket-writes';
 
 // The guard ends the streams of a revoked key within seconds (its check every CHECK_MS). A stream
 // opened while a check's lookup is under way was not looked up, and must not be ended by it: the
@@ -81,6 +82,24 @@ describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' &&
       [(guard as unknown as { process: string }).process],
       'only the live lease is left',
     );
+    s.close();
+    await guard.stop();
+  });
+
+  it('takes a lease in one write to the database: the workspace’s lock is never held across a turn of this process', async () => {
+    const t = await seedTenant(database.db, 'One write');
+    const a = await key(t.workspaceId);
+    const guard = new StreamGuard(database.db);
+    const holder = { kind: 'key' as const, id: a, workspaceId: t.workspaceId };
+    (await guard.acquire(holder)).close(); // its statements' first run asks for their types: a round trip more
+    await new Promise((r) => setTimeout(r, 50)); // (the close's delete)
+    const writes = writesTo(database.sql!);
+    const s = await guard.acquire(holder);
+    // Awaited statement by statement it took three (BEGIN; the lock, the count and the insert;
+    // COMMIT), the lock held from the second's answer to the third, across this process's turns:
+    // 200 streams of one workspace opened at once got their leases one after the other.
+    assert.equal(writes.stop(), 1);
+    assert.equal(guard.openOf(`key:${a}`), 1);
     s.close();
     await guard.stop();
   });

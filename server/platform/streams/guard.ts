@@ -4,7 +4,8 @@ import type { Db } from '../../../db/client';
 import { queryRows, textArray } from '../../../db/rows';
 import { ApiError } from '../errors';
 import { log } from '../log';
-import { advisoryXactLock } from '../../../db/advisory';
+import { transactionWhole } from '../../../db/transaction';
+import { isPglite } from '../../../db/advisory';
 import { Counts } from '../counts';
 
 // Requests that hold a connection for long (docs/concurrency.md):
@@ -125,32 +126,29 @@ export class StreamGuard {
 
   /** A lease row, under the workspace's lock, when its holder and its workspace are under their limits (`leases: 'database'`). */
   private async take(key: string, workspaceId: string, lease: string): Promise<{ taken: boolean; holder: boolean }> {
-    const [row] = await this.db.transaction(async (tx) => {
-      // Pipelined, in this order: the lock, then the count and the insert, which must read the
-      // leases committed by whoever held the lock before. A drizzle query starts only when
-      // something awaits it, so the lock is started here (`.then` inside advisoryXactLock); handed
-      // to `Promise.all` unstarted, it went out after the count (an async function starts its own
-      // at once): 108 of 130 concurrent opens of one key got a stream on PostgreSQL. Expired
-      // leases (their process died) are not counted; the renewal sweeps them away.
-      const locked = advisoryXactLock(tx, sql`hashtextextended(${`aas.streams:${workspaceId}`}, 0)`);
-      const [, rows] = await Promise.all([
-        locked,
-        queryRows<{ taken: boolean; holder: boolean }>(
-          tx,
-          sql`with counts as (
-                select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
-                from stream_leases where workspace_id = ${workspaceId} and expires_at >= now()
-              ), ins as (
-                insert into stream_leases (id, holder, workspace_id, process, expires_at)
-                select ${lease}, ${key}, ${workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
-                from counts where counts.holder and counts.workspace
-                returning id
-              )
-              select exists (select 1 from ins) as taken, counts.holder from counts`,
-        ),
-      ]);
-      return rows;
-    });
+    // One write, in this order: BEGIN, the lock, the count and the insert (which must read the
+    // leases committed by whoever held the lock before: a statement of its own, with a snapshot
+    // taken after the lock), COMMIT. The lock is held only while the server runs them: awaited
+    // statement by statement, each holder kept it across a turn of this process's loop, and 200
+    // streams of one workspace opened at once took 1 s to get their leases, one after the other
+    // (docs/benchmark.md, nineteenth session). Expired leases (their process died) are not
+    // counted; the renewal sweeps them away.
+    // (The embedded database runs one transaction at a time: no lock there, db/advisory.ts.)
+    const lock = isPglite(this.db) ? [] : [sql`select pg_advisory_xact_lock(hashtextextended(${`aas.streams:${workspaceId}`}, 0))`];
+    const results = await transactionWhole<{ taken: boolean; holder: boolean }>(this.db, [
+      ...lock,
+      sql`with counts as (
+            select count(*) filter (where holder = ${key}) < ${MAX_STREAMS} as holder, count(*) < ${MAX_PER_WORKSPACE} as workspace
+            from stream_leases where workspace_id = ${workspaceId} and expires_at >= now()
+          ), ins as (
+            insert into stream_leases (id, holder, workspace_id, process, expires_at)
+            select ${lease}, ${key}, ${workspaceId}, ${this.process}, now() + ${`${LEASE_SECONDS} seconds`}::interval
+            from counts where counts.holder and counts.workspace
+            returning id
+          )
+          select exists (select 1 from ins) as taken, counts.holder from counts`,
+    ]);
+    const [row] = results[results.length - 1]!;
     return { taken: row?.taken === true, holder: row?.holder === true };
   }
 
