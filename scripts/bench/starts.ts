@@ -3,7 +3,9 @@
 // alone (their requests, keys, limits, transactions and model calls). The client runs in this
 // process too (undici's frames in the profile). Not part of `npm run bench`.
 // Usage: TEST_DB=pglite|postgres node --import tsx scripts/bench/starts.ts [bursts] [profile file]
+// STARTS_WRITES=1 (PostgreSQL): the writes to the database per start, and the statements each carried.
 import fs from 'node:fs';
+import { watchWrites } from './pg-writes';
 import { Session } from 'node:inspector/promises';
 import { startFakeOpenAI } from '../../test/fakes/openai';
 import { startServer } from '../../test/harness';
@@ -27,6 +29,7 @@ if (process.env.STARTS_SQL_TIMES) {
   };
 }
 const PROFILE = process.argv[3];
+const writes = process.env.STARTS_WRITES ? watchWrites(5432) : null;
 const N = Number(process.env.N ?? 200);
 const fake = await startFakeOpenAI({ record: false, latencyMs: 4000, chunkDelayMs: 1, reply: () => 'hello there' });
 const api = await startServer({ db: (process.env.TEST_DB ?? 'pglite') as 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x', TEST_MODE_REAL_MODELS: 'true' } });
@@ -60,6 +63,7 @@ const burst = async (profile: boolean) => {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   counting = true;
+  writes?.start();
   let started = 0;
   const times: number[] = [];
   let all!: () => void;
@@ -73,6 +77,7 @@ const burst = async (profile: boolean) => {
   await allStarted;
   counting = false;
   const cpu = process.cpuUsage(cpu0);
+  writes?.report(N);
   const prof = session ? (await session.post('Profiler.stop')).profile : null;
   await Promise.all(done);
   // The server closes idle keep-alive connections after 5 s: the next burst's fresh ones would
