@@ -4,9 +4,8 @@ import { BACKGROUND, inLane } from '../../../db/lanes';
 import { endsPipelined, inTransaction, sendInOrder, transaction } from '../../../db/transaction';
 import { batches } from '../../platform/batches';
 import type { StatementPart } from '../vocabulary/participants';
-import { handOn } from './lines';
 import { committed } from './participants';
-import { endStatement, endsInOrder, endUpdate, finish, type ExecutionRow, type FinishGuard, type Outcome, type RunTail } from './lifecycle';
+import { endAwaited, endStatement, endsInOrder, endUpdate, finish, type ExecutionRow, type FinishGuard, type Outcome, type RunTail } from './lifecycle';
 
 // The usual ends of a process's runs go together on PostgreSQL (docs/executions.md, "The end of
 // a run"). Each end alone is a transaction of two round trips on a pooled connection; at 200 runs
@@ -80,16 +79,13 @@ class Finishes {
       // run): two batches that charge the same budgets lock their rows in the same order.
       const winners = out.filter((o): o is { row: ExecutionRow; statement: SQL; parts: StatementPart[] } => o.row !== null);
       winners.sort((a, b) => (a.row.workspaceId === b.row.workspaceId ? (a.row.id < b.row.id ? -1 : 1) : a.row.workspaceId < b.row.workspaceId ? -1 : 1));
-      const inLine = winners.filter((w) => w.row.scheduleId === null).flatMap((w) => endsInOrder(w.row, w.statement));
+      const inLine = winners.filter((w) => w.row.scheduleId === null);
       if (endsPipelined(tx)) {
-        sent = sendInOrder(tx, inLine);
+        sent = sendInOrder(tx, inLine.flatMap((w) => endsInOrder(w.row, w.statement)));
         sent.catch(() => {}); // awaited below, after the COMMIT; never unhandled meanwhile
-      } else for (const statement of inLine) await tx.execute(statement);
+      } else for (const w of inLine) await endAwaited(tx, w.row, w.statement);
       // A run a schedule started hands its schedule's line on too, which reads before it writes.
-      for (const w of winners.filter((x) => x.row.scheduleId !== null)) {
-        await tx.execute(w.statement);
-        await handOn(tx, w.row);
-      }
+      for (const w of winners.filter((x) => x.row.scheduleId !== null)) await endAwaited(tx, w.row, w.statement);
       return out;
     });
     // A statement that failed made the COMMIT roll everything back: its error is the batch's.

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
-import { bareTestDatabase } from '../../../test/harness';
+import { bareTestDatabase, DB_KIND } from '../../../test/harness';
 import { seedTenant, type SeededTenant } from '../../../test/seed-db';
 import { newId } from '../../platform/ids';
 import { CHANNELS, openBus, type Bus } from '../../platform/notify';
@@ -188,6 +188,38 @@ describe('a hand-on and a cancel', () => {
       assert.ok(messages.some((m) => m.execution_id === t2.id));
     });
   }
+});
+
+describe('the end of a run on the embedded database', () => {
+  /** The statements PGlite bound (protocol Bind messages) while `fn` ran. */
+  async function bound(fn: () => Promise<unknown>): Promise<number> {
+    const pglite = database.pglite as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
+    const original = pglite.execProtocolStream;
+    let binds = 0;
+    pglite.execProtocolStream = (m, o) => {
+      if (m[0] === 0x42) binds++;
+      return original.call(pglite, m, o);
+    };
+    try {
+      await fn();
+    } finally {
+      pglite.execProtocolStream = original;
+    }
+    return binds;
+  }
+
+  it('sends the hand-on of its conversation only when a turn waits there (the end statement says)', { skip: DB_KIND === 'pglite' ? false : 'PGlite only' }, async () => {
+    const t = await tenant();
+    await start(t, 'alone');
+    const [alone] = await claim(t);
+    // The update, then the end's statement: no third statement for an empty line.
+    assert.equal(await bound(() => worker(alone!)), 2);
+    const h = await start(t, 'head');
+    const [head] = await claim(t);
+    const turn = await start(t, 'next', h.conversationId);
+    assert.equal(await bound(() => worker(head!)), 3, 'the update, the end, and the hand-on');
+    assert.equal((await state(turn.id)).active, turn.id, 'the waiting turn took the conversation');
+  });
 });
 
 describe('the usage record', () => {

@@ -1,10 +1,11 @@
 import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { endsPipelined, sendInOrder, transaction } from '../../../db/transaction';
+import { isPglite } from '../../../db/advisory';
 import { intArray, queryRows, textArray } from '../../../db/rows';
 import { conversations, executions, messages, type ExecutionStatus, type StoredStep } from '../../../db/schema';
 import { limitOf, lockTenant, type Tenant } from './admission';
-import { handOn, handOnStatement } from './lines';
+import { conversationTurnWaits, handOn, handOnStatement } from './lines';
 import { committed, momentParts, statementWith } from './participants';
 import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
@@ -323,9 +324,7 @@ export async function finish(
       sent.catch(() => {}); // awaited below, after the COMMIT; never unhandled meanwhile
       return { row, sent };
     }
-    // Issued together: pipelined on the transaction's connection, run in this order.
-    await Promise.all([tx.execute(end.statement), extra?.(tx, row)]);
-    await handOn(tx, row);
+    await endAwaited(tx, row, end.statement, extra);
     return row;
   });
   // A statement that failed made the COMMIT roll everything back: its error is the finish's.
@@ -386,8 +385,28 @@ export function endStatement(tx: Db, row: ExecutionRow, outcome: Outcome, run?: 
   // A run that held a slot frees it: the workers are woken when its tenant has queued runs.
   if (row.startedAt) signals.push(queuedSignal(row));
   if (outcome.status === 'cancelled') signals.push(notifyCall(CHANNELS.cancel, id));
+  // On the embedded database the statement also says whether a turn waits in the run's
+  // conversation line, so that the hand-on is sent only then (`handOn`, lines.ts).
+  if (isPglite(tx) && row.waitingTurn === null) signals.push(sql`${conversationTurnWaits(row.conversationId)} as ${sql.raw(TURN_WAITS)}`);
   const parts = [...momentParts('finished', row, view), ...(run?.parts ?? [])];
   return { statement: statementWith(writes, signals, parts), parts };
+}
+
+/** The column of an end's statement that says a turn waits in its conversation's line (embedded database only). */
+const TURN_WAITS = 'turn_waits';
+
+/**
+ * Runs an end's statement (awaited), then the hand-on of its lines (lines.ts `handOn`). On the
+ * embedded database the statement said whether a turn waits in the conversation's line: read in
+ * the statement that frees the conversation, with nothing between them (one caller at a time),
+ * it is exact, and a turn that comes after finds the conversation free and takes it. Elsewhere
+ * (PostgreSQL) a turn may join the line between that statement's snapshot and its commit, so the
+ * hand-on is always sent there.
+ */
+export async function endAwaited(tx: Db, row: ExecutionRow, statement: SQL, extra?: (tx: Db, row: ExecutionRow) => Promise<unknown>): Promise<void> {
+  // Issued together, in this order (pipelined on a PostgreSQL transaction's connection).
+  const [[result]] = await Promise.all([queryRows<Record<string, unknown>>(tx, statement), extra?.(tx, row)]);
+  await handOn(tx, row, { conversation: result?.[TURN_WAITS] !== false });
 }
 
 /** An end's statement and, after it, the hand-on of its conversation's line (for a run no schedule started). */

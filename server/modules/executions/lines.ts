@@ -52,14 +52,20 @@ interface Finished {
  * while it waited hands nothing on: the run ahead of it still holds the line. The next turn is
  * taken SKIP LOCKED: a waiting turn locked at that moment is being cancelled, and waiting for it
  * could return no row at all (a LIMIT 1 whose row stops matching), which would stall the line.
+ * `conversation: false`: no turn waits in the conversation's line (the end's own statement read
+ * it, on the embedded database: lifecycle.ts `endAwaited`), so its statement is not sent.
  */
-export async function handOn(tx: Db, done: Finished): Promise<void> {
-  const line = handOnStatement(done);
-  if (line === null) return;
-  await queryRows(tx, line);
+export async function handOn(tx: Db, done: Finished, opts: { conversation?: boolean } = {}): Promise<void> {
+  const line = opts.conversation === false ? null : handOnStatement(done);
+  if (line !== null) await queryRows(tx, line);
+  if (done.waitingTurn !== null) return;
   if (done.scheduleId === null) return;
   await handOnSchedule(tx, done.scheduleId);
 }
+
+/** Whether a turn waits in a conversation's line (an end's statement reads it on the embedded database: lifecycle.ts `endAwaited`). */
+export const conversationTurnWaits = (conversationId: string): SQL =>
+  sql`exists (select 1 from executions where conversation_id = ${conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued')`;
 
 /**
  * The hand-on's statement for the run's conversation line (null: the run was a waiting turn,
