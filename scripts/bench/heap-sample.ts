@@ -30,7 +30,7 @@ session.connect();
 await session.post('HeapProfiler.enable');
 await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
 await runs(RUNS);
-const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node; samples: { size: number; nodeId: number }[] } };
+const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
 interface Node { id: number; selfSize: number; callFrame: { functionName: string; url: string; lineNumber: number }; children: Node[] }
 const byFn = new Map<string, number>();
 const byPkg = new Map<string, number>();
@@ -42,10 +42,12 @@ const pkgOf = (url: string) => {
   const ours = /\/work\/[^/]+\/([^/]+)/.exec(url);
   return ours ? ours[1]! : url.slice(0, 40);
 };
+/** A frame as the tables name it: function, package, file and line. */
+const frameKey = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${pkgOf(n.callFrame.url)} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
 let total = 0;
 const walk = (n: Node) => {
   if (n.selfSize > 0) {
-    const key = `${n.callFrame.functionName || '(anonymous)'} ${pkgOf(n.callFrame.url)} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
+    const key = frameKey(n);
     byFn.set(key, (byFn.get(key) ?? 0) + n.selfSize);
     const p = pkgOf(n.callFrame.url);
     byPkg.set(p, (byPkg.get(p) ?? 0) + n.selfSize);
@@ -59,8 +61,7 @@ const callersOf = process.env.HEAP_CALLERS;
 const callers = new Map<string, number>();
 const chain = (n: Node, path: Node[]) => {
   const here = [...path, n];
-  const key = `${n.callFrame.functionName || '(anonymous)'} ${pkgOf(n.callFrame.url)} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
-  if (callersOf && n.selfSize > 0 && key.includes(callersOf)) {
+  if (callersOf && n.selfSize > 0 && frameKey(n).includes(callersOf)) {
     const up = here.slice(-1 - Number(process.env.HEAP_DEPTH ?? 4), -1).map((x) => `${x.callFrame.functionName || '(anon)'}@${x.callFrame.url.split('/').pop()}:${x.callFrame.lineNumber + 1}`).join(' < ');
     callers.set(up, (callers.get(up) ?? 0) + n.selfSize);
   }

@@ -63,9 +63,12 @@ export async function handOn(tx: Db, done: Finished, opts: { conversation?: bool
   await handOnSchedule(tx, done.scheduleId);
 }
 
+/** The turns waiting in a conversation's line, as a condition on `executions`. */
+const waitingInConversation = (conversationId: string): SQL =>
+  sql`conversation_id = ${conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued'`;
+
 /** Whether a turn waits in a conversation's line (an end's statement reads it on the embedded database: lifecycle.ts `endAwaited`). */
-export const conversationTurnWaits = (conversationId: string): SQL =>
-  sql`exists (select 1 from executions where conversation_id = ${conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued')`;
+export const conversationTurnWaits = (conversationId: string): SQL => sql`exists (select 1 from executions where ${waitingInConversation(conversationId)})`;
 
 /**
  * The hand-on's statement for the run's conversation line (null: the run was a waiting turn,
@@ -76,7 +79,7 @@ export function handOnStatement(done: Finished): SQL | null {
   if (done.waitingTurn !== null) return null;
   return sql`with next as (
           select id, input from executions
-          where conversation_id = ${done.conversationId} and waiting_turn is not null and waiting_on = 'conversation' and status = 'queued'
+          where ${waitingInConversation(done.conversationId)}
           order by waiting_turn limit 1 for update skip locked
         ), promoted as (
           update executions e set waiting_turn = null, waiting_on = null from next where e.id = next.id returning e.id, e.input
