@@ -20,6 +20,8 @@
 // BENCH_PEERS_ROUNDS (1) repeats the whole (the order of the two servers rotated each round),
 // BENCH_PEERS_MODES (`wait,stream`) picks the modes, BENCH_PEERS_MASTRA_DB (`memory`) is
 // Mastra's LibSQLStore: `memory` (`:memory:`) or `file` (a SQLite file in a temp dir).
+// BENCH_FIRST_DECILES=1 also prints each row's first tokens at every tenth percentile (min to
+// max): whether they came together after the last start, or spread as the starts went.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -449,6 +451,7 @@ export async function benchPeers(setup: ExecutionsSetup, fresh: () => Promise<Om
             // Read after the phase's CPU was taken: the listing is not counted.
             m.stages = await server.stages?.(since);
             results.push(m);
+            if (process.env.BENCH_FIRST_DECILES && m.first.length) console.log('first token deciles', [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((q) => Math.round(percentile(m.first, q))).join(' '));
             console.log(`peers round ${round}: ${m.server} ${mode}: ${rate(m).toFixed(1)} runs/s, p50 ${ms(percentile(m.latency, 50))} ms, first token p50 ${ms(percentile(m.first, 50))} ms, CPU ${cpuPerRun(m).toFixed(1)} + ${dbPerRun(m).toFixed(1)} ms/run, RSS ${m.rss.toFixed(0)} MB, at once ${m.maxInFlight}, failed ${m.failed}${m.stages ? `, ${stagesText(m.stages)}` : ''}`);
             await sleep(1000);
           }
