@@ -20,7 +20,8 @@ const CLIENTS = Number(process.argv[5] ?? 1);
 const fake = await startFakeOpenAI({ record: false, chunkDelayMs: CHUNK_MS, reply: () => Array.from({ length: 40 }, (_, i) => `t${i} `).join('') });
 const api = await startServer({ db: 'pglite', env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: 'x', TEST_MODE_REAL_MODELS: 'true' } });
 const pglite = api.runtime.database.pglite! as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
-const k = await api.seed.key({ plan: 'enterprise', customRpm: 100_000_000, customConcurrency: 10_000 });
+// A live key: in the test environment a model's answer is cached (runner.ts), and runs after the first would not call the model at all.
+const k = await api.seed.key({ plan: 'enterprise', customRpm: 100_000_000, customConcurrency: 10_000, environment: 'live' });
 const created = await api.request<{ id: string }>('POST', '/v1/agents', { key: k.key, body: { name: 'a', model: 'openai-compatible/m', instructions: 'x' } });
 const agentId = created.body.id;
 const counts = new Map<string, number>();
