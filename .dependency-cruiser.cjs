@@ -35,7 +35,8 @@ const MODULE_FACES = {
   events: 'emit|participant|schemas|service',
   // verify-charged: a key's lookup and its rate-limit charge in one statement (the REST steps' PostgreSQL store path).
   keys: 'format|schemas|service|unknown-keys|usage-spike|verify-charged',
-  models: 'providers|registry|sandbox',
+  // model-call: one streamed call of a model as the run's loop reads it (the compatible client's parts without web streams).
+  models: 'model-call|providers|registry|sandbox',
   ratelimit: 'dashboard|index|plans',
   // timing: the ticker's test computes occurrences as the ticker does.
   schedules: 'schemas|service|ticker|timing',

@@ -1,15 +1,17 @@
-import { asSchema, experimental_streamLanguageModelCall as streamModelCall, jsonSchema, Output, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { asSchema, jsonSchema, Output, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { prepareRetries } from 'ai/internal';
 import type { AwaitedCall, StoredStep } from '../../../db/schema';
 import type { CallUsage, CallVerdict, ModelCall, RefusalCode, RunObserver } from '../vocabulary/participants';
 import { classifyModelError } from '../models/registry';
+import { modelCall } from '../models/model-call';
 import type { EventData } from './events';
 import { shownDecision } from './pause';
 
 // The agent loop of a run: model call, its tool calls, their results back to the model, until
 // the model answers without tools or `maxSteps` calls were made. Each call goes through the AI
 // SDK's single-call stream (`experimental_streamLanguageModelCall`: the prompt standardised, the
-// tools prepared, tool calls parsed, usage and finish reason reported), the loop is ours:
+// tools prepared, tool calls parsed, usage and finish reason reported; for the OpenAI-compatible
+// client, the same steps without its web streams: models/model-call.ts), the loop is ours:
 // `streamText` does the same with a stream pipeline per step that cost ~5 ms of CPU per answer
 // of 40 tokens more (docs/benchmark.md), most of a run's CPU at a hosted model's pace.
 
@@ -180,7 +182,7 @@ export async function runModelLoop(
     };
     try {
       const { stream } = await retry(() =>
-        streamModelCall({
+        modelCall({
           model: opts.model,
           ...(opts.instructions ? { instructions: opts.instructions } : {}),
           messages,
@@ -189,7 +191,6 @@ export async function runModelLoop(
           ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
           ...(format ? { output: format } : {}),
           abortSignal: opts.signal,
-          _internal: { collectContent: false },
         }),
       );
       for await (const part of stream) {

@@ -4,6 +4,7 @@ import { convertOpenAICompatibleChatUsage, mapOpenAICompatibleFinishReason } fro
 import { STATUS_CODES } from 'node:http';
 import { StreamingToolCallTracker } from '@ai-sdk/provider-utils';
 import { Agent, request, type Dispatcher } from 'undici';
+import { PartQueue } from './part-queue';
 
 // The streamed answers of an OpenAI-compatible server at a fraction of the provider's CPU
 // (docs/benchmark.md, "Model clients"). The request is the provider's own (`prepareRequest`:
@@ -45,8 +46,15 @@ export interface CompatibleSettings {
   apiKey?: string;
 }
 
+/**
+ * A model's streamed parts without a web stream (part-queue.ts), for the run's loop
+ * (model-call.ts): the same parts, in the same order, as its `doStream`'s stream holds.
+ */
+export const DIRECT_PARTS = Symbol('direct parts');
+export type DirectParts = (options: LanguageModelV4CallOptions) => Promise<PartQueue>;
+
 /** `inner`, streaming through the cheap reader; generating (non-streamed) as it does. */
-export function fastCompatibleChat(inner: OpenAICompatibleChatLanguageModel, settings: CompatibleSettings): LanguageModelV4 {
+export function fastCompatibleChat(inner: OpenAICompatibleChatLanguageModel, settings: CompatibleSettings): LanguageModelV4 & { [DIRECT_PARTS]: DirectParts } {
   const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
   return {
     specificationVersion: 'v4',
@@ -57,10 +65,38 @@ export function fastCompatibleChat(inner: OpenAICompatibleChatLanguageModel, set
     },
     doGenerate: (options) => inner.doGenerate(options),
     doStream: (options) => stream(inner, url, settings, options),
+    [DIRECT_PARTS]: async (options) => {
+      const { res, warnings } = await open(inner, url, settings, options);
+      const parts = new PartQueue(() => res.body.destroy());
+      parts.enqueue({ type: 'stream-start', warnings });
+      void read(res.body, new Mapper(parts)).then(
+        () => parts.close(),
+        (err: unknown) => parts.error(err),
+      );
+      return parts;
+    },
   };
 }
 
 async function stream(inner: OpenAICompatibleChatLanguageModel, url: string, settings: CompatibleSettings, options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+  const { res, warnings, body, responseHeaders } = await open(inner, url, settings, options);
+  const parts = new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: 'stream-start', warnings });
+      void read(res.body, new Mapper(controller)).then(
+        () => controller.close(),
+        (err: unknown) => controller.error(err),
+      );
+    },
+    cancel() {
+      res.body.destroy();
+    },
+  });
+  return { stream: parts, request: { body }, response: { headers: responseHeaders } };
+}
+
+/** The request sent and its answer's head: an APICallError, as the provider throws it, for a connection that failed or a status that is not 2xx. */
+async function open(inner: OpenAICompatibleChatLanguageModel, url: string, settings: CompatibleSettings, options: LanguageModelV4CallOptions) {
   const { body: args, warnings } = await inner.prepareRequest(options);
   const body = { ...args, stream: true, stream_options: { include_usage: true } };
   const text = JSON.stringify(body);
@@ -88,19 +124,7 @@ async function stream(inner: OpenAICompatibleChatLanguageModel, url: string, set
       isRetryable: res.statusCode === 408 || res.statusCode === 409 || res.statusCode === 429 || res.statusCode >= 500,
     });
   }
-  const parts = new ReadableStream<LanguageModelV4StreamPart>({
-    start(controller) {
-      controller.enqueue({ type: 'stream-start', warnings });
-      void read(res.body, new Mapper(controller)).then(
-        () => controller.close(),
-        (err: unknown) => controller.error(err),
-      );
-    },
-    cancel() {
-      res.body.destroy();
-    },
-  });
-  return { stream: parts, request: { body }, response: { headers: responseHeaders } };
+  return { res, warnings, body, responseHeaders };
 }
 
 /**
@@ -185,7 +209,7 @@ class Mapper {
   private readonly pending = new Map<number, { id: string | null; args: string }>();
   private readonly forwarded = new Set<number>();
 
-  constructor(private readonly out: ReadableStreamDefaultController<LanguageModelV4StreamPart>) {
+  constructor(private readonly out: Pick<ReadableStreamDefaultController<LanguageModelV4StreamPart>, 'enqueue'>) {
     this.tracker = new StreamingToolCallTracker(out);
   }
 
