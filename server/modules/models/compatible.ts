@@ -66,33 +66,33 @@ export function fastCompatibleChat(inner: OpenAICompatibleChatLanguageModel, set
     doGenerate: (options) => inner.doGenerate(options),
     doStream: (options) => stream(inner, url, settings, options),
     [DIRECT_PARTS]: async (options) => {
-      const { res, warnings } = await open(inner, url, settings, options);
-      const parts = new PartQueue(() => res.body.destroy());
-      parts.enqueue({ type: 'stream-start', warnings });
-      void read(res.body, new Mapper(parts)).then(
-        () => parts.close(),
-        (err: unknown) => parts.error(err),
-      );
+      const answer = await open(inner, url, settings, options);
+      const parts = new PartQueue(() => void answer.res.body.destroy());
+      pump(answer, parts);
       return parts;
     },
   };
 }
 
 async function stream(inner: OpenAICompatibleChatLanguageModel, url: string, settings: CompatibleSettings, options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-  const { res, warnings, body, responseHeaders } = await open(inner, url, settings, options);
+  const answer = await open(inner, url, settings, options);
   const parts = new ReadableStream<LanguageModelV4StreamPart>({
-    start(controller) {
-      controller.enqueue({ type: 'stream-start', warnings });
-      void read(res.body, new Mapper(controller)).then(
-        () => controller.close(),
-        (err: unknown) => controller.error(err),
-      );
-    },
-    cancel() {
-      res.body.destroy();
-    },
+    start: (controller) => pump(answer, controller),
+    cancel: () => void answer.res.body.destroy(),
   });
-  return { stream: parts, request: { body }, response: { headers: responseHeaders } };
+  return { stream: parts, request: { body: answer.body }, response: { headers: answer.responseHeaders } };
+}
+
+/** Where an answer's parts go: a ReadableStream's controller (`doStream`), or a PartQueue (the run's loop). */
+type PartSink = Pick<ReadableStreamDefaultController<LanguageModelV4StreamPart>, 'enqueue' | 'close' | 'error'>;
+
+/** The answer's parts into `out`, from its `stream-start` to its end (closed) or its failure. */
+function pump(answer: Pick<Awaited<ReturnType<typeof open>>, 'res' | 'warnings'>, out: PartSink): void {
+  out.enqueue({ type: 'stream-start', warnings: answer.warnings });
+  void read(answer.res.body, new Mapper(out)).then(
+    () => out.close(),
+    (err: unknown) => out.error(err),
+  );
 }
 
 /** The request sent and its answer's head: an APICallError, as the provider throws it, for a connection that failed or a status that is not 2xx. */
