@@ -176,7 +176,7 @@ export const executions = pgTable(
   ],
 );
 
-/** The append-only event log of an execution (docs/api.md, "Executions"): SSE `id:` is `seq`. */
+/** The append-only event log of an execution (docs/api.md, "Executions"): SSE `id:` is `seq` (or within a pack, `seq`..`last_seq`). */
 export const executionEvents = pgTable(
   'execution_events',
   {
@@ -184,6 +184,8 @@ export const executionEvents = pgTable(
       .notNull()
       .references(() => executions.id, { onDelete: 'cascade' }),
     seq: integer('seq').notNull(),
+    /** A pack of consecutive `text.delta` events (server/modules/executions/packs.ts): the last one's number; `data` is their data, an array. Null: one event. */
+    lastSeq: integer('last_seq'),
     type: text('type').notNull(),
     data: json('data').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),

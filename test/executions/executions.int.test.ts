@@ -110,6 +110,17 @@ describe('event stream', () => {
     assert.ok(FINAL_EVENTS.includes(all.events.at(-1)!.event));
     const rest = await readStream(`${api.url}/v1/executions/${res.body.id}/stream`, { key: owner.key, headers: { 'last-event-id': '1' } });
     assert.deepEqual(rest.events.map((e) => e.id), all.events.slice(1).map((e) => e.id));
+    // The deltas share rows in the log (server/modules/executions/packs.ts): read from the middle
+    // of them, each comes with its own id, in order, and they still join to the output.
+    const deltas = all.events.filter((e) => e.event === 'text.delta');
+    assert.ok(deltas.length >= 3, 'several deltas');
+    const [stored] = await api.query<{ rows: number }>(sql`select count(*)::int as rows from execution_events where execution_id = ${res.body.id}`);
+    const rows = stored!.rows;
+    assert.ok(rows < all.events.length, `${rows} rows for ${all.events.length} events`);
+    const middle = all.events.indexOf(deltas[1]!);
+    const fromMiddle = await readStream(`${api.url}/v1/executions/${res.body.id}/stream`, { key: owner.key, headers: { 'last-event-id': String(deltas[1]!.id) } });
+    assert.deepEqual(fromMiddle.events, all.events.slice(middle + 1));
+    assert.equal(deltas.map((e) => e.data.delta).join(''), res.body.output);
     expectError(
       await api.request('GET', `/v1/executions/${res.body.id}/stream`, { key: owner.key, headers: { 'last-event-id': 'abc' } }),
       400,

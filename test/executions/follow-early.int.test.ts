@@ -34,7 +34,7 @@ after(async () => {
 });
 
 const deltasWritten = async (id: string) =>
-  (await api.query<{ n: number }>(sql`select count(*)::int as n from execution_events where execution_id = ${id} and type = 'text.delta'`))[0]!.n;
+  (await api.query<{ n: number }>(sql`select coalesce(sum(coalesce(last_seq - seq + 1, 1)), 0)::int as n from execution_events where execution_id = ${id} and type = 'text.delta'`))[0]!.n;
 
 /**
  * A run queued behind the one slot, a long run in it: `signal` (another process's request for the

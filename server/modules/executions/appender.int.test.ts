@@ -12,6 +12,7 @@ import { claimQueued, startedSeq, type ExecutionRow } from './lifecycle';
 import { appendBatched } from './appender';
 import { recordedEvent } from './events';
 import { eventJson, PAGE, readEventsOf } from './live';
+import { storedEvents } from './packs';
 
 // The runs of a process write their events in one statement (appender.ts), on the real database
 // (PGlite or PostgreSQL, as TEST_DB says): each run's events, reservation and signal as if it
@@ -42,7 +43,8 @@ async function running(count: number): Promise<ExecutionRow[]> {
 }
 
 const deltas = (row: ExecutionRow, n: number) => Array.from({ length: n }, (_, i) => ({ seq: startedSeq(row) + 1 + i, ...recordedEvent('text.delta', { step: 0, delta: `t${i}` }) }));
-const stored = async (id: string) => (await queryRows<{ seq: number; type: string }>(db(), sql`select seq, type from execution_events where execution_id = ${id} order by seq`)).map((e) => `${e.seq} ${e.type}`);
+/** The run's stored events, one by one (packs expanded, packs.ts). */
+const stored = async (id: string) => (await queryRows<{ seq: number; type: string }>(db(), sql`select seq, type from (${storedEvents(sql`${id}`, sql`0`, sql`2147483647`)}) e order by seq`)).map((e) => `${e.seq} ${e.type}`);
 const reserved = async (id: string) => (await queryRows<{ event_seq: number }>(db(), sql`select event_seq from executions where id = ${id}`))[0]!.event_seq;
 
 describe('events of several runs written together', () => {

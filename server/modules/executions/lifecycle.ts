@@ -9,6 +9,7 @@ import { conversationTurnWaits, handOn, handOnStatement } from './lines';
 import { committed, momentParts, statementWith } from './participants';
 import type { StatementPart } from '../vocabulary/participants';
 import { recordedEvent, terminalEventType, type ProgressEventType, type RecordedEvent } from './events';
+import { packEvents, storedRowColumns } from './packs';
 import type { ExecutionErrorCode, ExecutionView } from './schemas';
 import { ACTIVE_STATUSES, move, PAUSED_STATUS } from '../vocabulary/statuses';
 import { traceIdOf } from '../vocabulary/trace-ids';
@@ -116,8 +117,8 @@ export const startedSeq = (row: ExecutionRow) => row.eventSeq - RESERVE;
  * Its signal (NOTIFY `aas_execution`, delivered at the commit) goes in the same statement.
  */
 export const eventsInsert = (id: string, events: (RecordedEvent & { seq: number })[]): SQL =>
-  sql`insert into execution_events (execution_id, seq, type, data)
-      select ${id}, (e.value->>'seq')::int, e.value->>'type', e.value->'data' from json_array_elements(${JSON.stringify(events)}::json) as e(value)`;
+  sql`insert into execution_events (execution_id, seq, last_seq, type, data)
+      select ${id}, ${storedRowColumns('e')} from json_array_elements(${JSON.stringify(packEvents(events))}::json) as e(value)`;
 
 /**
  * What records a just-started execution, as parts of a statement: its `execution.started` event
@@ -244,17 +245,17 @@ export async function appendEventsOf(db: Db, batch: Append[]): Promise<Set<strin
   const rows = await queryRows<{ id: string }>(
     db,
     sql`with b as (
-      select * from json_to_recordset(${JSON.stringify(batch.map((b) => ({ id: b.id, attempt: b.attempt, reserve_to: b.reserveTo, written: b.written, events: b.events })))}::json)
+      select * from json_to_recordset(${JSON.stringify(batch.map((b) => ({ id: b.id, attempt: b.attempt, reserve_to: b.reserveTo, written: b.written, events: packEvents(b.events) })))}::json)
         as b(id text, attempt int, reserve_to int, written int, events json)
     ), s as (
       update executions e set event_seq = greatest(e.event_seq, b.reserve_to)
       from b where e.id = b.id and e.status = 'running' and e.attempt = b.attempt
       returning e.id
     ), ins as (
-      insert into execution_events (execution_id, seq, type, data)
-      select b.id, (ev.value->>'seq')::int, ev.value->>'type', ev.value->'data'
+      insert into execution_events (execution_id, seq, last_seq, type, data)
+      select b.id, ${storedRowColumns('ev')}
       from b join s on s.id = b.id, json_array_elements(b.events) as ev(value)
-      returning execution_id, seq
+      returning execution_id, coalesce(last_seq, seq) as seq
     )${sql.join(extra.map((w, i) => sql`, ${sql.raw(`x${i}`)} as (${w})`), sql``)}
     select s.id, ${notifyCall(CHANNELS.executionEvents, sql`s.id || ':' || coalesce(i.last, b.written)`)}
     from s join b on b.id = s.id

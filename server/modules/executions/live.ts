@@ -4,6 +4,7 @@ import { intArray, queryRows, textArray } from '../../../db/rows';
 import { CHANNELS, notify, type Bus } from '../../platform/notify';
 import { log } from '../../platform/log';
 import { batches } from '../../platform/batches';
+import { storedEvent, storedEvents } from './packs';
 import { TERMINAL_EVENT_TYPES, type ExecutionEventType, type RecordedEvent } from './events';
 
 // The live events of executions, once per process (docs/executions.md, "Streams"). A stream
@@ -167,8 +168,7 @@ export async function readEvents(db: Db, executionId: string, seq: number, opts:
 const pageOf = (executionId: SQL, after: SQL, below: SQL) =>
   sql`select seq, type, data, length from (
         select seq, type, data, length, sum(length) over (order by seq) as upto from (
-          select seq, type, data, length(data::text)::int as length from execution_events
-          where execution_id = ${executionId} and seq > ${after} and seq < ${below}
+          select seq, type, data, length(data::text)::int as length from (${storedEvents(executionId, after, below)}) s
           order by seq limit ${PAGE}) e) q
       where upto - length < ${PAGE_CHARS}`;
 
@@ -190,7 +190,7 @@ export async function readEventsOf(db: Db, tails: { id: string; after: number }[
 export async function readPiece(db: Db, executionId: string, seq: number, from: number): Promise<string> {
   const [row] = await queryRows<{ piece: string }>(
     db,
-    sql`select substr(data::text, ${from + 1}, ${PIECE_CHARS}) as piece from execution_events where execution_id = ${executionId} and seq = ${seq}`,
+    sql`select substr(data::text, ${from + 1}, ${PIECE_CHARS}) as piece from (${storedEvent(sql`${executionId}`, sql`${seq}::int`)}) e`,
   );
   return row?.piece ?? '';
 }
