@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../db/client';
 import { queryRows } from '../../../db/rows';
-import { bareTestDatabase } from '../../../test/harness';
+import { bareTestDatabaseHooks } from '../../../test/bare-db';
 import { seedTenant } from '../../../test/seed-db';
 import { startExecution } from './service';
 import { appendEvents, claimQueued, startedSeq, type ExecutionRow, type RunEvent, type SeqEvent } from './lifecycle';
@@ -15,15 +14,8 @@ import { eventJson, readEvents, readPiece } from './live';
 // JSON text a stream of the run in place sends, from any position, a pack cut by a page or by
 // the `below` bound of a window as if its events were rows.
 
-let database: Database;
-let cleanup: () => Promise<void>;
-before(async () => {
-  ({ database, close: cleanup } = await bareTestDatabase());
-});
-after(async () => {
-  await cleanup?.();
-});
-const db = () => database.db;
+const database = bareTestDatabaseHooks();
+const db = () => database().db;
 
 async function run(): Promise<ExecutionRow> {
   const t = await seedTenant(db(), 'Packs');

@@ -1,11 +1,12 @@
 // test: postgres — PostgreSQL only: runs in the PostgreSQL pass alone (docs/testing.md, "Once or on both databases")
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { apiKeys } from '../../../db/schema';
-import { bareTestDatabase, DB_KIND } from '../../../test/harness';
+import { DB_KIND } from '../../../test/harness';
+import { bareTestDatabaseHooks } from '../../../test/bare-db';
 import { seedTenant } from '../../../test/seed-db';
 import { newId } from '../ids';
 import { StreamGuard } from './guard';
@@ -17,32 +18,25 @@ import { writesTo } from '../../../test/socket-writes';
 // meanwhile.
 
 describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' && 'PostgreSQL only (a lock held from a second connection)' }, () => {
-  let database: Database;
-  let cleanup: () => Promise<void>;
-  before(async () => {
-    ({ database, close: cleanup } = await bareTestDatabase());
-  });
-  after(async () => {
-    await cleanup?.();
-  });
+  const bare = bareTestDatabaseHooks();
 
   const key = async (workspaceId: string) => {
     const id = newId('key');
-    await database.db.insert(apiKeys).values({ id, workspaceId, environment: 'live', name: 'k', prefix: id.slice(0, 16), hash: randomUUID(), scopes: ['executions:write'] });
+    await bare().db.insert(apiKeys).values({ id, workspaceId, environment: 'live', name: 'k', prefix: id.slice(0, 16), hash: randomUUID(), scopes: ['executions:write'] });
     return id;
   };
   const check = (g: StreamGuard) => (g as unknown as { check(): Promise<void> }).check();
 
   it('does not end a stream opened while it looked its holders up; it still ends a revoked key’s', async () => {
-    const t = await seedTenant(database.db, 'Guard');
+    const t = await seedTenant(bare().db, 'Guard');
     const [a, b] = [await key(t.workspaceId), await key(t.workspaceId)];
-    const guard = new StreamGuard(database.db);
+    const guard = new StreamGuard(bare().db);
     const sa = await guard.acquire({ kind: 'key', id: a, workspaceId: t.workspaceId });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let locked!: () => void;
     const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = database.sql!.begin(async (tx) => {
+    const holder = bare().sql!.begin(async (tx) => {
       await tx`lock table api_keys in access exclusive mode`;
       locked();
       await gate;
@@ -57,7 +51,7 @@ describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' &&
     assert.equal(sb.signal.aborted, false, 'the stream opened during the lookup is open');
     assert.equal(sa.signal.aborted, false, 'a valid key’s stream is open');
     // Revoked: the next check ends its streams.
-    await database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, a));
+    await bare().db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, a));
     await check(guard);
     assert.equal(sa.signal.aborted, true, 'the revoked key’s stream is ended');
     assert.equal(sb.signal.aborted, false);
@@ -67,16 +61,16 @@ describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' &&
   });
 
   it('does not count the expired leases of a process that died, and its renewal sweeps them away', async () => {
-    const t = await seedTenant(database.db, 'Expired');
+    const t = await seedTenant(bare().db, 'Expired');
     const a = await key(t.workspaceId);
     // A dead process's 100 leases of key a: the most a key may hold, expired a minute ago.
-    await database.sql!`insert into stream_leases (id, holder, workspace_id, process, expires_at)
+    await bare().sql!`insert into stream_leases (id, holder, workspace_id, process, expires_at)
       select gen_random_uuid()::text, ${`key:${a}`}, ${t.workspaceId}, 'dead', now() - interval '1 minute' from generate_series(1, 100)`;
-    const guard = new StreamGuard(database.db);
+    const guard = new StreamGuard(bare().db);
     const s = await guard.acquire({ kind: 'key', id: a, workspaceId: t.workspaceId });
     assert.equal(s.signal.aborted, false, 'a stream opens: the expired leases do not count');
     await (guard as unknown as { renew(): Promise<void> }).renew();
-    const rows = await database.sql!<{ process: string }[]>`select process from stream_leases where holder = ${`key:${a}`}`;
+    const rows = await bare().sql!<{ process: string }[]>`select process from stream_leases where holder = ${`key:${a}`}`;
     assert.deepEqual(
       rows.map((r) => r.process),
       [(guard as unknown as { process: string }).process],
@@ -87,13 +81,13 @@ describe('stream guard: the revocation check', { skip: DB_KIND !== 'postgres' &&
   });
 
   it('takes a lease in one write to the database: the workspace’s lock is never held across a turn of this process', async () => {
-    const t = await seedTenant(database.db, 'One write');
+    const t = await seedTenant(bare().db, 'One write');
     const a = await key(t.workspaceId);
-    const guard = new StreamGuard(database.db);
+    const guard = new StreamGuard(bare().db);
     const holder = { kind: 'key' as const, id: a, workspaceId: t.workspaceId };
     (await guard.acquire(holder)).close(); // its statements' first run asks for their types: a round trip more
     await new Promise((r) => setTimeout(r, 50)); // (the close's delete)
-    const writes = writesTo(database.sql!);
+    const writes = writesTo(bare().sql!);
     const s = await guard.acquire(holder);
     // Awaited statement by statement it took three (BEGIN; the lock, the count and the insert;
     // COMMIT), the lock held from the second's answer to the third, across this process's turns:
