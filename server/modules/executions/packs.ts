@@ -29,10 +29,10 @@ export interface StoredRow {
   data: unknown;
 }
 
-/** About a delta's JSON characters (its text and the rest of its object), without writing it out. */
-function approximateChars(data: unknown): number {
-  const delta = (data as { delta?: unknown }).delta;
-  return typeof delta === 'string' ? delta.length + 32 : JSON.stringify(data).length;
+/** About the size of an event as written, in characters (deltas are most of them: their text, without writing it out). */
+export function approximateSize(event: Pick<Event, 'type' | 'data'>): number {
+  const delta = event.type === PACKED_TYPE ? (event.data as { delta?: unknown }).delta : undefined;
+  return (typeof delta === 'string' ? delta.length : JSON.stringify(event.data).length) + 64;
 }
 
 /**
@@ -44,7 +44,7 @@ export function packEvents(events: readonly Event[]): StoredRow[] {
   let pack: { seq: number; last: number; type: string; data: unknown[] } | null = null;
   let chars = 0;
   for (const e of events) {
-    const size = e.type === PACKED_TYPE ? approximateChars(e.data) : Infinity;
+    const size = e.type === PACKED_TYPE ? approximateSize(e) : Infinity;
     if (pack && size <= MAX_PACKED_EVENT_CHARS && e.seq === pack.last + 1 && chars + size <= MAX_PACK_CHARS) {
       pack.last = e.seq;
       pack.data.push(e.data);
@@ -80,10 +80,11 @@ export const storedEvents = (executionId: SQL, after: SQL, below: SQL): SQL =>
   sql`select e.seq, e.type, e.data from execution_events e
       where e.execution_id = ${executionId} and e.last_seq is null and e.seq > ${after} and e.seq < ${below}
       union all
-      select e.seq + p.i::int - 1, e.type, p.value from execution_events e
-      cross join lateral json_array_elements(e.data) with ordinality as p(value, i)
-      where e.execution_id = ${executionId} and e.last_seq is not null and e.last_seq > ${after} and e.seq < ${below}
-        and e.seq + p.i::int - 1 > ${after} and e.seq + p.i::int - 1 < ${below}`;
+      select seq, type, data from (
+        select e.seq + p.i::int - 1 as seq, e.type, p.value as data from execution_events e
+        cross join lateral json_array_elements(e.data) with ordinality as p(value, i)
+        where e.execution_id = ${executionId} and e.last_seq is not null and e.last_seq > ${after} and e.seq < ${below}) x
+      where seq > ${after} and seq < ${below}`;
 
 /** One stored event's data (a relation with the column `data`, no row when there is none). */
 export const storedEvent = (executionId: SQL, seq: SQL): SQL =>

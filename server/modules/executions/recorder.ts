@@ -7,6 +7,7 @@ import { executionView, RESERVE, startedSeq, type ExecutionRow, type RunEvent, t
 import type { StatementPart } from '../vocabulary/participants';
 import { committed } from './participants';
 import { appendBatched } from './appender';
+import { approximateSize } from './packs';
 
 // The event log of one run, kept by the worker running it (docs/executions.md, "Streams").
 // Each event gets its sequence number here and reaches this process's streams at once (the
@@ -159,9 +160,4 @@ export class RunLog implements LocalRun {
     }
     this.live.unlocal(this.row.id);
   }
-}
-
-/** About the size of an event as written (deltas are most of them: their text). */
-function approximateSize(event: RunEvent): number {
-  return event.type === 'text.delta' ? event.data.delta.length + 64 : JSON.stringify(event.data).length + 64;
 }
