@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { Turns } from './lanes';
+import { startCheckpoints } from './pglite-checkpoints';
 import { acquireDataDirLock } from './lock';
 import { ensurePgliteDatabase, PGLITE_START_PARAMS, type CreatedDatabase } from './pglite-init';
 import { forDrizzle, adoptDrizzleParsers, withDefaultParsers } from './pglite-parsers';
@@ -44,6 +45,8 @@ export interface DatabaseOptions {
   max?: number;
   /** Where the embedded database's migrated templates live (PGLITE_TEMPLATE_DIR; db/pglite-template.ts). */
   templateDir?: string;
+  /** A failed checkpoint of the embedded database (db/pglite-checkpoints.ts: the next turn tries again). */
+  onCheckpointError?: (err: unknown) => void;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -60,6 +63,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const turn = <R>(call: () => Promise<R>) => turns.run(call);
     // drizzle's statements run as named prepared statements: parsed and planned once per text (db/pglite-prepared.ts).
     const db = drizzlePglite(forDrizzle(withPreparedStatements(pglite), turn)) as unknown as Db;
+    // PGlite has no checkpointer: the process checkpoints it (db/pglite-checkpoints.ts).
+    const stopCheckpoints = startCheckpoints(db, { onError: opts.onCheckpointError });
     return {
       kind: 'pglite',
       db,
@@ -69,6 +74,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       created,
       close: async () => {
         try {
+          await stopCheckpoints();
           await pglite.close();
         } finally {
           release();

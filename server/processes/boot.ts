@@ -76,7 +76,13 @@ export function loadSecretsKeyring(): { keyring: Keyring; source: 'env' | 'file'
 export async function openMigratedDatabase(phases: StartupPhases = SILENT_PHASES, prepared?: Promise<CreatedDatabase | undefined>): Promise<Database> {
   const database = await phases.run('database', describeOpened, async () => {
     const created = await prepared;
-    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, templateDir: env.PGLITE_TEMPLATE_DIR, max: env.DATABASE_POOL_SIZE });
+    const database = await openDatabase({
+      databaseUrl: env.DATABASE_URL,
+      dataDir: env.DATA_DIR,
+      templateDir: env.PGLITE_TEMPLATE_DIR,
+      max: env.DATABASE_POOL_SIZE,
+      onCheckpointError: (err) => log.error({ err }, 'checkpoint of the embedded database failed; the next check tries again'),
+    });
     if (created) database.created = created;
     return database;
   });
