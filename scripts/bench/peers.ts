@@ -336,6 +336,8 @@ async function load(server: Server, kind: ServerKind, model: FakeModel, mode: Mo
     if (r.ok) done++;
     else {
       failed++;
+      // When and how a run failed (the first few of a phase): a reused idle socket fails at once, a server's close later.
+      if (failed <= 5) console.log(`failed: run ${n} of client ${i}, sent at ${Math.round(start - t0)} ms, after ${Math.round(performance.now() - start)} ms: ${r.why}`);
       why.set(r.why ?? '?', (why.get(r.why ?? '?') ?? 0) + 1);
     }
   };
