@@ -18,7 +18,11 @@ import { approximateSize } from './packs';
 // by someone else (a cancel) always gets a higher number than any event already sent.
 
 const LAZY_MS = 2_000;
-const EAGER_MS = 40;
+// 100 ms, not 40: the split topology's streams (2 web + 1 worker, 200 at a hosted pace) got
+// their first token ~100 ms sooner and cost ~2.3 ms less CPU a run, app and PostgreSQL
+// (docs/benchmark.md, "Issue 49, twenty-third session"); a stream from afar gets its tokens
+// in batches of about three at 30 ms a token (streams of this process get each at once).
+const EAGER_MS = 100;
 const MAX_PENDING_BYTES = 256 * 1024;
 
 export class RunLog implements LocalRun {
