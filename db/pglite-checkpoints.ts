@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { queryRows } from './rows';
+import { repeat } from '../server/platform/repeat';
 
 // Checkpoints of the embedded database (docs/concurrency.md, "The embedded database's
 // checkpoints"). PGlite runs PostgreSQL in single-user mode: there is no checkpointer, and a
@@ -51,25 +52,12 @@ export async function checkpointIfDue(db: Db, limits: CheckpointLimits = CHECKPO
  * next turn asks again. Returns the function that stops it (after a checkpoint under way).
  */
 export function startCheckpoints(db: Db, opts: { everyMs?: number; limits?: CheckpointLimits; onError?: (err: unknown) => void } = {}): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const arm = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = checkpointIfDue(db, opts.limits)
-        .then(
-          () => {},
-          (err: unknown) => opts.onError?.(err),
-        )
-        .finally(arm);
-    }, opts.everyMs ?? CHECKPOINT_CHECK_MS);
-    timer.unref();
-  };
-  arm();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return repeat(
+    () =>
+      checkpointIfDue(db, opts.limits).then(
+        () => {},
+        (err: unknown) => opts.onError?.(err),
+      ),
+    () => opts.everyMs ?? CHECKPOINT_CHECK_MS,
+  );
 }
