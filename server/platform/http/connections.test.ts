@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 
 // The refusals' log lines are not this test's output (env.js reads the level once, at import).
 process.env.LOG_LEVEL ??= 'silent';
-const { ANSWERED_AT_ONCE, capConnections } = await import('./connections');
+const { ANSWERED_AT_ONCE, capConnections, reportDrops } = await import('./connections');
 
 // The cap on a bare node:http server (test/api/connections.int.test.ts runs it in the real
 // server): counted per address, released on close, exempt peers uncounted, and refusals that
@@ -85,5 +85,26 @@ describe('capConnections', () => {
     const many = Array.from({ length: 10 }, () => connect(open, '127.0.0.5'));
     await Promise.all(many.map((c) => c.connected));
     assert.equal(await get(open, '127.0.0.5'), 200);
+  });
+});
+
+describe('reportDrops', () => {
+  it('says when the process closed connections past its maximum unanswered: the first at once, then how many since, once per interval', async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    servers.push(server);
+    server.maxConnections = 1;
+    const said: number[] = [];
+    reportDrops(server, (dropped) => said.push(dropped), 200);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const held = connect(port, '127.0.0.1');
+    await held.connected;
+    await new Promise((r) => setTimeout(r, 50)); // accepted: it holds the one place
+    const over = Array.from({ length: 3 }, () => connect(port, '127.0.0.1'));
+    assert.deepEqual(await Promise.all(over.map((c) => c.first)), ['', '', '']);
+    assert.deepEqual(said, [1]);
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal(await connect(port, '127.0.0.1').first, '');
+    assert.deepEqual(said, [1, 3]);
   });
 });

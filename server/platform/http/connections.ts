@@ -36,6 +36,7 @@ export const REFUSAL_LINGER_MS = 1_000;
  */
 export function capConnections(server: Server, opts: { max: number; exempt(peer: string): boolean }): void {
   server.maxConnections = MAX_CONNECTIONS;
+  reportDrops(server, (dropped) => log.warn({ dropped, max: MAX_CONNECTIONS }, 'connections closed unanswered: this process holds the most it accepts at once'));
   const open = new Counts();
   const refusing = new Counts();
   const warned = new Map<string, number>();
@@ -78,4 +79,22 @@ export function capConnections(server: Server, opts: { max: number; exempt(peer:
       log.warn({ requestId, address: key, max: opts.max }, 'connection refused: too many open from this address');
     }
   }
+}
+
+/**
+ * Past `server.maxConnections` Node closes each new connection at once, unanswered (its client
+ * reads a reset or "other side closed"), and says nothing but a 'drop' event: `warn` says so, at
+ * most once every `everyMs`, with how many were dropped since it last did.
+ */
+export function reportDrops(server: Server, warn: (dropped: number) => void, everyMs = 60_000): void {
+  let dropped = 0;
+  let warnedAt = -Infinity;
+  server.on('drop', () => {
+    dropped++;
+    const now = performance.now();
+    if (now - warnedAt < everyMs) return;
+    warnedAt = now;
+    warn(dropped);
+    dropped = 0;
+  });
 }
