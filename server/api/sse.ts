@@ -102,7 +102,10 @@ export async function writeEvents(
 
 /** A node response as an event stream: 200 with the SSE headers at once, then the events. */
 export function writeEventsTo(res: ServerResponse, follow: (signal: AbortSignal) => AsyncIterable<FollowEvent>, stop?: AbortSignal): Promise<void> {
-  res.writeHead(200, { ...SSE_HEADERS, Connection: 'keep-alive' });
+  // No Connection header of ours: Node writes `Connection: keep-alive` with `Keep-Alive: timeout=5`
+  // only when it writes the header itself, and without the timeout a client kept the connection
+  // by its own default and reused it as the server closed it (test/api/connections.int.test.ts).
+  res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
   return writeEvents(eventSink(res), follow, { stop });
 }

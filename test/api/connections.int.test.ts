@@ -164,3 +164,27 @@ describe('slow clients', { concurrency: true }, () => {
     assert.equal(wait.body.status, 'succeeded');
   });
 });
+
+describe('idle keep-alive connections', () => {
+  it('every answer says how long the server keeps an idle connection, an event stream too (Keep-Alive: timeout=5)', async () => {
+    // Node adds the hint only to a response whose Connection header it writes itself. The event
+    // streams set theirs, so they went without it: a client then kept the connection by its own
+    // default (undici's 30 s in the bench) and sent its next request on it just as the server
+    // closed it after 5 s (ECONNRESET / "other side closed" in bursts of streams).
+    const { SERVER_TIMEOUTS } = await import('../../server/api/http/server');
+    const k = await api.seed.key({ ...UNLIMITED });
+    const agentId = await createAgent(api, k.key);
+    const timeout = `timeout=${SERVER_TIMEOUTS.keepAliveTimeout / 1000}`;
+    const list = await fetch(`${api.url}/v1/agents`, { headers: { authorization: `Bearer ${k.key}` } });
+    await list.text();
+    assert.equal(list.headers.get('keep-alive'), timeout);
+    const stream = await readStream(`${api.url}/v1/agents/${agentId}/execute`, { method: 'POST', key: k.key, body: { input: 'hi', stream: true } });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get('connection'), 'keep-alive');
+    assert.equal(stream.headers.get('keep-alive'), timeout);
+    const { id } = (stream.events[0]!.data as unknown as { execution: { id: string } }).execution;
+    const replay = await readStream(`${api.url}/v1/executions/${id}/stream`, { key: k.key });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('keep-alive'), timeout);
+  });
+});
