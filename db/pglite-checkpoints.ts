@@ -9,9 +9,9 @@ import { repeat } from '../server/platform/repeat';
 // max_wal_size). So nothing checkpointed while the process lived: every byte of WAL since it
 // started stayed in pg_wal (~14 KB a `wait` run: a gigabyte every ~75,000 runs), and a start
 // after a crash replayed all of it. Here the process checkpoints itself, as PostgreSQL's
-// checkpointer would: once WAL_BYTES of WAL were written since the last checkpoint's redo point,
-// or once that checkpoint is MAX_AGE_SECONDS old and at least MIN_WAL_BYTES were written (an idle
-// database is left alone). A checkpoint lets PostgreSQL recycle the segments before it (it keeps
+// checkpointer would: once `walBytes` of WAL were written since the last checkpoint's redo point,
+// or once that checkpoint is `maxAgeSeconds` old and at least `minWalBytes` were written (an idle
+// database is left alone; CHECKPOINT_LIMITS). A checkpoint lets PostgreSQL recycle the segments before it (it keeps
 // about min_wal_size, 80 MB, for reuse), so pg_wal holds that plus at most one interval's WAL.
 // A checkpoint is one call at the database (db/lanes.ts, the background line): requests wait for
 // it as for any call under way; it writes the dirty pages of shared_buffers (32 MB at most).
