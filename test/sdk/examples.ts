@@ -193,11 +193,15 @@ const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: proce
 /**
  * Runs a shell example with bash (-e: a failing command fails it). curl reads the status of
  * each answer from $CURL_HOME/.curlrc's write-out, so the example runs unchanged.
+ *
+ * `--norc`: bash takes a socket on stdin (as node's pipes are) without SHLVL for a remote
+ * shell's, and runs ~/.bashrc; a machine's that starts pyenv took ~450 ms per example, 34 s
+ * of this file's 41 s. A reader's terminal runs no ~/.bashrc for `bash -c` either.
  */
 export async function runShell(dir: string, source: string, vars: Record<string, string>): Promise<Ran> {
   const marker = '@@answer-status';
   writeFileSync(path.join(dir, '.curlrc'), `silent\nshow-error\nwrite-out = "\\n${marker} %{http_code}\\n"\n`);
-  const { stdout } = await run('bash', ['-e', '-c', source], { cwd: dir, env: env({ ...vars, CURL_HOME: dir }), timeout: 120_000 });
+  const { stdout } = await run('bash', ['--norc', '-e', '-c', source], { cwd: dir, env: env({ ...vars, CURL_HOME: dir }), timeout: 120_000 });
   const parts = stdout.split(new RegExp(`\\n${marker} (\\d+)\\n`));
   const answers: Ran['answers'] = [];
   for (let i = 1; i < parts.length; i += 2) answers.push({ status: Number(parts[i]), body: parts[i - 1]! });
