@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { expectStatus } from '../expect';
 import { startServer, UNLIMITED, type TestServer } from '../harness';
 import { createWebhook, deliveries, eventually, settled } from './helpers';
@@ -64,5 +65,33 @@ describe('an endpoint failing for the configured time', () => {
     await eventually(() => deliveries(api, o.key, hook.id), (ds) => ds.reduce((n, d) => n + d.attempts.length, 0) >= 4);
     const got = await api.request<{ enabled: boolean }>('GET', `/v1/webhooks/${hook.id}`, { key: o.key });
     assert.equal(got.body.enabled, true);
+  });
+});
+
+describe('deleting a webhook while one of its attempts is being recorded', () => {
+  // The relay records a failed attempt in one transaction: the delivery's row, the attempt, then
+  // the webhook's failure streak. A delete takes the webhook's row, then its deliveries (the
+  // cascade). Taken in those orders, each waited for the other: PostgreSQL broke the deadlock by
+  // failing the delete, answered 500 (found by the docs' curl examples, deleting a webhook just
+  // after its resend). Here the attempt's insert is slowed (a trigger sleeps 0.3 s) so that the
+  // delete comes in while the relay's transaction is under way.
+  it('answers 200 and deletes it, the attempt recorded or not, never a 500', async () => {
+    const o = await api.seed.key({ ...UNLIMITED });
+    const r = await receiver();
+    r.fallback = { status: 500 };
+    await api.db.execute(sql.raw('create function test_slow_attempt() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return new; end $$'));
+    await api.db.execute(sql.raw('create trigger test_slow_attempt before insert on webhook_attempts for each row execute function test_slow_attempt()'));
+    try {
+      const hook = await createWebhook(api, o.key, { url: r.url, events: ['agent.created'] });
+      expectStatus(await api.request('POST', '/v1/agents', { key: o.key, body: { name: 'a' } }), 201);
+      await r.waitFor(1);
+      // The relay's transaction is now sleeping in the attempt's insert.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expectStatus(await api.request('DELETE', `/v1/webhooks/${hook.id}`, { key: o.key }), 200);
+      expectStatus(await api.request('GET', `/v1/webhooks/${hook.id}`, { key: o.key }), 404);
+    } finally {
+      await api.db.execute(sql.raw('drop trigger test_slow_attempt on webhook_attempts'));
+      await api.db.execute(sql.raw('drop function test_slow_attempt()'));
+    }
   });
 });
