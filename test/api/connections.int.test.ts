@@ -99,11 +99,14 @@ describe('connections per address', () => {
     } finally {
       flood.stop();
     }
-    // Closed connections give their place back: the address is served again.
+    // Closed connections give their place back: the address is served again, 32 connections at
+    // once. (One request served is not enough: connections of the flood still in the kernel's
+    // accept queue are taken, and counted, after the flood stopped; a CI run's next test met the
+    // limit after one had been served.)
     for (let i = 0; ; i++) {
-      const r = await requestFrom(api.url, '127.0.0.1', 'GET', '/healthz').catch(() => undefined);
-      if (r?.status === 200) break;
-      if (i >= 100) assert.fail(`127.0.0.1 still refused after the flood stopped: ${r?.status}`);
+      const rs = await Promise.all(Array.from({ length: 32 }, () => requestFrom(api.url, '127.0.0.1', 'GET', '/healthz').catch(() => undefined)));
+      if (rs.every((r) => r?.status === 200)) break;
+      if (i >= 100) assert.fail(`127.0.0.1 still refused after the flood stopped: ${rs.map((r) => r?.status).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   });
