@@ -100,9 +100,8 @@ describe('connections per address', () => {
       flood.stop();
     }
     // Closed connections give their place back: the address is served again, 32 connections at
-    // once. (One request served is not enough: connections of the flood still in the kernel's
-    // accept queue are taken, and counted, after the flood stopped; a CI run's next test met the
-    // limit after one had been served.)
+    // once. (One request served did not prove room: in a CI run the next test met the limit right
+    // after one had been served, while the server was still counting the flood's last closes.)
     for (let i = 0; ; i++) {
       const rs = await Promise.all(Array.from({ length: 32 }, () => requestFrom(api.url, '127.0.0.1', 'GET', '/healthz').catch(() => undefined)));
       if (rs.every((r) => r?.status === 200)) break;

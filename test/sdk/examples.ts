@@ -194,9 +194,9 @@ const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: proce
  * Runs a shell example with bash (-e: a failing command fails it). curl reads the status of
  * each answer from $CURL_HOME/.curlrc's write-out, so the example runs unchanged.
  *
- * `--norc`: bash takes a socket on stdin (as node's pipes are) without SHLVL for a remote
- * shell's, and runs ~/.bashrc; a machine's that starts pyenv took ~450 ms per example, 34 s
- * of this file's 41 s. A reader's terminal runs no ~/.bashrc for `bash -c` either.
+ * `--norc`: bash runs ~/.bashrc even for `bash -c` when its stdin is a socket and SHLVL is
+ * unset (its rule for a remote shell), and node's pipes are sockets. A ~/.bashrc that starts
+ * pyenv took ~450 ms per example (docs/testing.md). A reader's terminal runs none either.
  */
 export async function runShell(dir: string, source: string, vars: Record<string, string>): Promise<Ran> {
   const marker = '@@answer-status';
